@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { bearerToken, requireApiKey } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { ProblemSchema } from './http/problem.js';
+import { validatorCompiler } from './http/validation.js';
+import { hashApiKey } from './workspaces/api-keys.js';
+import type { Services } from './services.js';
+
+export interface AppOptions {
+  services: Services;
+  /** Requests per minute per API key; 0 turns the limit off. */
+  rateLimit: number;
+  /** The process logger (pino); without one the app logs nothing. */
+  logger?: FastifyBaseLogger;
+  /** Checks the database for GET /health. */
+  healthCheck: () => Promise<void>;
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+export const IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Secrets that must never reach a log line, whatever logs them. */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'password',
+  '*.password',
+  '*.*.password',
+  'apiKey',
+  '*.apiKey',
+  'secretKey',
+  '*.secretKey',
+];
+
+/** The HTTP application; it never listens (main.ts does), so tests inject requests into it. */
+export async function buildApp({ services, rateLimit: perMinute, logger, healthCheck }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ProblemSchema);
+  registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  // An empty body with a JSON content type is "no body", so optional bodies may be omitted.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      // No upgrade-insecure-requests: a self-hosted install is often served over plain HTTP on a LAN.
+      directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'"], 'upgrade-insecure-requests': null },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Warmup API',
+        version: '1.0.0',
+        description:
+          'Self-hosted email warmup. Every /api route needs `Authorization: Bearer <api key>`. Errors are RFC 9457 problem+json with a `code` and per-field `errors`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+      tags: [
+        { name: 'templates', description: 'Warmup email templates' },
+        { name: 'mailboxes', description: 'Connected mailboxes and their warmup' },
+        { name: 'stats', description: 'Deliverability statistics and reports' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  app.get('/health', { schema: { hide: true } }, async () => {
+    await healthCheck();
+    return { status: 'ok' };
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (api) => {
+    requireApiKey(api, services.workspaces.authenticate);
+    if (perMinute > 0) {
+      await api.register(rateLimit, {
+        max: perMinute,
+        timeWindow: 60_000,
+        hook: 'onRequest',
+        keyGenerator: (request) => {
+          const key = bearerToken(request);
+          return key ? hashApiKey(key) : request.ip;
+        },
+        errorResponseBuilder: (_request, context) =>
+          new AppError(429, 'rate_limited', `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+      });
+    }
+    // Route modules are registered here, each under its own prefix.
+  }, { prefix: '/api' });
+
+  return app;
+}

@@ -1,0 +1,48 @@
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** A postgres:// URL switches storage to PostgreSQL; otherwise SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  secretKey: string | undefined;
+  /** Requests per minute per API key; 0 turns the limit off. */
+  rateLimit: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Reads the environment once; everything downstream receives the parsed result. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  return {
+    port: integerSetting(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.WARMUP_DATA_DIR || './data'),
+    databaseUrl,
+    bootstrapApiKey: env.WARMUP_API_KEY || undefined,
+    secretKey: env.WARMUP_SECRET_KEY || undefined,
+    rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
+    logLevel,
+  };
+}

@@ -1,0 +1,175 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/*
+ * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
+ * days `YYYY-MM-DD` strings in both dialects, so they compare correctly as text; booleans are 0/1.
+ */
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 of the key, hex. The key itself is shown once and never stored. */
+  key_hash: string;
+  created_at: string;
+}
+
+export interface TemplatesTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  type: string;
+  language: string;
+  subject: string;
+  body: string;
+  /** JSON array of the variable names subject and body use, sorted. */
+  variables: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MailboxesTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  /** Lower-cased email: addresses are unique per workspace, compared case-insensitively. */
+  email_normalized: string;
+  name: string | null;
+  provider: string;
+  connection_type: string;
+  status: string;
+  /** JSON {host, port, secure, username, tls?} — never a secret. */
+  imap: string;
+  smtp: string;
+  /** AES-256-GCM ciphertext of the app password (see mailboxes/credentials.ts). */
+  password_encrypted: string;
+  /** JSON warmup settings. */
+  warmup: string;
+  reputation: Generated<number>;
+  warmup_day: Generated<number>;
+  daily_target: Generated<number>;
+  /** Health guard: 1, or 0.5 while spam placement is high. */
+  volume_factor: Generated<number>;
+  /** Consecutive login/send failures; 3 puts the mailbox in `error`. */
+  failure_count: Generated<number>;
+  last_sync_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
+export interface WarmupMessagesTable {
+  id: string;
+  /** RFC 5322 Message-ID with angle brackets, on the sender's domain. */
+  message_id: string;
+  thread_id: string;
+  sender_mailbox_id: string;
+  recipient_mailbox_id: string;
+  kind: string;
+  /** 1 for the message that opens a thread, 2 for its reply, ... */
+  turn: number;
+  parent_message_id: string | null;
+  subject: string | null;
+  body_text: string | null;
+  body_html: string | null;
+  template_id: string | null;
+  /** The sender's local calendar day the send was planned for. */
+  plan_day: string;
+  due_at: string;
+  /** planned | sent | failed | bounced | lost */
+  status: string;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  sent_at: string | null;
+  found_at: string | null;
+  placement: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface MailboxPlansTable {
+  mailbox_id: string;
+  day: string;
+  warmup_day: number;
+  target: number;
+  planned: number;
+  created_at: string;
+}
+
+export interface InteractionsTable {
+  id: string;
+  workspace_id: string;
+  mailbox_id: string;
+  type: string;
+  counterpart_mailbox_id: string | null;
+  counterpart_email: string;
+  counterpart_workspace_id: string | null;
+  subject: string | null;
+  message_id: string;
+  thread_id: string | null;
+  placement: string | null;
+  occurred_at: string;
+  day: string;
+}
+
+/**
+ * Daily rollup per mailbox, written in the same transaction as the interaction it counts.
+ * `sent`/`received` count the mailbox's own traffic; placement, engagement and bounce columns
+ * count what happened to the mail it sent (deliverability belongs to the sender).
+ */
+export interface DailyStatsTable {
+  mailbox_id: string;
+  workspace_id: string;
+  day: string;
+  sent: Generated<number>;
+  received: Generated<number>;
+  inbox: Generated<number>;
+  spam: Generated<number>;
+  promotions: Generated<number>;
+  other: Generated<number>;
+  rescued: Generated<number>;
+  opened: Generated<number>;
+  flagged: Generated<number>;
+  replied: Generated<number>;
+  bounced: Generated<number>;
+  failed: Generated<number>;
+  lost: Generated<number>;
+  reputation: number | null;
+}
+
+/** Time-limited claims on named work ("sync:<mailboxId>", "plan:<day>"): the scale-out lock. */
+export interface LeasesTable {
+  key: string;
+  owner: string;
+  expires_at: string;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  templates: TemplatesTable;
+  mailboxes: MailboxesTable;
+  warmup_messages: WarmupMessagesTable;
+  mailbox_plans: MailboxPlansTable;
+  interactions: InteractionsTable;
+  daily_stats: DailyStatsTable;
+  leases: LeasesTable;
+}
+
+export type TemplateRow = Selectable<TemplatesTable>;
+export type NewTemplateRow = Insertable<TemplatesTable>;
+export type TemplateRowUpdate = Updateable<TemplatesTable>;
+export type MailboxRow = Selectable<MailboxesTable>;
+export type NewMailboxRow = Insertable<MailboxesTable>;
+export type MailboxRowUpdate = Updateable<MailboxesTable>;
+export type WarmupMessageRow = Selectable<WarmupMessagesTable>;
+export type InteractionRow = Selectable<InteractionsTable>;
+export type DailyStatsRow = Selectable<DailyStatsTable>;

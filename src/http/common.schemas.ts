@@ -1,0 +1,28 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export const PaginationQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1..100' })),
+};
+
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  totalPages: Type.Integer(),
+});
+export type Pagination = Static<typeof Pagination>;
+
+export function pagination(page: number, limit: number, total: number): Pagination {
+  return { page, limit, total, totalPages: Math.ceil(total / limit) };
+}
+
+/** Standard error responses for a route's OpenAPI entry. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const ref = Type.Ref('Problem');
+  return Object.fromEntries(statuses.map((s) => [s, ref]));
+}
+
+export const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Calendar day YYYY-MM-DD' });

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp, LOG_REDACT_PATHS } from './app.js';
+import { systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { sql } from 'kysely';
+import { createServices, type Services } from './services.js';
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
+}
+
+/** Opens the database from the config and brings its schema up to date. */
+export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
+  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(handle.db);
+  return handle;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+/** The composition root: config → database → migrations → services → app → listen. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const database = await openMigratedDatabase(config);
+  const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir: config.dataDir, secretKey: config.secretKey });
+  if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
+
+  const app = await buildApp({
+    services,
+    rateLimit: config.rateLimit,
+    logger,
+    healthCheck: async () => {
+      await sql`select 1`.execute(database.db);
+    },
+  });
+  await app.listen({ port: config.port, host: config.host });
+
+  const storage = database.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
+  logger.info(`Warmup is serving on http://${config.host}:${config.port} (${storage})`);
+  if (!config.bootstrapApiKey) {
+    logger.info('Get an API key with: npx warmup workspace create <name>  (or start with WARMUP_API_KEY=<key>)');
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    services,
+    database,
+    close: () => {
+      // Stop accepting, let in-flight requests finish, then release the database.
+      closing ??= (async () => {
+        await app.close();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs `close` once on SIGTERM/SIGINT, then exits. */
+export function closeOnSignals(logger: Logger, close: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

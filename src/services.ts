@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.js';
+import type { Dialect } from './db/database.js';
+import type { Database } from './db/schema.js';
+import { createWorkspacesService } from './workspaces/workspaces.service.js';
+
+export interface ServiceDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  dataDir: string;
+  secretKey: string | undefined;
+}
+
+/** Wires the domain services together: plain factories, explicit dependencies. */
+export function createServices({ db, clock }: ServiceDeps) {
+  const workspaces = createWorkspacesService({
+    db,
+    clock,
+    onWorkspaceCreated: async () => {},
+  });
+  return { workspaces };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,61 @@
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { fixedClock} from '../../src/clock.js';
+import { systemClock, type Clock } from '../../src/clock.js';
+import { createServices, type Services } from '../../src/services.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface TestWorkspace {
+  id: string;
+  apiKey: string;
+  /** app.inject with this workspace's key. */
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: TestDatabase;
+  services: Services;
+  clock: Clock;
+  /** A workspace made the way `warmup workspace create` makes one (with the default templates). */
+  workspace: TestWorkspace;
+  createWorkspace(name: string): Promise<TestWorkspace>;
+  close(): Promise<void>;
+}
+
+export const TEST_SECRET_KEY = 'a'.repeat(64);
+
+export async function createTestApp(options: { clock?: Clock | ReturnType<typeof fixedClock>; rateLimit?: number; logger?: FastifyBaseLogger } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const clock = options.clock ?? systemClock;
+  const services = createServices({ db: database.db, dialect: database.dialect, clock, dataDir: database.dataDir, secretKey: TEST_SECRET_KEY });
+  const app = await buildApp({
+    services,
+    rateLimit: options.rateLimit ?? 0,
+    logger: options.logger,
+    healthCheck: async () => {},
+  });
+  await app.ready();
+
+  async function createWorkspace(name: string): Promise<TestWorkspace> {
+    const { workspace, apiKey } = await services.workspaces.createWorkspace(name);
+    return {
+      id: workspace.id,
+      apiKey,
+      request: (opts) => app.inject({ ...opts, headers: { authorization: `Bearer ${apiKey}`, ...(opts.headers ?? {}) } }),
+    };
+  }
+
+  return {
+    app,
+    database,
+    services,
+    clock,
+    workspace: await createWorkspace('test'),
+    createWorkspace,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}

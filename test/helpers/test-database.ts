@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+
+/** Which database the suite runs on: `WARMUP_TEST_DB=postgres` (with TEST_DATABASE_URL) or SQLite. */
+export const testDialect: 'sqlite' | 'postgres' = process.env.WARMUP_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** The settings a child process (`warmup` CLI) needs to open the same database. */
+  env: Record<string, string>;
+  dataDir: string;
+}
+
+/**
+ * A fresh, migrated database for one test file: a temporary SQLite file, or a PostgreSQL schema of
+ * its own (dropped on close) so that test files never see each other's rows.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-test-'));
+  if (testDialect === 'postgres') {
+    const baseUrl = process.env.TEST_DATABASE_URL;
+    if (!baseUrl) throw new Error('WARMUP_TEST_DB=postgres needs TEST_DATABASE_URL');
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(baseUrl);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const handle = openDatabase({ databaseUrl: url.toString(), dataDir, poolSize: 5 });
+    await migrateToLatest(handle.db);
+    return {
+      ...handle,
+      dataDir,
+      env: { DATABASE_URL: url.toString(), WARMUP_DATA_DIR: dataDir },
+      close: async () => {
+        await handle.close();
+        const cleanup = new pg.Client({ connectionString: baseUrl });
+        await cleanup.connect();
+        await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+        await cleanup.end();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const handle = openDatabase({ dataDir });
+  await migrateToLatest(handle.db);
+  return {
+    ...handle,
+    dataDir,
+    env: { WARMUP_DATA_DIR: dataDir },
+    close: async () => {
+      await handle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
