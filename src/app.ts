@@ -7,11 +7,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { bearerToken, requireApiKey } from './http/auth.js';
 import { AppError } from './http/errors.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { hashApiKey } from './workspaces/api-keys.js';
 import type { Services } from './services.js';
+import { workspaceRoutes } from './workspaces/workspaces.routes.js';
+import { templatesRoutes } from './templates/templates.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -63,7 +65,8 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
 
   // An empty body with a JSON content type is "no body", so optional bodies may be omitted.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON only: any other body (text/plain included) is a 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
@@ -93,6 +96,7 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
         { name: 'templates', description: 'Warmup email templates' },
         { name: 'mailboxes', description: 'Connected mailboxes and their warmup' },
         { name: 'stats', description: 'Deliverability statistics and reports' },
+        { name: 'workspace', description: 'The workspace an API key belongs to' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -120,7 +124,10 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
           new AppError(429, 'rate_limited', `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
       });
     }
+    registerNotFound(api);
     // Route modules are registered here, each under its own prefix.
+    await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
+    await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
   }, { prefix: '/api' });
 
   return app;

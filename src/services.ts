@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
 import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
+import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
 
 export interface ServiceDeps {
@@ -14,12 +15,13 @@ export interface ServiceDeps {
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
 export function createServices({ db, clock }: ServiceDeps) {
+  const templates = createTemplatesService({ db, clock });
   const workspaces = createWorkspacesService({
     db,
     clock,
-    onWorkspaceCreated: async () => {},
+    onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
-  return { workspaces };
+  return { workspaces, templates };
 }
 
 export type Services = ReturnType<typeof createServices>;

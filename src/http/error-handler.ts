@@ -49,10 +49,15 @@ function sendProblem(reply: FastifyReply, status: number, code: string, detail: 
   return reply.code(status).type('application/problem+json; charset=utf-8').send(problemBody(status, code, detail, errors));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((request, reply) =>
+/** 404 for a route that does not exist; set per scope so that scope's hooks (auth) run first. */
+export function registerNotFound(scope: FastifyInstance): void {
+  scope.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  registerNotFound(app);
 
   app.setErrorHandler((error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
@@ -60,7 +65,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, error.status, error.code, error.message, error.errors);
     }
     if (error.validation) {
-      const errors = fieldErrors(error.validationContext ?? 'body', error.validation);
+      // Fastify names the query string `querystring`; the contract's pointers say `/query/...`.
+      const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
+      const errors = fieldErrors(context, error.validation);
       return sendProblem(reply, 400, 'validation_error', describe(errors), errors);
     }
     switch (error.code) {

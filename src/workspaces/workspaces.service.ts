@@ -32,6 +32,8 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
   return {
     createWorkspace,
 
+    findWorkspace: (id: string) => repository.findById(id),
+
     /** Makes WARMUP_API_KEY valid for the `default` workspace, creating the workspace on first start. */
     async bootstrap(apiKey: string): Promise<void> {
       const now = clock.now().toISOString();

@@ -1,0 +1,136 @@
+// What the mail layer (smtp.ts, imap.ts) shares: the connection settings it takes and
+// the one error it throws. Every failure of a server, the network or a login becomes a
+// MailConnectionError whose message names the server and quotes its answer, so it can
+// go straight into a mailbox's lastError or a 422 detail. The password never appears in
+// it: the text is built from parts that do not hold it and is scrubbed again at the end.
+
+export interface MailServerConfig {
+  host: string;
+  port: number;
+  /** true: implicit TLS (465/993); false: STARTTLS when the server offers it. */
+  secure: boolean;
+  username: string;
+  password: string;
+  tls?: { rejectUnauthorized?: boolean };
+}
+
+export type MailSide = 'smtp' | 'imap';
+export type MailErrorKind = 'auth' | 'connection' | 'timeout' | 'rejected' | 'protocol';
+
+export interface MailConnectionErrorInit {
+  side: MailSide;
+  kind: MailErrorKind;
+  message: string;
+  host: string;
+  port: number;
+  serverResponse?: string;
+  /** For 'rejected': true when the server refused for good (5xx), false for a temporary 4xx. */
+  permanent?: boolean;
+  /** Code of the underlying error (ECONNREFUSED, EAUTH, GREETING_TIMEOUT…), for logs. */
+  code?: string;
+  /** Password to scrub from the message and the server response. */
+  secret?: string;
+  /** Login name, to scrub the base64 AUTH PLAIN form of the password too. */
+  username?: string;
+}
+
+export class MailConnectionError extends Error {
+  override readonly name = 'MailConnectionError';
+  readonly side: MailSide;
+  readonly kind: MailErrorKind;
+  readonly host: string;
+  readonly port: number;
+  readonly serverResponse?: string;
+  readonly permanent?: boolean;
+  readonly code?: string;
+
+  constructor(init: MailConnectionErrorInit) {
+    super(scrubSecret(init.message, init.secret, init.username));
+    this.side = init.side;
+    this.kind = init.kind;
+    this.host = init.host;
+    this.port = init.port;
+    if (init.serverResponse !== undefined) this.serverResponse = scrubSecret(init.serverResponse, init.secret, init.username);
+    if (init.permanent !== undefined) this.permanent = init.permanent;
+    if (init.code !== undefined) this.code = init.code;
+  }
+}
+
+export function isMailConnectionError(err: unknown): err is MailConnectionError {
+  return err instanceof MailConnectionError;
+}
+
+/**
+ * Removes a password from text, including the base64 forms it takes in SMTP AUTH
+ * LOGIN/PLAIN and IMAP AUTHENTICATE exchanges, in case a server echoes them back.
+ */
+export function scrubSecret(text: string, secret: string | undefined, username?: string): string {
+  if (!secret) return text;
+  const forms = new Set([secret, Buffer.from(secret).toString('base64')]);
+  if (username !== undefined) forms.add(Buffer.from(`\0${username}\0${secret}`).toString('base64'));
+  let out = text;
+  // longest first, so a base64 form is not broken up by replacing a shorter one inside it
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
+    out = out.split(form).join('***');
+  }
+  return out;
+}
+
+/** "10 s", "0.5 s". */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** A short human phrase for a socket-level error code. */
+export function describeNetworkCode(code: string | undefined): string | undefined {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset by the server';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return 'host name not found';
+    case 'EPIPE':
+      return 'connection closed by the server';
+    default:
+      return undefined;
+  }
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EPIPE',
+  'EADDRNOTAVAIL',
+  'ENETDOWN',
+  'EHOSTDOWN',
+]);
+
+export function isNetworkCode(code: string | undefined): boolean {
+  return code !== undefined && (NETWORK_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED/.test(code));
+}
+
+/** Runs `op` with a deadline; `onTimeout` must make the operation give up (close sockets). */
+export async function withDeadline<T>(op: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  try {
+    return await Promise.race([op, deadline]);
+  } finally {
+    clearTimeout(timer);
+    // the losing operation may still reject later; nobody waits for it any more
+    op.catch(() => undefined);
+  }
+}

@@ -1,0 +1,254 @@
+// Sending over SMTP (nodemailer; this file and imap.ts are the only ones that touch the
+// mail libraries). Messages look like any person's mail: text plus simple HTML, our own
+// Message-ID, no X-Mailer, no Precedence, nothing that says "warmup".
+import nodemailer from 'nodemailer';
+import type { NodemailerError, SendMailOptions, SMTPPoolOptions, SMTPTransportOptions } from 'nodemailer';
+import {
+  MailConnectionError,
+  describeNetworkCode,
+  formatSeconds,
+  isNetworkCode,
+  withDeadline,
+  type MailServerConfig,
+} from './errors.js';
+
+export { MailConnectionError, type MailServerConfig } from './errors.js';
+
+export interface MailAddress {
+  name?: string;
+  address: string;
+}
+
+export interface OutgoingMail {
+  from: MailAddress;
+  to: MailAddress;
+  subject: string;
+  text: string;
+  html: string;
+  /** '<local@sender-domain>' */
+  messageId: string;
+  inReplyTo?: string;
+  references?: string[];
+  date?: Date;
+}
+
+export interface SendResult {
+  accepted: string[];
+  rejected: string[];
+  response: string;
+}
+
+export interface SmtpSender {
+  /** Sends one message; throws MailConnectionError (kind 'rejected' with `permanent` for a refused recipient). */
+  send(message: OutgoingMail): Promise<SendResult>;
+  /** Closes the pooled connection; the sender cannot be used afterwards. */
+  close(): void;
+}
+
+export interface SmtpOptions {
+  /** verifySmtp: the whole check (default 10 s). createSmtpSender: one send, connecting included (default 30 s). */
+  timeoutMs?: number;
+}
+
+const VERIFY_TIMEOUT_MS = 10_000;
+const SEND_TIMEOUT_MS = 30_000;
+
+function connectionOptions(config: MailServerConfig, timeoutMs: number): SMTPTransportOptions {
+  return {
+    host: config.host,
+    port: config.port,
+    secure: config.secure,
+    auth: { user: config.username, pass: config.password },
+    // Log in even where AUTH is not advertised: a check that skipped the login would
+    // "verify" any password.
+    forceAuth: true,
+    tls: { rejectUnauthorized: config.tls?.rejectUnauthorized ?? true },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    dnsTimeout: timeoutMs,
+    logger: false,
+    debug: false,
+  };
+}
+
+/** Connects, upgrades to TLS if offered, logs in and quits. Throws MailConnectionError. */
+export async function verifySmtp(config: MailServerConfig, opts: SmtpOptions = {}): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? VERIFY_TIMEOUT_MS;
+  const transport = nodemailer.createTransport(connectionOptions(config, timeoutMs));
+  transport.on('error', () => undefined);
+  try {
+    await withDeadline(transport.verify(), timeoutMs, () => timeoutError(config, timeoutMs));
+  } catch (err) {
+    throw toMailError(err, config, timeoutMs);
+  } finally {
+    transport.close();
+  }
+}
+
+function toSendMailOptions(message: OutgoingMail): SendMailOptions {
+  const options: SendMailOptions = {
+    from: message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address,
+    to: message.to.name ? { name: message.to.name, address: message.to.address } : message.to.address,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    messageId: message.messageId,
+    date: message.date ?? new Date(),
+    xMailer: false,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+  if (message.inReplyTo) options.inReplyTo = message.inReplyTo;
+  if (message.references?.length) options.references = message.references;
+  return options;
+}
+
+/**
+ * The exact bytes (CRLF line ends) the sender would transmit for this message, built by
+ * the same nodemailer pipeline; for content checks such as spam scoring.
+ */
+export async function buildRawMessage(message: OutgoingMail): Promise<Buffer> {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const info = await transport.sendMail(toSendMailOptions(message));
+  if (!Buffer.isBuffer(info.message)) throw new Error('stream transport returned no buffer');
+  return info.message;
+}
+
+/**
+ * A sender that keeps one SMTP connection open between sends (a pool of one) and
+ * reconnects when the server dropped it. Use one per mailbox and cycle, then close().
+ */
+export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {}): SmtpSender {
+  const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
+  const poolOptions: SMTPPoolOptions & { pool: true } = {
+    ...connectionOptions(config, timeoutMs),
+    pool: true,
+    maxConnections: 1,
+    maxMessages: 100,
+    // a connection the server closed mid-send is retried once on a new one (same
+    // Message-ID, so a duplicate is recognised by the receiving side)
+    maxRequeues: 1,
+    idleTimeout: 60_000,
+  };
+  const transport = nodemailer.createTransport(poolOptions);
+  transport.on('error', () => undefined);
+  let closed = false;
+
+  return {
+    async send(message: OutgoingMail): Promise<SendResult> {
+      if (closed) throw new Error('SMTP sender is closed');
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        const info = await transport.sendMail({ ...toSendMailOptions(message), signal });
+        const accepted = info.accepted.map(String);
+        const rejected = info.rejected.map(String);
+        if (accepted.length === 0) {
+          throw new MailConnectionError({
+            side: 'smtp',
+            kind: 'rejected',
+            message: `SMTP server ${endpoint(config)} accepted no recipient: ${info.response}`,
+            host: config.host,
+            port: config.port,
+            serverResponse: info.response,
+            permanent: true,
+            secret: config.password,
+            username: config.username,
+          });
+        }
+        return { accepted, rejected, response: info.response };
+      } catch (err) {
+        if (err instanceof MailConnectionError) throw err;
+        if (signal.aborted) throw timeoutError(config, timeoutMs);
+        throw toMailError(err, config, timeoutMs);
+      }
+    },
+    close(): void {
+      closed = true;
+      transport.close();
+    },
+  };
+}
+
+function endpoint(config: MailServerConfig): string {
+  return `${config.host}:${config.port}`;
+}
+
+function timeoutError(config: MailServerConfig, timeoutMs: number, code?: string): MailConnectionError {
+  return new MailConnectionError({
+    side: 'smtp',
+    kind: 'timeout',
+    message: `SMTP server ${endpoint(config)} did not answer within ${formatSeconds(timeoutMs)}`,
+    host: config.host,
+    port: config.port,
+    code: code ?? 'ETIMEDOUT',
+    secret: config.password,
+    username: config.username,
+  });
+}
+
+/** Maps whatever nodemailer threw onto the one error contract. */
+function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number): MailConnectionError {
+  if (err instanceof MailConnectionError) return err;
+  const e = (err ?? {}) as NodemailerError;
+  const code = e.code;
+  const response = typeof e.response === 'string' ? e.response.trim() : undefined;
+  const base = {
+    side: 'smtp' as const,
+    host: config.host,
+    port: config.port,
+    secret: config.password,
+    username: config.username,
+    ...(code ? { code } : {}),
+    ...(response ? { serverResponse: response } : {}),
+  };
+  const where = endpoint(config);
+
+  if (code === 'EAUTH' || code === 'ENOAUTH') {
+    return new MailConnectionError({
+      ...base,
+      kind: 'auth',
+      message: `SMTP login refused by ${where}: ${response ?? e.message ?? 'authentication failed'}`,
+    });
+  }
+  if (code === 'ETIMEDOUT' || code === 'EABORT' || e.name === 'AbortError') {
+    return timeoutError(config, timeoutMs, code);
+  }
+  if (e.responseCode !== undefined && e.responseCode >= 400 && (code === 'EENVELOPE' || code === 'EMESSAGE')) {
+    const permanent = e.permanent ?? e.responseCode >= 500;
+    const rejectedResponse = e.rejectedErrors?.[0]?.response ?? response;
+    const recipient = e.rejected?.[0] ?? e.recipient;
+    return new MailConnectionError({
+      ...base,
+      ...(rejectedResponse ? { serverResponse: rejectedResponse } : {}),
+      kind: 'rejected',
+      permanent,
+      message:
+        code === 'EENVELOPE'
+          ? `SMTP server ${where} refused ${recipient ? `recipient ${recipient}` : 'the envelope'}: ${rejectedResponse ?? e.message}`
+          : `SMTP server ${where} refused the message: ${rejectedResponse ?? e.message}`,
+    });
+  }
+  const original = e.originalCode ?? (isNetworkCode(code) ? code : undefined);
+  if (
+    code === 'ECONNECTION' ||
+    code === 'ESOCKET' ||
+    code === 'EDNS' ||
+    code === 'ETLS' ||
+    code === 'EPROXY' ||
+    isNetworkCode(code)
+  ) {
+    const what = describeNetworkCode(original) ?? (code === 'ETLS' ? `TLS failed: ${e.message}` : e.message);
+    return new MailConnectionError({
+      ...base,
+      ...(original ? { code: original } : {}),
+      kind: 'connection',
+      message: `Cannot connect to SMTP server ${where}: ${what}`,
+    });
+  }
+  return new MailConnectionError({
+    ...base,
+    kind: 'protocol',
+    message: `SMTP server ${where} failed: ${response ?? e.message ?? String(err)}`,
+  });
+}

@@ -1,0 +1,93 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runWarmup, startWarmup, type RunningProcess } from '../helpers/processes.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+let database: TestDatabase;
+let server: RunningProcess | undefined;
+let baseUrl: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  env = { ...database.env, PORT: String(port), WARMUP_SECRET_KEY: 'b'.repeat(64), WARMUP_API_KEY: 'bootstrap-key-for-tests' };
+  server = await startWarmup(['serve', '--no-engine'], env, /Warmup is serving/);
+}, 60_000);
+
+afterAll(async () => {
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  await database?.close();
+});
+
+async function get(path: string, key?: string) {
+  const res = await fetch(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('warmup CLI', () => {
+  it('serve makes WARMUP_API_KEY valid for the default workspace', async () => {
+    const res = await get('/api/workspace', 'bootstrap-key-for-tests');
+    expect(res.status).toBe(200);
+    expect(res.body.workspace).toMatchObject({ id: 'ws_default', name: 'default' });
+  });
+
+  it('workspace create works while the server runs on the same data, and prints the key once as JSON', async () => {
+    const result = await runWarmup(['workspace', 'create', 'Acme Marketing'], env);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed.workspace).toMatchObject({ name: 'Acme Marketing' });
+    expect(printed.apiKey).toMatch(/^wk_[A-Za-z0-9_-]{40,}$/);
+
+    const res = await get('/api/workspace', printed.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.workspace.id).toBe(printed.workspace.id);
+
+    const keys = await database.db.selectFrom('api_keys').select('key_hash').execute();
+    expect(keys.map((k) => k.key_hash)).not.toContain(printed.apiKey);
+  });
+
+  it('rejects an empty workspace name', async () => {
+    const result = await runWarmup(['workspace', 'create', '  '], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('1..200');
+  });
+
+  it('migrate is idempotent', async () => {
+    const result = await runWarmup(['migrate'], env);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ migrated: true });
+  });
+
+  it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
+    const running = server!;
+    // A request whose body is still arriving when the signal comes must complete.
+    const body = JSON.stringify({ subject: 'Hello {recipient_first_name}', body: 'See you {day_of_week}.' });
+    const inFlight = new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        `${baseUrl}/api/templates/preview`,
+        {
+          method: 'POST',
+          headers: { authorization: 'Bearer bootstrap-key-for-tests', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        running.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    expect(await inFlight).toBe(200);
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
+  });
+});

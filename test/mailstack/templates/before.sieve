@@ -1,0 +1,9 @@
+require ["fileinto"];
+# Global Sieve script of the test mail stack, run before any user script.
+# Deterministic "spam" for tests: any message carrying X-Test-Spam: yes goes to Junk.
+if header :is "X-Test-Spam" "yes" {
+  fileinto "Junk";
+  stop;
+}
+# start.sh appends one rule per address of MAILSTACK_JUNK_SENDERS below, so that
+# everything those senders send lands in the recipient's Junk folder.

@@ -1,0 +1,81 @@
+// The mailboxes of the one mail stack a test run starts (see test/global-setup.ts).
+// Suites run in parallel worker processes against that single stack, so each suite
+// owns its own mailboxes: a suite only ever logs in as, sends from or reads the
+// users of its own key. Add a key (and users) for a new suite instead of borrowing.
+
+export interface MailUser {
+  email: string;
+  password: string;
+}
+
+const user = (email: string): MailUser => ({ email, password: `${email.split('@')[0]}-pass-123` });
+
+export const MAIL_USERS = {
+  /** src/mail tests (the SMTP/IMAP layer itself). */
+  mail: [
+    user('ann@mail-alpha.test'),
+    user('ben@mail-beta.test'),
+    user('cody@mail-gamma.test'),
+    user('dina@mail-alpha.test'),
+    user('spammer@mail-junk.test'),
+  ],
+  /** Mailbox routes/service: 6 users on 3 domains. */
+  mailboxes: [
+    user('alice@alpha.test'),
+    user('amy@alpha.test'),
+    user('bob@beta.test'),
+    user('bella@beta.test'),
+    user('carol@gamma.test'),
+    user('chris@gamma.test'),
+  ],
+  /** Engine end-to-end: 6 users on 5 domains; junky@delta.test is a junk sender. */
+  engine: [
+    user('erin@echo.test'),
+    user('frank@foxtrot.test'),
+    user('grace@golf.test'),
+    user('hank@hotel.test'),
+    user('ivy@echo.test'),
+    user('junky@delta.test'),
+  ],
+  /** Engine multi-day simulation: 4 users on 4 domains. */
+  engineSim: [
+    user('kate@kilo.test'),
+    user('liam@lima.test'),
+    user('mia@mike.test'),
+    user('noah@november.test'),
+  ],
+  /** Many-mailbox run: 10 users on 5 domains. */
+  scale: [
+    user('s01@scale-one.test'),
+    user('s02@scale-one.test'),
+    user('s03@scale-two.test'),
+    user('s04@scale-two.test'),
+    user('s05@scale-three.test'),
+    user('s06@scale-three.test'),
+    user('s07@scale-four.test'),
+    user('s08@scale-four.test'),
+    user('s09@scale-five.test'),
+    user('s10@scale-five.test'),
+  ],
+  /** Dashboard browser tests: 3 users. */
+  dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
+  /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
+  bench: [
+    user('b1@bench-one.test'),
+    user('b2@bench-one.test'),
+    user('b3@bench-two.test'),
+    user('b4@bench-two.test'),
+    user('b5@bench-three.test'),
+    user('b6@bench-three.test'),
+    user('b7@bench-four.test'),
+    user('b8@bench-four.test'),
+  ],
+} as const satisfies Record<string, readonly MailUser[]>;
+
+export type MailUserSuite = keyof typeof MAIL_USERS;
+
+/** Senders whose mail the stack's Sieve script files into the recipient's Junk folder. */
+export const JUNK_SENDERS: readonly string[] = ['junky@delta.test', 'spammer@mail-junk.test'];
+
+/** Every user of every suite, the list the stack is started with. */
+export const ALL_MAIL_USERS: readonly MailUser[] = Object.values(MAIL_USERS).flat();
