@@ -14,6 +14,7 @@ import { hashApiKey } from './workspaces/api-keys.js';
 import type { Services } from './services.js';
 import { workspaceRoutes } from './workspaces/workspaces.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
+import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -128,6 +129,7 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
     // Route modules are registered here, each under its own prefix.
     await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
     await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
+    await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
   }, { prefix: '/api' });
 
   return app;

@@ -14,7 +14,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 /** Opens the database from the config and brings its schema up to date. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
   const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
   return handle;
 }
 

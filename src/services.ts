@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
 import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
+import { loadSecretKey } from './mailboxes/credentials.js';
+import { createMailboxesService } from './mailboxes/mailboxes.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
 
@@ -14,14 +16,15 @@ export interface ServiceDeps {
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
-export function createServices({ db, clock }: ServiceDeps) {
+export function createServices({ db, clock, dataDir, secretKey }: ServiceDeps) {
   const templates = createTemplatesService({ db, clock });
   const workspaces = createWorkspacesService({
     db,
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
-  return { workspaces, templates };
+  const mailboxes = createMailboxesService({ db, clock, secretKey: loadSecretKey({ secretKey, dataDir }) });
+  return { workspaces, templates, mailboxes };
 }
 
 export type Services = ReturnType<typeof createServices>;

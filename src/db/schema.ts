@@ -62,6 +62,12 @@ export interface MailboxesTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** Backoff after a failed sync: the reader skips the mailbox until then. */
+  next_sync_at: string | null;
+  /** The last local day the planner planned for this mailbox. */
+  last_plan_day: string | null;
+  /** Consecutive IMAP sync failures (SMTP's are failure_count); 3 puts the mailbox in `error`. */
+  sync_failures: Generated<number>;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
@@ -93,6 +99,12 @@ export interface WarmupMessagesTable {
   placement: string | null;
   last_error: string | null;
   created_at: string;
+  /** When the recipient will act on it (open, flag, reply, move); set when the reader finds it. */
+  engage_after: string | null;
+  /** When the recipient finished with it (moved into the Warmup folder). */
+  engaged_at: string | null;
+  /** When the recipient moved it out of spam. */
+  rescued_at: string | null;
 }
 
 export interface MailboxPlansTable {

@@ -31,7 +31,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const url = new URL(baseUrl);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const handle = openDatabase({ databaseUrl: url.toString(), dataDir, poolSize: 5 });
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, handle.dialect);
     return {
       ...handle,
       dataDir,
@@ -47,7 +47,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const handle = openDatabase({ dataDir });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, handle.dialect);
   return {
     ...handle,
     dataDir,

@@ -21,7 +21,7 @@ describe('mail stack users', () => {
     expect(domains('mailboxes').size).toBe(3);
     expect(MAIL_USERS.engine).toHaveLength(6);
     expect(domains('engine').size).toBeGreaterThanOrEqual(4);
-    expect(MAIL_USERS.engineSim).toHaveLength(4);
+    expect(MAIL_USERS.engineSim).toHaveLength(12);
     expect(domains('engineSim').size).toBe(4);
     expect(MAIL_USERS.scale).toHaveLength(10);
     expect(domains('scale').size).toBe(5);

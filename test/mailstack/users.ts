@@ -37,12 +37,20 @@ export const MAIL_USERS = {
     user('ivy@echo.test'),
     user('junky@delta.test'),
   ],
-  /** Engine multi-day simulation: 4 users on 4 domains. */
+  /** Engine multi-day simulation: 12 users on 4 domains, enough partners for a visible ramp under the 3-in-7 rule. */
   engineSim: [
     user('kate@kilo.test'),
     user('liam@lima.test'),
     user('mia@mike.test'),
     user('noah@november.test'),
+    user('olga@kilo.test'),
+    user('pete@lima.test'),
+    user('quinn@mike.test'),
+    user('rosa@november.test'),
+    user('sam@kilo.test'),
+    user('tara@lima.test'),
+    user('uma@mike.test'),
+    user('vic@november.test'),
   ],
   /** Many-mailbox run: 10 users on 5 domains. */
   scale: [

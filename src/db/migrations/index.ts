@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
+import * as engine from './002-engine.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
+  '002-engine': engine,
 };
 
 export const migrationProvider: MigrationProvider = {

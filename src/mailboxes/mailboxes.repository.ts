@@ -1,0 +1,171 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
+
+export interface MailboxFilter {
+  status?: string;
+  provider?: string;
+  /** Case-insensitive substring of the address or the name. */
+  q?: string;
+}
+
+export interface InteractionFilter {
+  type?: string;
+  /** occurred_at >= this ISO instant. */
+  from?: string;
+  /** occurred_at < this ISO instant. */
+  before?: string;
+}
+
+export interface PageWindow {
+  offset: number;
+  limit: number;
+}
+
+/** `%` and `_` in a search are literal characters, not wildcards. */
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A unique-constraint violation on either dialect (SQLite's error code, PostgreSQL's SQLSTATE). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/** All mailbox SQL. Every query a route reaches takes the workspace id, so another workspace's id is simply not found. */
+export function createMailboxesRepository(db: Kysely<Database>) {
+  function filtered(workspaceId: string, filter: MailboxFilter) {
+    let query = db.selectFrom('mailboxes').where('workspace_id', '=', workspaceId);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
+    if (filter.q) {
+      // lower() on both sides with an explicit ESCAPE: SQLite's LIKE ignores ASCII case and
+      // PostgreSQL's does not, so neither default is relied on.
+      const pattern = likeContains(filter.q);
+      query = query.where((eb) =>
+        eb.or([
+          sql<boolean>`lower(${eb.ref('email')}) like lower(${pattern}) escape '\\'`,
+          sql<boolean>`lower(${eb.ref('name')}) like lower(${pattern}) escape '\\'`,
+        ]),
+      );
+    }
+    return query;
+  }
+
+  function interactionsOf(workspaceId: string, mailboxId: string, filter: InteractionFilter) {
+    let query = db.selectFrom('interactions').where('workspace_id', '=', workspaceId).where('mailbox_id', '=', mailboxId);
+    if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+    if (filter.from !== undefined) query = query.where('occurred_at', '>=', filter.from);
+    if (filter.before !== undefined) query = query.where('occurred_at', '<', filter.before);
+    return query;
+  }
+
+  return {
+    /** One page, newest first; `id` (time-ordered) breaks ties within a millisecond. */
+    async list(workspaceId: string, filter: MailboxFilter, page: PageWindow): Promise<{ rows: MailboxRow[]; total: number }> {
+      const { total } = await filtered(workspaceId, filter).select(sql<number>`cast(count(*) as integer)`.as('total')).executeTakeFirstOrThrow();
+      const rows =
+        Number(total) <= page.offset
+          ? []
+          : await filtered(workspaceId, filter)
+              .selectAll()
+              .orderBy('created_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(page.limit)
+              .offset(page.offset)
+              .execute();
+      return { rows, total: Number(total) };
+    },
+
+    async findById(workspaceId: string, id: string): Promise<MailboxRow | undefined> {
+      return db.selectFrom('mailboxes').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+
+    async findByEmail(workspaceId: string, emailNormalized: string): Promise<MailboxRow | undefined> {
+      return db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('email_normalized', '=', emailNormalized)
+        .executeTakeFirst();
+    },
+
+    /** For the engine, which works across workspaces; never reachable from a route. */
+    async findByIdInAnyWorkspace(id: string): Promise<MailboxRow | undefined> {
+      return db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Throws a unique violation (see isUniqueViolation) when the address is already connected. */
+    async insert(row: NewMailboxRow): Promise<MailboxRow> {
+      return db.insertInto('mailboxes').values(row).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /**
+     * Applies `changes`; with `reconnected` (a login just succeeded with the new settings) it also
+     * forgets past failures and moves `error` back to `active`, decided in SQL so that a status the
+     * engine wrote meanwhile is not overwritten from a stale read.
+     */
+    async update(workspaceId: string, id: string, changes: MailboxRowUpdate, options: { reconnected?: boolean } = {}): Promise<MailboxRow | undefined> {
+      const query = db.updateTable('mailboxes').set(changes);
+      const withRecovery = options.reconnected
+        ? query.set({
+            status: sql<string>`case when status = 'error' then 'active' else status end`,
+            last_error: null,
+            failure_count: 0,
+            // the reader's back-off was about the old settings
+            next_sync_at: null,
+          })
+        : query;
+      return withRecovery.where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
+    },
+
+    /** Moves the mailbox to `to` only from one of `from`; undefined when it was not in one of them (or does not exist). */
+    async transition(
+      workspaceId: string,
+      id: string,
+      from: readonly string[],
+      to: string,
+      changes: MailboxRowUpdate,
+    ): Promise<MailboxRow | undefined> {
+      return db
+        .updateTable('mailboxes')
+        .set({ ...changes, status: to })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .where('status', 'in', from)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Foreign keys cascade to its warmup messages, plans, interactions and daily rollups. */
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('mailboxes').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** One page of a mailbox's activity log, newest first. */
+    async listInteractions(
+      workspaceId: string,
+      mailboxId: string,
+      filter: InteractionFilter,
+      page: PageWindow,
+    ): Promise<{ rows: InteractionRow[]; total: number }> {
+      const { total } = await interactionsOf(workspaceId, mailboxId, filter)
+        .select(sql<number>`cast(count(*) as integer)`.as('total'))
+        .executeTakeFirstOrThrow();
+      const rows =
+        Number(total) <= page.offset
+          ? []
+          : await interactionsOf(workspaceId, mailboxId, filter)
+              .selectAll()
+              .orderBy('occurred_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(page.limit)
+              .offset(page.offset)
+              .execute();
+      return { rows, total: Number(total) };
+    },
+  };
+}
+
+export type MailboxesRepository = ReturnType<typeof createMailboxesRepository>;

@@ -1,0 +1,153 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, IdParams } from '../http/common.schemas.js';
+import {
+  CreateMailboxBody,
+  InteractionList,
+  InteractionListQuery,
+  MailboxEnvelope,
+  MailboxList,
+  MailboxListQuery,
+  ProviderList,
+  UpdateMailboxBody,
+} from './mailboxes.schemas.js';
+import type { MailboxesService } from './mailboxes.service.js';
+import { PROVIDERS } from './providers.js';
+
+const tags = ['mailboxes'];
+const providerList = { providers: Object.values(PROVIDERS) };
+
+export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/providers',
+      {
+        schema: {
+          tags,
+          summary: 'Provider presets',
+          description:
+            'IMAP and SMTP hosts, ports and TLS mode of each known provider, whether it needs an app password, and where it explains how to make one. `custom` is not listed: it has no preset.',
+          response: { 200: ProviderList, ...errorResponses(401) },
+        },
+      },
+      async () => providerList,
+    );
+
+    app.get(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'List mailboxes',
+          description: 'Newest first. `q` matches a case-insensitive substring of the address or the name.',
+          querystring: MailboxListQuery,
+          response: { 200: MailboxList, ...errorResponses(400, 401) },
+        },
+      },
+      async (request) => service.list(request.workspaceId, request.query),
+    );
+
+    app.post(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Connect a mailbox',
+          description:
+            'Logs in to IMAP and SMTP first (unless `verify` is false; each check gives up after 10 s): a rejection is a 422 whose `detail` names the side and quotes the server, and nothing is stored. The password is encrypted at rest and never returned.',
+          body: CreateMailboxBody,
+          response: { 201: MailboxEnvelope, ...errorResponses(400, 401, 409, 422) },
+        },
+      },
+      async (request, reply) => {
+        const mailbox = await service.create(request.workspaceId, request.body);
+        const base = request.url.split('?')[0].replace(/\/$/, '');
+        return reply.code(201).header('Location', `${base}/${mailbox.id}`).send({ mailbox });
+      },
+    );
+
+    app.get(
+      '/:id',
+      {
+        schema: { tags, summary: 'Get a mailbox', params: IdParams, response: { 200: MailboxEnvelope, ...errorResponses(401, 404) } },
+      },
+      async (request) => ({ mailbox: await service.get(request.workspaceId, request.params.id) }),
+    );
+
+    app.patch(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Update a mailbox',
+          params: IdParams,
+          body: UpdateMailboxBody,
+          response: { 200: MailboxEnvelope, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request) => ({ mailbox: await service.update(request.workspaceId, request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a mailbox',
+          description: 'Its credentials, planned sends, interactions and statistics go with it.',
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        await service.remove(request.workspaceId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/:id/pause',
+      {
+        schema: {
+          tags,
+          summary: 'Pause warmup',
+          description: '`active` or `error` → `paused`. Idempotent: a paused mailbox answers 200 unchanged. The ramp stays where it is.',
+          params: IdParams,
+          response: { 200: MailboxEnvelope, ...errorResponses(401, 404) },
+        },
+      },
+      async (request) => ({ mailbox: await service.pause(request.workspaceId, request.params.id) }),
+    );
+
+    app.post(
+      '/:id/resume',
+      {
+        schema: {
+          tags,
+          summary: 'Resume warmup',
+          description:
+            '`paused` or `error` → `active` after logging in to IMAP and SMTP again; a failure is a 422 and the status stays. An active mailbox answers 200 unchanged.',
+          params: IdParams,
+          response: { 200: MailboxEnvelope, ...errorResponses(401, 404, 422) },
+        },
+      },
+      async (request) => ({ mailbox: await service.resume(request.workspaceId, request.params.id) }),
+    );
+
+    app.get(
+      '/:id/interactions',
+      {
+        schema: {
+          tags,
+          summary: "A mailbox's activity log",
+          description:
+            'Newest first. A counterpart from another workspace is masked (`j***@example.com`). `startDate`/`endDate` are inclusive UTC days.',
+          params: IdParams,
+          querystring: InteractionListQuery,
+          response: { 200: InteractionList, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => service.listInteractions(request.workspaceId, request.params.id, request.query),
+    );
+  };
+}

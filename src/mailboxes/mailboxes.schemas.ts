@@ -1,0 +1,200 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { INTERACTION_TYPES, PLACEMENTS } from '../engine/interactions.repository.js';
+import { IsoDate, Pagination, PaginationQuery } from '../http/common.schemas.js';
+import { KNOWN_PROVIDERS, PROVIDER_IDS } from './providers.js';
+
+// A plain `enum` (not a union of literals) so a wrong value answers "must be one of ...".
+function StringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}
+
+function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const MAILBOX_STATUSES = ['active', 'paused', 'error'] as const;
+export const MailboxStatus = StringEnum(MAILBOX_STATUSES, {
+  description: '`active`: warmup running; `paused`: stopped by the user; `error`: the engine could not log in or send (see `lastError`)',
+});
+export type MailboxStatus = Static<typeof MailboxStatus>;
+
+export const ProviderId = StringEnum(PROVIDER_IDS, {
+  description: 'A known provider fills `imap` and `smtp` from its preset (see GET /api/mailboxes/providers); `custom` needs both',
+});
+
+export const CONNECTION_TYPES = ['imap'] as const;
+export const ConnectionType = StringEnum(CONNECTION_TYPES, {
+  description: '`imap`: IMAP for reading, SMTP for sending, signing in with an app password',
+});
+
+const Tls = Type.Object(
+  { rejectUnauthorized: Type.Optional(Type.Boolean({ description: 'false accepts a self-signed certificate (tests, private servers)' })) },
+  { additionalProperties: false },
+);
+
+/** One server of a mailbox (IMAP or SMTP) as stored and returned: never a secret. */
+export const ServerSettings = Type.Object(
+  {
+    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$' }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    secure: Type.Boolean({ description: 'true: implicit TLS (993/465); false: STARTTLS when the server offers it (143/587)' }),
+    username: Type.String({ minLength: 1, maxLength: 320, description: 'Login name; default: the mailbox address' }),
+    tls: Type.Optional(Tls),
+  },
+  { additionalProperties: false },
+);
+export type ServerSettings = Static<typeof ServerSettings>;
+
+export const ServerSettingsInput = Type.Partial(ServerSettings, {
+  additionalProperties: false,
+  description: '`custom` needs `host`, `port` and `secure`; with a known provider any of them overrides the preset. `username` defaults to the address.',
+});
+export type ServerSettingsInput = Static<typeof ServerSettingsInput>;
+
+const ClockTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 24-hour' });
+
+const SendWindow = Type.Object(
+  { start: ClockTime, end: ClockTime },
+  { additionalProperties: false, description: "Sends happen between start and end (start < end) in the mailbox's time zone" },
+);
+
+const warmupShape = {
+  startVolume: Type.Integer({ minimum: 1, maximum: 500, description: 'Emails on day 1; at most dailyLimit. Default 2' }),
+  rampUpIncrement: Type.Integer({ minimum: 0, maximum: 100, description: 'Added each warmup day. Default 2' }),
+  dailyLimit: Type.Integer({ minimum: 1, maximum: 500, description: 'The ramp stops here. Default 40' }),
+  replyRate: Type.Number({ minimum: 0, maximum: 100, description: 'Percentage of received warmup emails answered. Default 30' }),
+  sendWindow: SendWindow,
+  timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name (`Europe/Berlin`). Default UTC' }),
+  weekdaysOnly: Type.Boolean({ description: 'No sends on Saturday and Sunday. Default false' }),
+  language: Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1 code of the templates it sends, falling back to English. Default en' }),
+};
+
+export const WarmupSettings = Type.Object(warmupShape, { additionalProperties: false });
+export type WarmupSettings = Static<typeof WarmupSettings>;
+
+export const WarmupSettingsInput = Type.Partial(Type.Object({ ...warmupShape, sendWindow: Type.Partial(SendWindow, { additionalProperties: false }) }), {
+  additionalProperties: false,
+  description: 'Any subset; on create it is merged over the defaults, on update over the current settings (sendWindow too)',
+});
+export type WarmupSettingsInput = Static<typeof WarmupSettingsInput>;
+
+const MailboxName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Sender's display name; fills {sender_name} / {recipient_name}" });
+
+const Password = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'App password; spaces are removed (pasted Gmail app passwords). Encrypted at rest, never returned',
+});
+
+export const CreateMailboxBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254, description: 'Unique per workspace, compared case-insensitively' }),
+    password: Password,
+    provider: ProviderId,
+    connectionType: ConnectionType,
+    name: Type.Optional(MailboxName),
+    imap: Type.Optional(ServerSettingsInput),
+    smtp: Type.Optional(ServerSettingsInput),
+    warmup: Type.Optional(WarmupSettingsInput),
+    verify: Type.Optional(Type.Boolean({ description: 'Log in to IMAP and SMTP before saving (default true); a rejection is a 422 and nothing is stored' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateMailboxBody = Static<typeof CreateMailboxBody>;
+
+export const UpdateMailboxBody = Type.Object(
+  {
+    name: Type.Optional(Nullable(MailboxName)),
+    password: Type.Optional(Password),
+    imap: Type.Optional(ServerSettingsInput),
+    smtp: Type.Optional(ServerSettingsInput),
+    warmup: Type.Optional(WarmupSettingsInput),
+    provider: Type.Optional(ProviderId),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The address is fixed. A change of password, imap, smtp or provider logs in again before it is saved (422 keeps the old settings) and moves an `error` mailbox back to `active`. A new provider starts from its preset; `custom` then needs imap and smtp.',
+  },
+);
+export type UpdateMailboxBody = Static<typeof UpdateMailboxBody>;
+
+export const Mailbox = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Nullable(Type.String()),
+  provider: ProviderId,
+  connectionType: ConnectionType,
+  status: MailboxStatus,
+  imap: ServerSettings,
+  smtp: ServerSettings,
+  warmup: WarmupSettings,
+  reputation: Type.Integer({ minimum: 0, maximum: 100 }),
+  warmupDay: Type.Integer({ description: 'Active warmup days so far' }),
+  dailyTarget: Type.Integer({ description: "Today's planned sends" }),
+  lastSyncAt: Nullable(Type.String({ format: 'date-time' })),
+  lastError: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type Mailbox = Static<typeof Mailbox>;
+
+export const MailboxEnvelope = Type.Object({ mailbox: Mailbox });
+
+export const MailboxListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    status: Type.Optional(MailboxStatus),
+    provider: Type.Optional(ProviderId),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the address or the name' })),
+  },
+  { additionalProperties: false },
+);
+export type MailboxListQuery = Static<typeof MailboxListQuery>;
+
+export const MailboxList = Type.Object({ mailboxes: Type.Array(Mailbox), pagination: Pagination });
+
+const ServerPreset = Type.Object({ host: Type.String(), port: Type.Integer(), secure: Type.Boolean() });
+
+export const ProviderPreset = Type.Object({
+  id: StringEnum(KNOWN_PROVIDERS),
+  name: Type.String(),
+  imap: ServerPreset,
+  smtp: ServerPreset,
+  appPasswordRequired: Type.Boolean({ description: 'The provider refuses the account password over IMAP/SMTP: make an app password' }),
+  helpUrl: Type.String({ description: "The provider's instructions for app passwords and IMAP access" }),
+  notes: Type.String(),
+});
+export type ProviderPreset = Static<typeof ProviderPreset>;
+
+export const ProviderList = Type.Object({
+  providers: Type.Array(ProviderPreset, { description: 'Every provider but `custom`, which has no preset' }),
+});
+
+export const InteractionType = StringEnum(INTERACTION_TYPES);
+
+export const Interaction = Type.Object({
+  id: Type.String(),
+  mailboxId: Type.String(),
+  type: InteractionType,
+  counterpart: Type.String({ description: "The other mailbox's address; masked (`j***@example.com`) when it belongs to another workspace" }),
+  subject: Nullable(Type.String()),
+  messageId: Type.String(),
+  threadId: Nullable(Type.String()),
+  placement: Nullable(StringEnum(PLACEMENTS, { description: 'Where a received email was found' })),
+  occurredAt: Type.String({ format: 'date-time' }),
+});
+export type Interaction = Static<typeof Interaction>;
+
+export const InteractionListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    type: Type.Optional(InteractionType),
+    startDate: Type.Optional(IsoDate),
+    endDate: Type.Optional(IsoDate),
+  },
+  { additionalProperties: false, description: 'startDate and endDate are UTC days, both inclusive, start <= end' },
+);
+export type InteractionListQuery = Static<typeof InteractionListQuery>;
+
+export const InteractionList = Type.Object({ interactions: Type.Array(Interaction), pagination: Pagination });

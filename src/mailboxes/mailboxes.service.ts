@@ -1,0 +1,440 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { newId } from '../db/ids.js';
+import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
+import { pagination, type Pagination } from '../http/common.schemas.js';
+import { ConflictError, ConnectionFailedError, NotFoundError, ValidationError, type FieldError } from '../http/errors.js';
+import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
+import { verifyImap } from '../mail/imap.js';
+import { verifySmtp } from '../mail/smtp.js';
+import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
+import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
+import type {
+  CreateMailboxBody,
+  Interaction,
+  InteractionListQuery,
+  Mailbox,
+  MailboxListQuery,
+  MailboxStatus,
+  ServerSettings,
+  ServerSettingsInput,
+  UpdateMailboxBody,
+  WarmupSettings,
+  WarmupSettingsInput,
+} from './mailboxes.schemas.js';
+import { isKnownProvider, PROVIDERS } from './providers.js';
+
+export const DEFAULT_WARMUP: Readonly<WarmupSettings> = Object.freeze({
+  startVolume: 2,
+  rampUpIncrement: 2,
+  dailyLimit: 40,
+  replyRate: 30,
+  sendWindow: { start: '08:00', end: '18:00' },
+  timezone: 'UTC',
+  weekdaysOnly: false,
+  language: 'en',
+});
+
+/** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
+export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
+
+export interface MailboxesServiceDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** The 32-byte key that encrypts passwords (see credentials.ts loadSecretKey). */
+  secretKey: Buffer;
+  verifyTimeoutMs?: number;
+}
+
+/** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
+export interface MailboxCredentials {
+  imap: MailServerConfig;
+  smtp: MailServerConfig;
+}
+
+type Side = 'imap' | 'smtp';
+
+const PASSWORD_UNREADABLE =
+  'the stored password cannot be decrypted with this secret key (WARMUP_SECRET_KEY or secret.key changed); send the password again';
+
+function parseJson<T>(text: string): T {
+  return JSON.parse(text) as T;
+}
+
+function toMailbox(row: MailboxRow): Mailbox {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    provider: row.provider as Mailbox['provider'],
+    connectionType: row.connection_type as Mailbox['connectionType'],
+    status: row.status as MailboxStatus,
+    imap: parseJson<ServerSettings>(row.imap),
+    smtp: parseJson<ServerSettings>(row.smtp),
+    warmup: parseJson<WarmupSettings>(row.warmup),
+    reputation: Number(row.reputation),
+    warmupDay: Number(row.warmup_day),
+    dailyTarget: Number(row.daily_target),
+    lastSyncAt: row.last_sync_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** `j***@example.com`: enough to recognise a domain, nothing that identifies another workspace's user. */
+export function maskAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return '***';
+  return `${address.slice(0, Math.min(1, at))}***@${address.slice(at + 1)}`;
+}
+
+function toInteraction(row: InteractionRow, workspaceId: string): Interaction {
+  // A counterpart of unknown workspace (null) is masked too: only our own mailboxes are shown in full.
+  const ownCounterpart = row.counterpart_workspace_id === workspaceId;
+  return {
+    id: row.id,
+    mailboxId: row.mailbox_id,
+    type: row.type as Interaction['type'],
+    counterpart: ownCounterpart ? row.counterpart_email : maskAddress(row.counterpart_email),
+    subject: row.subject,
+    messageId: row.message_id,
+    threadId: row.thread_id,
+    placement: row.placement as Interaction['placement'],
+    occurredAt: row.occurred_at,
+  };
+}
+
+/** Pasted app passwords come in groups ("abcd efgh ijkl mnop"); no app password holds whitespace. */
+function cleanPassword(password: string, errors: FieldError[]): string {
+  const cleaned = password.replace(/\s+/g, '');
+  if (cleaned === '') errors.push({ path: '/body/password', message: 'must contain a character other than spaces' });
+  return cleaned;
+}
+
+/**
+ * One server's settings: the current ones (or the provider's preset) with the request's fields on
+ * top. `custom` has no preset, so there the request must name host, port and secure.
+ */
+function resolveServer(
+  side: Side,
+  provider: string,
+  current: ServerSettings | undefined,
+  input: ServerSettingsInput | undefined,
+  email: string,
+  errors: FieldError[],
+): ServerSettings | undefined {
+  let base: Partial<ServerSettings> | undefined = current;
+  if (!base && isKnownProvider(provider)) base = { ...PROVIDERS[provider][side] };
+  if (!base) {
+    if (!input) {
+      errors.push({ path: `/body/${side}`, message: 'is required when provider is custom' });
+      return undefined;
+    }
+    const missing = (['host', 'port', 'secure'] as const).filter((field) => input[field] === undefined);
+    for (const field of missing) errors.push({ path: `/body/${side}/${field}`, message: 'is required when provider is custom' });
+    if (missing.length > 0) return undefined;
+    base = {};
+  }
+  const merged = { ...base, ...input };
+  const tls = { ...base.tls, ...input?.tls };
+  const settings: ServerSettings = {
+    host: merged.host as string,
+    port: merged.port as number,
+    secure: merged.secure as boolean,
+    username: merged.username ?? email,
+  };
+  if (Object.keys(tls).length > 0) settings.tls = tls;
+  return settings;
+}
+
+/** The IANA name as Intl spells it (`europe/berlin` → `Europe/Berlin`), or undefined when unknown. */
+function canonicalTimeZone(name: string): string | undefined {
+  // Intl also takes offsets such as "+01:00" on newer engines; those are not IANA names.
+  if (!/^[A-Za-z]/.test(name)) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Settings merged over `base`; rules that span fields name the field the request sent. */
+function resolveWarmup(base: WarmupSettings, input: WarmupSettingsInput | undefined, errors: FieldError[]): WarmupSettings {
+  const merged: WarmupSettings = { ...base, ...input, sendWindow: { ...base.sendWindow, ...input?.sendWindow } };
+  if (merged.startVolume > merged.dailyLimit) {
+    if (input?.startVolume !== undefined || input?.dailyLimit === undefined) {
+      errors.push({ path: '/body/warmup/startVolume', message: `must be at most dailyLimit (${merged.dailyLimit})` });
+    } else {
+      errors.push({ path: '/body/warmup/dailyLimit', message: `must be at least startVolume (${merged.startVolume})` });
+    }
+  }
+  if (merged.sendWindow.start >= merged.sendWindow.end) {
+    if (input?.sendWindow?.end !== undefined || input?.sendWindow?.start === undefined) {
+      errors.push({ path: '/body/warmup/sendWindow/end', message: `must be later than sendWindow.start (${merged.sendWindow.start})` });
+    } else {
+      errors.push({ path: '/body/warmup/sendWindow/start', message: `must be earlier than sendWindow.end (${merged.sendWindow.end})` });
+    }
+  }
+  const timezone = canonicalTimeZone(merged.timezone);
+  if (timezone === undefined) {
+    errors.push({ path: '/body/warmup/timezone', message: 'must be an IANA time zone name such as Europe/Berlin or UTC' });
+  } else {
+    merged.timezone = timezone;
+  }
+  return merged;
+}
+
+function throwIfInvalid(errors: FieldError[]): void {
+  if (errors.length === 0) return;
+  const [first] = errors;
+  const where = first.path.split('/').filter(Boolean).slice(1).join('.');
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw new ValidationError(`${where} ${first.message}${more}`, errors);
+}
+
+/** `YYYY-MM-DD` that names a real day (the schema only checks the shape). */
+function isCalendarDay(day: string): boolean {
+  const at = new Date(`${day}T00:00:00.000Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
+}
+
+function nextDay(day: string): string {
+  const at = new Date(`${day}T00:00:00.000Z`);
+  at.setUTCDate(at.getUTCDate() + 1);
+  return at.toISOString().slice(0, 10);
+}
+
+function conflict(email: string): ConflictError {
+  return new ConflictError(`${email} is already connected in this workspace`, [{ path: '/body/email', message: 'is already connected' }]);
+}
+
+export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS }: MailboxesServiceDeps) {
+  const repository = createMailboxesRepository(db);
+
+  function serverConfig(settings: ServerSettings, password: string): MailServerConfig {
+    const config: MailServerConfig = { host: settings.host, port: settings.port, secure: settings.secure, username: settings.username, password };
+    if (settings.tls) config.tls = { ...settings.tls };
+    return config;
+  }
+
+  /** Decrypts the stored password (bound to the mailbox id) into login settings for both servers. */
+  function decryptCredentials(row: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted'>): MailboxCredentials {
+    const password = decryptSecret(secretKey, row.password_encrypted, row.id);
+    return {
+      imap: serverConfig(parseJson<ServerSettings>(row.imap), password),
+      smtp: serverConfig(parseJson<ServerSettings>(row.smtp), password),
+    };
+  }
+
+  function describeFailure(label: 'IMAP' | 'SMTP', error: unknown, config: MailServerConfig): string {
+    const text = isMailConnectionError(error)
+      ? error.message
+      : `${label} check of ${config.host}:${config.port} failed: ${error instanceof Error ? error.message : String(error)}`;
+    // The mail layer scrubs its messages already; this is the last line before a response body.
+    return scrubSecret(text, config.password, config.username);
+  }
+
+  /** Logs in to both servers at once; a 422 that says which side failed and what the server answered. */
+  async function verifyConnection(credentials: MailboxCredentials): Promise<void> {
+    const [imap, smtp] = await Promise.allSettled([
+      verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
+      verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
+    ]);
+    const failures: string[] = [];
+    if (imap.status === 'rejected') failures.push(describeFailure('IMAP', imap.reason, credentials.imap));
+    if (smtp.status === 'rejected') failures.push(describeFailure('SMTP', smtp.reason, credentials.smtp));
+    if (failures.length === 2) throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${failures.join(' — ')}`);
+    if (failures.length === 1) throw new ConnectionFailedError(failures[0]);
+  }
+
+  async function findOrThrow(workspaceId: string, id: string): Promise<MailboxRow> {
+    const row = await repository.findById(workspaceId, id);
+    if (!row) throw new NotFoundError(`no mailbox ${id}`);
+    return row;
+  }
+
+  return {
+    verifyConnection,
+    decryptCredentials,
+
+    async list(workspaceId: string, query: MailboxListQuery): Promise<{ mailboxes: Mailbox[]; pagination: Pagination }> {
+      const page = query.page ?? 1;
+      const limit = query.limit ?? 20;
+      const { rows, total } = await repository.list(
+        workspaceId,
+        { status: query.status, provider: query.provider, q: query.q },
+        { offset: (page - 1) * limit, limit },
+      );
+      return { mailboxes: rows.map(toMailbox), pagination: pagination(page, limit, total) };
+    },
+
+    async get(workspaceId: string, id: string): Promise<Mailbox> {
+      return toMailbox(await findOrThrow(workspaceId, id));
+    },
+
+    async create(workspaceId: string, body: CreateMailboxBody): Promise<Mailbox> {
+      const errors: FieldError[] = [];
+      const email = body.email.trim();
+      const password = cleanPassword(body.password, errors);
+      const imap = resolveServer('imap', body.provider, undefined, body.imap, email, errors);
+      const smtp = resolveServer('smtp', body.provider, undefined, body.smtp, email, errors);
+      const warmup = resolveWarmup(DEFAULT_WARMUP, body.warmup, errors);
+      throwIfInvalid(errors);
+      if (!imap || !smtp) throw new Error('unreachable: server settings resolved without errors');
+
+      const emailNormalized = email.toLowerCase();
+      // Answer a duplicate before spending seconds on a login; the unique constraint decides races.
+      if (await repository.findByEmail(workspaceId, emailNormalized)) throw conflict(email);
+      if (body.verify !== false) await verifyConnection({ imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) });
+
+      const now = clock.now();
+      const id = newId('mbx', now.getTime());
+      try {
+        const row = await repository.insert({
+          id,
+          workspace_id: workspaceId,
+          email,
+          email_normalized: emailNormalized,
+          name: body.name ?? null,
+          provider: body.provider,
+          connection_type: body.connectionType,
+          status: 'active',
+          imap: JSON.stringify(imap),
+          smtp: JSON.stringify(smtp),
+          password_encrypted: encryptSecret(secretKey, password, id),
+          warmup: JSON.stringify(warmup),
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
+        });
+        return toMailbox(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(email);
+        throw error;
+      }
+    },
+
+    /**
+     * Name and warmup settings change as sent. Password, servers or provider are logged in with
+     * first (a failure is a 422 and nothing changes); success also brings an `error` mailbox back.
+     */
+    async update(workspaceId: string, id: string, body: UpdateMailboxBody): Promise<Mailbox> {
+      const current = await findOrThrow(workspaceId, id);
+      const reconnect = body.password !== undefined || body.imap !== undefined || body.smtp !== undefined || body.provider !== undefined;
+      const errors: FieldError[] = [];
+      const changes: MailboxRowUpdate = {};
+
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.warmup !== undefined) changes.warmup = JSON.stringify(resolveWarmup(parseJson<WarmupSettings>(current.warmup), body.warmup, errors));
+
+      let credentials: MailboxCredentials | undefined;
+      if (reconnect) {
+        const provider = body.provider ?? current.provider;
+        // A new provider starts from its own preset, not from the old provider's hosts.
+        const fresh = body.provider !== undefined && body.provider !== current.provider;
+        const imap = resolveServer('imap', provider, fresh ? undefined : parseJson<ServerSettings>(current.imap), body.imap, current.email, errors);
+        const smtp = resolveServer('smtp', provider, fresh ? undefined : parseJson<ServerSettings>(current.smtp), body.smtp, current.email, errors);
+        let password: string | undefined;
+        if (body.password !== undefined) {
+          password = cleanPassword(body.password, errors);
+        } else {
+          try {
+            password = decryptSecret(secretKey, current.password_encrypted, current.id);
+          } catch (error) {
+            if (!(error instanceof SecretDecryptionError)) throw error;
+            errors.push({ path: '/body/password', message: PASSWORD_UNREADABLE });
+          }
+        }
+        throwIfInvalid(errors);
+        if (!imap || !smtp || password === undefined) throw new Error('unreachable: settings resolved without errors');
+        credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
+        changes.provider = provider;
+        changes.imap = JSON.stringify(imap);
+        changes.smtp = JSON.stringify(smtp);
+        if (body.password !== undefined) changes.password_encrypted = encryptSecret(secretKey, password, current.id);
+      }
+      throwIfInvalid(errors);
+      if (Object.keys(changes).length === 0) return toMailbox(current);
+
+      if (credentials) await verifyConnection(credentials);
+      changes.updated_at = clock.now().toISOString();
+      const row = await repository.update(workspaceId, id, changes, { reconnected: credentials !== undefined });
+      if (!row) throw new NotFoundError(`no mailbox ${id}`);
+      return toMailbox(row);
+    },
+
+    async remove(workspaceId: string, id: string): Promise<void> {
+      if (!(await repository.delete(workspaceId, id))) throw new NotFoundError(`no mailbox ${id}`);
+    },
+
+    /** active/error → paused; already paused answers the mailbox unchanged. `lastError` stays, so the user still sees why. */
+    async pause(workspaceId: string, id: string): Promise<Mailbox> {
+      const paused = await repository.transition(workspaceId, id, ['active', 'error'], 'paused', { updated_at: clock.now().toISOString() });
+      return toMailbox(paused ?? (await findOrThrow(workspaceId, id)));
+    },
+
+    /** paused/error → active after a successful login; already active answers unchanged without logging in. */
+    async resume(workspaceId: string, id: string): Promise<Mailbox> {
+      const current = await findOrThrow(workspaceId, id);
+      if (current.status === 'active') return toMailbox(current);
+      let credentials: MailboxCredentials;
+      try {
+        credentials = decryptCredentials(current);
+      } catch (error) {
+        if (error instanceof SecretDecryptionError) throw new ConnectionFailedError(PASSWORD_UNREADABLE);
+        throw error;
+      }
+      await verifyConnection(credentials);
+      const resumed = await repository.transition(workspaceId, id, ['paused', 'error'], 'active', {
+        last_error: null,
+        failure_count: 0,
+        next_sync_at: null,
+        updated_at: clock.now().toISOString(),
+      });
+      return toMailbox(resumed ?? (await findOrThrow(workspaceId, id)));
+    },
+
+    async listInteractions(
+      workspaceId: string,
+      mailboxId: string,
+      query: InteractionListQuery,
+    ): Promise<{ interactions: Interaction[]; pagination: Pagination }> {
+      const errors: FieldError[] = [];
+      for (const field of ['startDate', 'endDate'] as const) {
+        const day = query[field];
+        if (day !== undefined && !isCalendarDay(day)) errors.push({ path: `/query/${field}`, message: 'must be a real calendar day (YYYY-MM-DD)' });
+      }
+      if (errors.length === 0 && query.startDate && query.endDate && query.startDate > query.endDate) {
+        errors.push({ path: '/query/endDate', message: `must not be before startDate (${query.startDate})` });
+      }
+      throwIfInvalid(errors);
+      await findOrThrow(workspaceId, mailboxId);
+
+      const page = query.page ?? 1;
+      const limit = query.limit ?? 20;
+      const { rows, total } = await repository.listInteractions(
+        workspaceId,
+        mailboxId,
+        {
+          type: query.type,
+          from: query.startDate && `${query.startDate}T00:00:00.000Z`,
+          before: query.endDate && `${nextDay(query.endDate)}T00:00:00.000Z`,
+        },
+        { offset: (page - 1) * limit, limit },
+      );
+      return { interactions: rows.map((row) => toInteraction(row, workspaceId)), pagination: pagination(page, limit, total) };
+    },
+
+    /**
+     * For the engine, across workspaces: login settings of a mailbox with its decrypted password.
+     * Never put the result in a response, a log line or an error message.
+     */
+    async getCredentials(mailboxId: string): Promise<MailboxCredentials> {
+      const row = await repository.findByIdInAnyWorkspace(mailboxId);
+      if (!row) throw new NotFoundError(`no mailbox ${mailboxId}`);
+      return decryptCredentials(row);
+    },
+  };
+}
+
+export type MailboxesService = ReturnType<typeof createMailboxesService>;
