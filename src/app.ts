@@ -10,6 +10,7 @@ import { AppError } from './http/errors.js';
 import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
+import { BODY_LIMIT } from './http/limits.js';
 import { hashApiKey } from './workspaces/api-keys.js';
 import type { Services } from './services.js';
 import { workspaceRoutes } from './workspaces/workspaces.routes.js';
@@ -25,9 +26,6 @@ export interface AppOptions {
   /** Checks the database for GET /health. */
   healthCheck: () => Promise<void>;
 }
-
-export const BODY_LIMIT = 1024 * 1024;
-export const IMPORT_BODY_LIMIT = 10 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

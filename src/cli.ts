@@ -1,8 +1,9 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { closeOnSignals, createLogger, openMigratedDatabase, startServer } from './main.js';
-import { systemClock } from './clock.js';
+import { closeOnSignals, createEngineFor, createLogger, openMigratedDatabase, startServer } from './main.js';
+import { fixedClock, systemClock } from './clock.js';
 import { createServices } from './services.js';
+import { runOnce } from './engine/engine.js';
 
 function config(): Config {
   try {
@@ -16,6 +17,20 @@ function config(): Config {
   }
 }
 
+/** An ISO 8601 date-time (or date), or null when it is not one. */
+function parseInstant(text: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** A whole number of milliseconds for an option, from 100 ms to a day. */
+function milliseconds(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 100 || value > 86_400_000) throw new InvalidArgumentError('must be a whole number of milliseconds from 100 to 86400000');
+  return value;
+}
+
 const program = new Command('warmup').description('Self-hosted email warmup service').showHelpAfterError();
 
 program
@@ -26,8 +41,67 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    void options.engine;
-    closeOnSignals(logger, server.close);
+    const engine = options.engine ? createEngineFor({ database: server.database, services: server.services, logger, clock: systemClock }) : undefined;
+    engine?.start();
+    if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
+    // The engine first: it waits for its running cycle and still needs the database.
+    closeOnSignals(logger, async () => {
+      await engine?.stop();
+      await server.close();
+    });
+  });
+
+program
+  .command('worker')
+  .description('run the warmup engine alone (scale-out: any number of workers on one PostgreSQL database)')
+  .option('--interval <ms>', 'pause between engine cycles (default 120000)', milliseconds)
+  .option('--lease <ms>', "how long a claim holds before another worker may take over a dead worker's work (default 300000)", milliseconds)
+  .option('--ignore-schedule', 'every cycle treats everything planned for the day as due now (tests, benchmarks)')
+  .action(async (options: { interval?: number; lease?: number; ignoreSchedule?: boolean }) => {
+    const settings = config();
+    const logger = createLogger(settings);
+    const database = await openMigratedDatabase(settings);
+    const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir: settings.dataDir, secretKey: settings.secretKey });
+    const engine = createEngineFor(
+      { database, services, logger, clock: systemClock },
+      { intervalMs: options.interval, ignoreSchedule: options.ignoreSchedule, ...(options.lease ? { settings: { leaseMs: options.lease } } : {}) },
+    );
+    engine.start();
+    logger.info({ workerId: engine.deps.workerId }, `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`);
+    closeOnSignals(logger, async () => {
+      await engine.stop();
+      await database.close();
+    });
+  });
+
+program
+  .command('run-once')
+  .description('run one whole engine cycle (plan, send, sync, reputation), print a JSON summary and exit')
+  .option('--at <time>', 'business time of the cycle, ISO 8601 (default: now)')
+  .option('--ignore-schedule', 'everything planned for the day is due now: sends outside the window, no reading delays, replies in the same cycle')
+  .action(async (options: { at?: string; ignoreSchedule?: boolean }) => {
+    const at = options.at === undefined ? undefined : parseInstant(options.at);
+    if (at === null) {
+      process.stderr.write(`warmup: --at must be an ISO 8601 time such as 2025-03-03T10:00:00Z, got "${options.at}"\n`);
+      process.exit(2);
+    }
+    const settings = config();
+    const logger = createLogger(settings, { stderr: true });
+    const database = await openMigratedDatabase(settings);
+    const clock = at ? fixedClock(at) : systemClock;
+    const services = createServices({ db: database.db, dialect: database.dialect, clock, dataDir: settings.dataDir, secretKey: settings.secretKey });
+    const engine = createEngineFor({ database, services, logger, clock });
+    // A signal lets the running step finish, skips the rest and gives the leases back.
+    const stop = (): void => void engine.stop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    try {
+      const summary = await runOnce(engine, { at, ignoreSchedule: options.ignoreSchedule ?? false });
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      if (summary.errors.length > 0) process.exitCode = 1;
+    } finally {
+      await database.close();
+    }
   });
 
 program

@@ -1,14 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
-import { systemClock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
 import { sql } from 'kysely';
 import { createServices, type Services } from './services.js';
+import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
+/** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
+export function createLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: boolean } = {}): Logger {
+  const settings = { level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } };
+  return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
+}
+
+/** The warmup engine over the app's database and services: what `serve`, `worker` and `run-once` run. */
+export function createEngineFor(
+  parts: { database: DatabaseHandle; services: Services; logger: Logger; clock: Clock },
+  overrides: Pick<EngineWiring, 'random' | 'workerId' | 'settings'> & EngineOptions = {},
+): Engine {
+  const { random, workerId, settings, ...options } = overrides;
+  const deps = createEngineDeps({
+    db: parts.database.db,
+    dialect: parts.database.dialect,
+    clock: parts.clock,
+    logger: parts.logger,
+    mailboxes: parts.services.mailboxes,
+    templates: parts.services.templates,
+    random,
+    workerId,
+    settings,
+  });
+  return createEngine(deps, options);
 }
 
 /** Opens the database from the config and brings its schema up to date. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { IMPORT_BODY_LIMIT } from '../app.js';
+import { IMPORT_BODY_LIMIT } from '../http/limits.js';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
 import {
   DuplicateTemplateBody,

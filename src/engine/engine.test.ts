@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fixedClock } from '../clock.js';
+import { createMailbox, testEngineDeps } from '../../test/helpers/engine.js';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { createEngine } from './engine.js';
+import { acquireLease } from './leases.js';
+
+// The mail work is replaced here: these tests are about the cycle around it (the real sender and
+// reader run end to end in test/engine/).
+const mail = vi.hoisted(() => ({
+  calls: [] as string[],
+  sendImpl: async (): Promise<void> => {},
+  syncImpl: async (): Promise<void> => {},
+}));
+
+vi.mock('./sender.js', () => ({
+  sendDueMessages: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean }) => {
+    mail.calls.push(`send ${options.now.toISOString()} ${options.ignoreSchedule}`);
+    await mail.sendImpl();
+    return { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] };
+  },
+}));
+
+vi.mock('./reader.js', () => ({
+  syncMailboxes: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean }) => {
+    mail.calls.push(`sync ${options.now.toISOString()} ${options.ignoreSchedule}`);
+    await mail.syncImpl();
+    return { synced: 0, skipped: 0, failed: 0, received: 0, rescued: 0, opened: 0, flagged: 0, replied: 0, filed: 0, bounced: 0, lost: 0, mailboxErrors: [] };
+  },
+}));
+
+const AT = '2025-03-03T10:00:00.000Z';
+
+describe('engine cycle', () => {
+  let testApp: TestApp;
+  let mailboxId: string;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock(AT) });
+    mailboxId = await createMailbox(testApp.workspace, 'ann@alpha.test');
+    await createMailbox(testApp.workspace, 'bob@beta.test');
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  beforeEach(() => {
+    mail.calls = [];
+    mail.sendImpl = async () => {};
+    mail.syncImpl = async () => {};
+  });
+
+  it('plans, sends, syncs, sends the replies, then scores reputation and health, all at the given time', async () => {
+    const engine = createEngine(testEngineDeps(testApp, { workerId: 'w-cycle' }));
+    const summary = await engine.runCycle({ at: new Date(AT), ignoreSchedule: true });
+    expect(mail.calls).toEqual([`send ${AT} true`, `sync ${AT} true`, `send ${AT} true`]);
+    expect(summary).toMatchObject({
+      at: AT,
+      workerId: 'w-cycle',
+      ignoreSchedule: true,
+      plan: { ran: true, messages: expect.any(Number) },
+      send: { claimed: 0 },
+      sync: { synced: 0 },
+      replies: { claimed: 0 },
+      reputation: { scored: 2, updated: 2 },
+      health: { slowedDown: [], restored: [], stopped: [] },
+      errors: [],
+      stopped: false,
+    });
+    expect(summary.plan?.mailboxes.map((m) => m.mailboxId)).toContain(mailboxId);
+    // the summary is what run-once prints
+    expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+  });
+
+  it('sends once per cycle on schedule, reading the time from the clock', async () => {
+    const engine = createEngine(testEngineDeps(testApp));
+    const summary = await engine.runCycle();
+    expect(mail.calls).toEqual([`send ${AT} false`, `sync ${AT} false`]);
+    expect(summary.replies).toBeNull();
+  });
+
+  it('reports a failing step and still runs the steps after it', async () => {
+    mail.syncImpl = async () => {
+      throw new Error('IMAP server exploded');
+    };
+    const summary = await createEngine(testEngineDeps(testApp)).runCycle({ at: new Date(AT), ignoreSchedule: true });
+    expect(summary.errors).toEqual([{ step: 'sync', message: 'IMAP server exploded' }]);
+    expect(summary.sync).toBeNull();
+    expect(summary.replies).not.toBeNull();
+    expect(summary.reputation).not.toBeNull();
+    expect(summary.health).not.toBeNull();
+  });
+
+  it('stop lets the running step finish, skips the rest and gives back the worker’s leases', async () => {
+    const deps = testEngineDeps(testApp, { workerId: 'w-stop' });
+    const engine = createEngine(deps);
+    await acquireLease(deps.db, 'sync:someone', 'w-stop', 60_000, new Date(AT));
+    await acquireLease(deps.db, 'sync:other', 'another-worker', 60_000, new Date(AT));
+    let release!: () => void;
+    const syncing = new Promise<void>((resolve) => (release = resolve));
+    let inSync!: () => void;
+    const entered = new Promise<void>((resolve) => (inSync = resolve));
+    mail.syncImpl = async () => {
+      inSync();
+      await syncing;
+    };
+    const cycle = engine.runCycle({ at: new Date(AT), ignoreSchedule: true });
+    await entered;
+    const stopped = engine.stop();
+    release();
+    const [summary] = await Promise.all([cycle, stopped]);
+    expect(summary.stopped).toBe(true);
+    expect(summary.sync).not.toBeNull();
+    expect(summary.replies).toBeNull();
+    expect(summary.reputation).toBeNull();
+    const leases = await deps.db.selectFrom('leases').select(['key', 'owner']).execute();
+    expect(leases).toEqual([{ key: 'sync:other', owner: 'another-worker' }]);
+  });
+
+  it('start runs cycles on its own until stop', async () => {
+    const engine = createEngine(testEngineDeps(testApp), { intervalMs: 5, jitter: 0 });
+    engine.start();
+    const end = performance.now() + 5000;
+    while (mail.calls.filter((c) => c.startsWith('sync')).length < 2 && performance.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await engine.stop();
+    const syncs = mail.calls.filter((c) => c.startsWith('sync')).length;
+    expect(syncs).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(mail.calls.filter((c) => c.startsWith('sync')).length).toBe(syncs);
+  });
+});

@@ -1,0 +1,202 @@
+import { performance } from 'node:perf_hooks';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Dialect } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import type { MailServerConfig } from '../mail/errors.js';
+import type { TemplateType } from '../templates/templates.schemas.js';
+import { applyHealthGuard, type HealthSummary } from './health.js';
+import { newWorkerId, releaseAllLeases } from './leases.js';
+import { planDay, type PlanSummary } from './planner.js';
+import type { Random } from './random.js';
+import { syncMailboxes, type SyncSummary } from './reader.js';
+import { updateReputation, type ReputationSummary } from './reputation.js';
+import { createScheduler } from './scheduler.js';
+import { sendDueMessages, type SendSummary } from './sender.js';
+
+export interface EngineSettings {
+  /** How long a claim (planning, a mailbox's sync, a planned row) holds before another worker may take it over. */
+  leaseMs: number;
+  imapTimeoutMs: number;
+  smtpTimeoutMs: number;
+}
+
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
+  leaseMs: 5 * 60_000,
+  imapTimeoutMs: 30_000,
+  smtpTimeoutMs: 30_000,
+};
+
+/** Everything the engine touches, passed in: time and chance included, so a test can replay days. */
+export interface EngineDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  /** This process's name in lease rows. */
+  workerId: string;
+  mailboxes: { getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }> };
+  templates: {
+    pickTemplate(workspaceId: string, criteria: { type: TemplateType; language: string }, seed: number): Promise<{ id: string; subject: string; body: string } | undefined>;
+  };
+  settings: EngineSettings;
+}
+
+export interface EngineWiring extends Omit<EngineDeps, 'random' | 'workerId' | 'settings'> {
+  random?: Random;
+  workerId?: string;
+  settings?: Partial<EngineSettings>;
+}
+
+/** The engine's dependencies from the composition root's parts; the same for `serve`, `worker`, `run-once` and tests. */
+export function createEngineDeps(wiring: EngineWiring): EngineDeps {
+  return {
+    ...wiring,
+    random: wiring.random ?? Math.random,
+    workerId: wiring.workerId ?? newWorkerId(),
+    settings: { ...DEFAULT_ENGINE_SETTINGS, ...wiring.settings },
+  };
+}
+
+export interface CycleOptions {
+  /** Business time of the whole cycle (run-once --at); default: the clock, read at each step. */
+  at?: Date;
+  /** Everything planned for the day is due now, and replies go out in the same cycle. */
+  ignoreSchedule?: boolean;
+}
+
+export interface CycleSummary {
+  at: string;
+  workerId: string;
+  ignoreSchedule: boolean;
+  plan: PlanSummary | null;
+  send: SendSummary | null;
+  sync: SyncSummary | null;
+  /** The second send of an ignore-schedule cycle: the replies planned during sync. */
+  replies: SendSummary | null;
+  reputation: ReputationSummary | null;
+  health: HealthSummary | null;
+  /** Steps that threw; the steps after them still ran. */
+  errors: Array<{ step: string; message: string }>;
+  /** The engine was asked to stop during the cycle; the remaining steps were skipped. */
+  stopped: boolean;
+  durationMs: number;
+}
+
+export interface EngineOptions {
+  /** Pause between cycles of the scheduler (default 2 min). */
+  intervalMs?: number;
+  /** ± fraction of the interval (default 0.2). */
+  jitter?: number;
+  /** Scheduled cycles too treat the whole day as due now (`worker --ignore-schedule`: tests, benchmarks). */
+  ignoreSchedule?: boolean;
+}
+
+export interface Engine {
+  readonly deps: EngineDeps;
+  /** One whole cycle: plan → send due → sync → (replies) → reputation → health guard. */
+  runCycle(options?: CycleOptions): Promise<CycleSummary>;
+  /** Runs cycles on a timer until stop(). */
+  start(): void;
+  /** Waits for the running cycle (which skips its remaining steps), then gives back this worker's leases. */
+  stop(): Promise<void>;
+}
+
+/** Often enough that sends leave within a couple of minutes of their time; the reader paces IMAP itself. */
+export const DEFAULT_CYCLE_INTERVAL_MS = 120_000;
+
+/** `warmup run-once`: one cycle, then the worker's leases are given back (whatever happened). */
+export async function runOnce(engine: Engine, options: CycleOptions): Promise<CycleSummary> {
+  try {
+    return await engine.runCycle(options);
+  } finally {
+    await engine.stop();
+  }
+}
+
+export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
+  let stopping = false;
+  const current = new Set<Promise<CycleSummary>>();
+
+  async function cycle(options: CycleOptions): Promise<CycleSummary> {
+    const started = performance.now();
+    const ignoreSchedule = options.ignoreSchedule ?? false;
+    const now = () => options.at ?? deps.clock.now();
+    const summary: CycleSummary = {
+      at: now().toISOString(),
+      workerId: deps.workerId,
+      ignoreSchedule,
+      plan: null,
+      send: null,
+      sync: null,
+      replies: null,
+      reputation: null,
+      health: null,
+      errors: [],
+      stopped: false,
+      durationMs: 0,
+    };
+
+    // Each step is safe on its own (leases, idempotent writes), so one failing does not skip the rest.
+    async function step<K extends 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health'>(
+      name: K,
+      work: () => Promise<CycleSummary[K]>,
+    ): Promise<void> {
+      if (stopping) {
+        summary.stopped = true;
+        return;
+      }
+      try {
+        summary[name] = await work();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        deps.logger.error({ err: error, step: name }, `engine step ${name} failed`);
+        summary.errors.push({ step: name, message });
+      }
+    }
+
+    await step('plan', () => planDay(deps, now(), { ignoreSchedule }));
+    await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule }));
+    await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule }));
+    if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule }));
+    await step('reputation', () => updateReputation(deps, now()));
+    await step('health', () => applyHealthGuard(deps, now()));
+    summary.durationMs = Math.round(performance.now() - started);
+    return summary;
+  }
+
+  const scheduler = createScheduler({
+    intervalMs: options.intervalMs ?? DEFAULT_CYCLE_INTERVAL_MS,
+    jitter: options.jitter ?? 0.2,
+    random: deps.random,
+    logger: deps.logger,
+    cycle: async () => {
+      const summary = await runCycle({ ignoreSchedule: options.ignoreSchedule });
+      const did = (summary.plan?.messages ?? 0) + (summary.send?.claimed ?? 0) + (summary.replies?.claimed ?? 0);
+      deps.logger[summary.errors.length > 0 ? 'warn' : did > 0 ? 'info' : 'debug']({ cycle: summary }, 'engine cycle');
+    },
+  });
+
+  function runCycle(options: CycleOptions = {}): Promise<CycleSummary> {
+    const running = cycle(options);
+    current.add(running);
+    return running.finally(() => current.delete(running));
+  }
+
+  return {
+    deps,
+    runCycle,
+    start() {
+      stopping = false;
+      scheduler.start();
+    },
+    async stop() {
+      stopping = true;
+      await scheduler.stop();
+      await Promise.allSettled([...current]);
+      await releaseAllLeases(deps.db, deps.workerId);
+    },
+  };
+}

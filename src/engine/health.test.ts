@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../clock.js';
+import { createMailbox } from '../../test/helpers/engine.js';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { applyHealthGuard, assessHealth } from './health.js';
+import { addDays } from './planner.js';
+import type { DeliveryCounts } from './reputation.js';
+
+function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {
+  return { sent: 20, found: 20, spam: 0, bounced: 0, lost: 0, ...overrides };
+}
+
+describe('assessHealth', () => {
+  it('halves the volume above 20% spam with at least 20 samples', () => {
+    expect(assessHealth('a@x.test', counts({ spam: 5 }), 1)).toEqual({ action: 'slow-down', volumeFactor: 0.5 });
+    // exactly 20% is not over it
+    expect(assessHealth('a@x.test', counts({ spam: 4 }), 1)).toEqual({ action: 'none' });
+    // 19 samples prove nothing
+    expect(assessHealth('a@x.test', counts({ found: 19, spam: 7 }), 1)).toEqual({ action: 'none' });
+    // already halved
+    expect(assessHealth('a@x.test', counts({ spam: 5 }), 0.5)).toEqual({ action: 'none' });
+  });
+
+  it('restores the volume once spam is back at 20% or below', () => {
+    expect(assessHealth('a@x.test', counts({ spam: 4 }), 0.5)).toEqual({ action: 'restore', volumeFactor: 1 });
+    expect(assessHealth('a@x.test', counts({ sent: 0, found: 0 }), 0.5)).toEqual({ action: 'restore', volumeFactor: 1 });
+    // still high on fewer samples: stays halved
+    expect(assessHealth('a@x.test', counts({ found: 10, spam: 5 }), 0.5)).toEqual({ action: 'none' });
+  });
+
+  it('stops warmup above 40% spam or 10% bounces, saying what to fix', () => {
+    const spam = assessHealth('ann@alpha.test', counts({ found: 25, spam: 11 }), 1);
+    expect(spam.action).toBe('stop');
+    expect(spam.action === 'stop' && spam.lastError).toMatch(/44% .* spam .* \(11 of 25\)\. Check SPF, DKIM and DMARC for alpha\.test/);
+    const bounces = assessHealth('ann@alpha.test', counts({ sent: 30, bounced: 4 }), 1);
+    expect(bounces.action).toBe('stop');
+    expect(bounces.action === 'stop' && bounces.lastError).toMatch(/13% .* bounced .* \(4 of 30\)\. Check that the account may send/);
+    expect(assessHealth('ann@alpha.test', counts({ sent: 30, bounced: 3 }), 1)).toEqual({ action: 'none' });
+    expect(assessHealth('ann@alpha.test', counts({ sent: 10, found: 10, bounced: 5 }), 1)).toEqual({ action: 'none' });
+  });
+});
+
+describe('applyHealthGuard', () => {
+  const TODAY = '2025-03-20';
+  let testApp: TestApp;
+
+  async function stats(mailboxId: string, day: string, values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced', number>>) {
+    const { workspace_id } = await testApp.database.db.selectFrom('mailboxes').select('workspace_id').where('id', '=', mailboxId).executeTakeFirstOrThrow();
+    await testApp.database.db.insertInto('daily_stats').values({ mailbox_id: mailboxId, workspace_id, day, ...values }).execute();
+  }
+
+  async function mailbox(id: string) {
+    const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${id}` });
+    return (response.json() as { mailbox: { status: string; lastError: string | null } }).mailbox;
+  }
+
+  async function volumeFactor(id: string): Promise<number> {
+    const row = await testApp.database.db.selectFrom('mailboxes').select('volume_factor').where('id', '=', id).executeTakeFirstOrThrow();
+    return Number(row.volume_factor);
+  }
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock(`${TODAY}T12:00:00Z`) });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('halves a spammy mailbox, stops a very spammy or bouncing one, and leaves the rest alone', async () => {
+    const fine = await createMailbox(testApp.workspace, 'fine@alpha.test');
+    const spammy = await createMailbox(testApp.workspace, 'spammy@beta.test');
+    const junk = await createMailbox(testApp.workspace, 'junk@gamma.test');
+    const bouncing = await createMailbox(testApp.workspace, 'bouncing@delta.test');
+    await stats(fine, TODAY, { sent: 20, inbox: 19, spam: 1 });
+    await stats(spammy, addDays(TODAY, -6), { sent: 10, inbox: 8, spam: 2 });
+    await stats(spammy, TODAY, { sent: 10, inbox: 6, spam: 4 });
+    // 12 of 20 in spam, but 7 days ago: outside the window, so only today's 1 of 10 counts
+    await stats(junk, addDays(TODAY, -7), { sent: 20, inbox: 8, spam: 12 });
+    await stats(junk, TODAY, { sent: 30, inbox: 17, spam: 13 });
+    await stats(bouncing, TODAY, { sent: 20, inbox: 17, bounced: 3 });
+
+    const summary = await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T12:00:00Z`));
+    expect(summary).toEqual({ slowedDown: [spammy], restored: [], stopped: expect.arrayContaining([junk, bouncing]) });
+    expect(summary.stopped).toHaveLength(2);
+    expect(await volumeFactor(spammy)).toBe(0.5);
+    expect(await volumeFactor(fine)).toBe(1);
+    expect(await mailbox(fine)).toMatchObject({ status: 'active', lastError: null });
+    expect((await mailbox(junk)).status).toBe('error');
+    expect((await mailbox(junk)).lastError).toMatch(/43% of this mailbox's warmup emails landed in spam .*gamma\.test.*resume the mailbox/);
+    expect((await mailbox(bouncing)).lastError).toMatch(/15% of this mailbox's warmup emails bounced/);
+
+    // the next run changes nothing; a week later spammy has recovered
+    expect(await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T13:00:00Z`))).toEqual({ slowedDown: [], restored: [], stopped: [] });
+    const later = await applyHealthGuard({ db: testApp.database.db }, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
+    expect(later.restored).toEqual([spammy]);
+    expect(await volumeFactor(spammy)).toBe(1);
+  });
+});

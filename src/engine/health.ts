@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { utcDay } from './interactions.repository.js';
+import { emailDomain } from './partners.js';
+import { addDays } from './planner.js';
+import { loadDeliveryCounts, type DeliveryCounts } from './reputation.js';
+
+/** The health guard judges the last 7 days. */
+export const HEALTH_WINDOW_DAYS = 7;
+/** Rates over fewer samples than these prove nothing. */
+export const HEALTH_MIN_FOUND = 20;
+export const HEALTH_MIN_SENT = 20;
+/** Above this spam rate the volume is halved; at or below it, restored. */
+export const SPAM_RATE_SLOW_DOWN = 0.2;
+/** Above these rates warmup stops until the owner fixes the cause. */
+export const SPAM_RATE_STOP = 0.4;
+export const BOUNCE_RATE_STOP = 0.1;
+export const REDUCED_VOLUME_FACTOR = 0.5;
+
+export type HealthVerdict =
+  | { action: 'none' }
+  | { action: 'slow-down' | 'restore'; volumeFactor: number }
+  | { action: 'stop'; lastError: string };
+
+function percent(part: number, whole: number): string {
+  return `${Math.round((part / whole) * 100)}%`;
+}
+
+/**
+ * What the guard does with a mailbox, given its last 7 days and its current volume factor.
+ * `lastError` tells the owner what to fix, in words a mailbox owner understands.
+ */
+export function assessHealth(email: string, counts: DeliveryCounts, volumeFactor: number): HealthVerdict {
+  const domain = emailDomain(email);
+  if (counts.sent >= HEALTH_MIN_SENT && counts.bounced / counts.sent > BOUNCE_RATE_STOP) {
+    return {
+      action: 'stop',
+      lastError:
+        `Warmup stopped: ${percent(counts.bounced, counts.sent)} of this mailbox's warmup emails bounced over the last 7 days ` +
+        `(${counts.bounced} of ${counts.sent}). Check that the account may send (not suspended, no sending limit reached) ` +
+        `and that SPF and DKIM for ${domain} are set up, then resume the mailbox.`,
+    };
+  }
+  if (counts.found >= HEALTH_MIN_FOUND && counts.spam / counts.found > SPAM_RATE_STOP) {
+    return {
+      action: 'stop',
+      lastError:
+        `Warmup stopped: ${percent(counts.spam, counts.found)} of this mailbox's warmup emails landed in spam over the last 7 days ` +
+        `(${counts.spam} of ${counts.found}). Check SPF, DKIM and DMARC for ${domain} and whether the domain is on a blocklist, ` +
+        `then resume the mailbox.`,
+    };
+  }
+  const spamHigh = counts.found >= HEALTH_MIN_FOUND && counts.spam / counts.found > SPAM_RATE_SLOW_DOWN;
+  if (spamHigh && volumeFactor !== REDUCED_VOLUME_FACTOR) return { action: 'slow-down', volumeFactor: REDUCED_VOLUME_FACTOR };
+  // Recovered: the rate is back under the line (or there is not enough mail to say it is high).
+  const spamLow = counts.found === 0 || counts.spam / counts.found <= SPAM_RATE_SLOW_DOWN;
+  if (spamLow && volumeFactor !== 1) return { action: 'restore', volumeFactor: 1 };
+  return { action: 'none' };
+}
+
+export interface HealthSummary {
+  slowedDown: string[];
+  restored: string[];
+  stopped: string[];
+}
+
+/**
+ * Applies the guard to every active mailbox as of `at`. Login and send failures are counted where
+ * they happen (sender and reader); this judges what the peers saw of the mail.
+ */
+export async function applyHealthGuard(deps: { db: Kysely<Database> }, at: Date): Promise<HealthSummary> {
+  const { db } = deps;
+  const today = utcDay(at);
+  const counts = await loadDeliveryCounts(db, addDays(today, -(HEALTH_WINDOW_DAYS - 1)), today);
+  const mailboxes = await db.selectFrom('mailboxes').select(['id', 'email', 'volume_factor']).where('status', '=', 'active').execute();
+  const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
+  const nowIso = at.toISOString();
+  for (const mailbox of mailboxes) {
+    const mailboxCounts = counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 };
+    const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
+    switch (verdict.action) {
+      case 'none':
+        break;
+      case 'stop':
+        await db
+          .updateTable('mailboxes')
+          .set({ status: 'error', last_error: verdict.lastError, updated_at: nowIso })
+          .where('id', '=', mailbox.id)
+          .where('status', '=', 'active')
+          .execute();
+        summary.stopped.push(mailbox.id);
+        break;
+      case 'slow-down':
+      case 'restore':
+        await db.updateTable('mailboxes').set({ volume_factor: verdict.volumeFactor, updated_at: nowIso }).where('id', '=', mailbox.id).execute();
+        (verdict.action === 'slow-down' ? summary.slowedDown : summary.restored).push(mailbox.id);
+        break;
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,230 @@
+/*
+ * What goes into a warmup email besides the template: the variable values, names derived from
+ * addresses, the quote of the parent in a reply, threading subjects and Message-IDs. Pure: the same
+ * inputs (and seed) always give the same message, so a retry after a crash resends the same text.
+ */
+import { createHash } from 'node:crypto';
+import { COMPANIES, TOPICS_BY_LANGUAGE } from '../templates/default-templates.js';
+import { bodyToHtml, renderMessage, type RenderedMessage, type TemplateVariable } from '../templates/render.js';
+
+export type MessageVariables = Record<TemplateVariable, string>;
+
+/** One side of a message: a mailbox's address and optional display name. */
+export interface Party {
+  email: string;
+  name: string | null;
+}
+
+/** A stable, non-negative safe-integer seed from any text (a Message-ID, a thread id). */
+export function seedFrom(text: string): number {
+  return createHash('sha256').update(text).digest().readUIntBE(0, 6);
+}
+
+/**
+ * A display name from an address when the mailbox has none: `john.smith+news@x` → "John Smith".
+ * Digits and tags are dropped; what is left of the local part is split on `.`, `_` and `-`.
+ */
+export function nameFromAddress(email: string): string {
+  const local = email.split('@')[0]?.split('+')[0] ?? '';
+  const words = local
+    .replace(/[0-9]+/g, ' ')
+    .split(/[._\-\s]+/)
+    .filter((word) => word.length > 0)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase());
+  return words.length > 0 ? words.join(' ') : local || email;
+}
+
+export function displayName(party: Party): string {
+  const name = party.name?.trim();
+  return name ? name : nameFromAddress(party.email);
+}
+
+export function firstName(name: string): string {
+  return name.trim().split(/\s+/)[0] ?? name;
+}
+
+/** Picks from a list by seed; `salt` lets two picks from one seed be independent. */
+function pick<T>(items: readonly T[], seed: number, salt: string): T {
+  return items[seedFrom(`${seed}:${salt}`) % items.length];
+}
+
+export function topicFor(language: string, seed: number): string {
+  const topics = TOPICS_BY_LANGUAGE[language] ?? TOPICS_BY_LANGUAGE.en;
+  return pick(topics, seed, 'topic');
+}
+
+export function companyFor(seed: number): string {
+  return pick(COMPANIES, seed, 'company');
+}
+
+/** Weekday and date of an instant in a time zone, in the language of the message ("Donnerstag", "14. März"). */
+export function localizedDay(at: Date, language: string, timeZone: string): { dayOfWeek: string; date: string } {
+  const locale = Intl.DateTimeFormat.supportedLocalesOf([language]).length > 0 ? language : 'en';
+  return {
+    dayOfWeek: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone }).format(at),
+    date: new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone }).format(at),
+  };
+}
+
+export interface VariableInput {
+  sender: Party;
+  recipient: Party;
+  /** The sender's language and time zone: the message is written and dated by the sender. */
+  language: string;
+  timeZone: string;
+  at: Date;
+  /** Seed of the thread, so that both sides of a conversation talk about the same topic and company. */
+  threadSeed: number;
+}
+
+/** Every known variable, filled: a template may use any of them. */
+export function messageVariables(input: VariableInput): MessageVariables {
+  const senderName = displayName(input.sender);
+  const recipientName = displayName(input.recipient);
+  const { dayOfWeek, date } = localizedDay(input.at, input.language, input.timeZone);
+  return {
+    recipient_name: recipientName,
+    recipient_first_name: firstName(recipientName),
+    recipient_email: input.recipient.email,
+    sender_name: senderName,
+    sender_first_name: firstName(senderName),
+    sender_email: input.sender.email,
+    topic: topicFor(input.language, input.threadSeed),
+    company: companyFor(input.threadSeed),
+    day_of_week: dayOfWeek,
+    date,
+  };
+}
+
+/** `Re: <subject>` once, however deep the thread: mail clients do not stack prefixes either. */
+export function replySubject(subject: string): string {
+  const bare = subject.replace(/^\s*((re|aw|sv|antw|r|rif|res|ref)\s*:\s*)+/i, '').trim();
+  return `Re: ${bare}`;
+}
+
+function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/** A Message-ID on the sender's domain, from a unique token (`<token@domain>`). */
+export function messageIdFor(senderEmail: string, token: string): string {
+  return `<${token}@${domainOf(senderEmail)}>`;
+}
+
+/**
+ * The Message-ID of the reply to `parentMessageId`, derived from it: a sync that crashed after
+ * planning a reply plans the same one again (and the unique Message-ID keeps it single).
+ */
+export function replyMessageIdFor(replierEmail: string, parentMessageId: string): string {
+  const token = createHash('sha256').update(`reply:${parentMessageId}`).digest('base64url').slice(0, 24);
+  return messageIdFor(replierEmail, token);
+}
+
+const QUOTE_MAX_LINES = 6;
+const QUOTE_MAX_CHARS = 400;
+
+/** "On <date>, <name> wrote:" in the language of the reply. */
+export function quoteHeader(sentAt: Date, author: string, language: string, timeZone: string): string {
+  const locale = Intl.DateTimeFormat.supportedLocalesOf([language]).length > 0 ? language : 'en';
+  const when = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(sentAt);
+  switch (language) {
+    case 'de':
+      return `Am ${when} schrieb ${author}:`;
+    case 'fr':
+      return `Le ${when}, ${author} a écrit :`;
+    case 'es':
+      return `El ${when}, ${author} escribió:`;
+    default:
+      return `On ${when}, ${author} wrote:`;
+  }
+}
+
+/** A message's own words: what comes before the quote it carries (a reply quotes only its parent). */
+export function ownText(body: string): string {
+  const lines = body.replace(/\r\n?/g, '\n').split('\n');
+  const firstQuoted = lines.findIndex((line) => line.startsWith('>'));
+  if (firstQuoted < 0) return body.trim();
+  let end = firstQuoted;
+  // the header line ("... wrote:") and blank lines before the quote go with it
+  while (end > 0 && lines[end - 1].trim() === '') end -= 1;
+  if (end > 0 && lines[end - 1].trimEnd().endsWith(':')) end -= 1;
+  return lines.slice(0, end).join('\n').trim();
+}
+
+/** The first few lines of the parent, `> `-prefixed, like a mail client's short quote. */
+export function quoteLines(parentBody: string): string[] {
+  const lines = ownText(parentBody)
+    .split('\n')
+    .map((line) => line.trimEnd());
+  const kept: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    if (kept.length >= QUOTE_MAX_LINES || chars + line.length > QUOTE_MAX_CHARS) {
+      kept.push('...');
+      break;
+    }
+    kept.push(line);
+    chars += line.length;
+  }
+  while (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
+  return kept.map((line) => (line === '' ? '>' : `> ${line}`));
+}
+
+export interface QuotedParent {
+  body: string;
+  sentAt: Date;
+  author: string;
+}
+
+/** The reply's own text followed by the header and a short quote of the parent, as text and HTML. */
+export function withQuote(
+  reply: { body: string; html: string },
+  parent: QuotedParent,
+  language: string,
+  timeZone: string,
+): { body: string; html: string } {
+  const header = quoteHeader(parent.sentAt, parent.author, language, timeZone);
+  const quoted = quoteLines(parent.body);
+  const body = `${reply.body.trimEnd()}\n\n${header}\n${quoted.join('\n')}\n`;
+  const plainQuote = quoted.map((line) => line.replace(/^> ?/, '')).join('\n');
+  const html = `${reply.html}\n${bodyToHtml(header)}\n<blockquote>${bodyToHtml(plainQuote)}</blockquote>`;
+  return { body, html };
+}
+
+export interface ComposeInput {
+  template: { subject: string; body: string };
+  kind: 'initial' | 'reply';
+  sender: Party;
+  recipient: Party;
+  /** The sender's language and time zone. */
+  language: string;
+  timeZone: string;
+  at: Date;
+  messageId: string;
+  threadId: string;
+  /** The message a reply answers; its author is the reply's recipient. */
+  parent?: { subject: string | null; body: string | null; sentAt: Date | null };
+}
+
+/**
+ * Subject, text and HTML of one warmup message: the template rendered with the message's variables
+ * and a seed from its Message-ID; a reply takes the thread's subject with `Re:` and quotes its parent.
+ */
+export function composeMessage(input: ComposeInput): RenderedMessage {
+  const seed = seedFrom(input.messageId);
+  const values = messageVariables({
+    sender: input.sender,
+    recipient: input.recipient,
+    language: input.language,
+    timeZone: input.timeZone,
+    at: input.at,
+    threadSeed: seedFrom(input.threadId),
+  });
+  const rendered = renderMessage(input.template, values, seed);
+  const parent = input.parent;
+  if (input.kind !== 'reply' || !parent) return rendered;
+  const subject = replySubject(parent.subject ?? rendered.subject);
+  if (!parent.body || !parent.sentAt) return { ...rendered, subject };
+  const quoted = withQuote(rendered, { body: parent.body, sentAt: parent.sentAt, author: displayName(input.recipient) }, input.language, input.timeZone);
+  return { subject, ...quoted };
+}

@@ -1,0 +1,164 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Random } from './random.js';
+
+/** A sender opens at most this many threads with one recipient in any 7 of its days. */
+export const PAIR_LIMIT_PER_WEEK = 3;
+
+/** One mailbox of the pool as the partner choice of one sender sees it. */
+export interface PartnerCandidate {
+  mailboxId: string;
+  /** Lower-case domain of its address. */
+  domain: string;
+  /** Warmup emails addressed to it over the last 7 days, planned ones included. */
+  inbound: number;
+  /** Warmup emails it sent or will send over the same 7 days. */
+  outbound: number;
+  /** Threads this sender opened with it over the sender's last 7 days, today included. */
+  pairWeek: number;
+  /** Threads this sender already opened with it today. */
+  pairToday: number;
+}
+
+export interface PartnerChoice {
+  senderDomain: string;
+  candidates: readonly PartnerCandidate[];
+  count: number;
+  random: Random;
+}
+
+export function emailDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/** Whether the pair rules still allow this sender to write to the candidate today. */
+export function isEligible(candidate: PartnerCandidate): boolean {
+  return candidate.pairToday === 0 && candidate.pairWeek < PAIR_LIMIT_PER_WEEK;
+}
+
+/**
+ * How strongly a candidate is preferred: the less it received lately the likelier, and a mailbox
+ * that already receives more than it sends is held back, so each one's inbound stays near its
+ * outbound (reciprocity). Always > 0: weighting orders, the hard rules exclude.
+ */
+export function partnerWeight(candidate: PartnerCandidate): number {
+  const surplus = Math.max(0, candidate.inbound - candidate.outbound);
+  return 1 / (1 + candidate.inbound) / (1 + surplus);
+}
+
+/** Draws up to `count` of `pool` without replacement, each draw proportional to its weight. */
+function weightedSample(pool: readonly PartnerCandidate[], count: number, random: Random): PartnerCandidate[] {
+  const remaining = [...pool];
+  const weights = remaining.map(partnerWeight);
+  const picked: PartnerCandidate[] = [];
+  while (picked.length < count && remaining.length > 0) {
+    const total = weights.reduce((sum, w) => sum + w, 0);
+    let point = random() * total;
+    let index = remaining.length - 1;
+    for (let i = 0; i < remaining.length; i++) {
+      point -= weights[i];
+      if (point < 0) {
+        index = i;
+        break;
+      }
+    }
+    picked.push(remaining[index]);
+    remaining.splice(index, 1);
+    weights.splice(index, 1);
+  }
+  return picked;
+}
+
+/**
+ * The recipients of one sender's new threads for one day. Hard rules: never the same partner
+ * twice a day, at most PAIR_LIMIT_PER_WEEK threads per partner in 7 days. Preferences: another
+ * domain first (the same domain only when the others are used up), then `partnerWeight`. Returns
+ * fewer than `count` when the pool cannot honour the rules: a small pool warms more slowly, never
+ * more aggressively.
+ */
+export function choosePartners({ senderDomain, candidates, count, random }: PartnerChoice): PartnerCandidate[] {
+  // A fixed order, so that the same seed picks the same partners whatever order the rows came in.
+  const eligible = candidates.filter(isEligible).sort((a, b) => (a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0));
+  const otherDomain = eligible.filter((c) => c.domain !== senderDomain);
+  const sameDomain = eligible.filter((c) => c.domain === senderDomain);
+  const picked = weightedSample(otherDomain, count, random);
+  return picked.concat(weightedSample(sameDomain, count - picked.length, random));
+}
+
+export interface PoolMember {
+  id: string;
+  emailNormalized: string;
+}
+
+/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
+export async function loadPoolTraffic(db: Kysely<Database>, since: string): Promise<Map<string, { inbound: number; outbound: number }>> {
+  const traffic = new Map<string, { inbound: number; outbound: number }>();
+  const entry = (id: string) => {
+    let found = traffic.get(id);
+    if (!found) {
+      found = { inbound: 0, outbound: 0 };
+      traffic.set(id, found);
+    }
+    return found;
+  };
+  const inbound = await db
+    .selectFrom('warmup_messages')
+    .select(['recipient_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
+    .where('due_at', '>=', since)
+    .groupBy('recipient_mailbox_id')
+    .execute();
+  for (const row of inbound) entry(row.id).inbound = Number(row.n);
+  const outbound = await db
+    .selectFrom('warmup_messages')
+    .select(['sender_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
+    .where('due_at', '>=', since)
+    .groupBy('sender_mailbox_id')
+    .execute();
+  for (const row of outbound) entry(row.id).outbound = Number(row.n);
+  return traffic;
+}
+
+/** Threads one sender opened per recipient over its local days [fromDay, day]: week and today counts. */
+export async function loadPairCounts(
+  db: Kysely<Database>,
+  senderId: string,
+  fromDay: string,
+  day: string,
+): Promise<Map<string, { week: number; today: number }>> {
+  const rows = await db
+    .selectFrom('warmup_messages')
+    .select([
+      'recipient_mailbox_id as id',
+      sql<number>`cast(count(*) as integer)`.as('week'),
+      sql<number>`cast(sum(case when plan_day = ${day} then 1 else 0 end) as integer)`.as('today'),
+    ])
+    .where('sender_mailbox_id', '=', senderId)
+    .where('kind', '=', 'initial')
+    .where('plan_day', '>=', fromDay)
+    .where('plan_day', '<=', day)
+    .groupBy('recipient_mailbox_id')
+    .execute();
+  return new Map(rows.map((row) => [row.id, { week: Number(row.week), today: Number(row.today) }]));
+}
+
+/**
+ * The candidates one sender may write to: every other member of the pool, except a mailbox with
+ * the same address (the same account connected in two workspaces would be writing to itself).
+ */
+export function candidatesFor(
+  sender: PoolMember,
+  pool: readonly PoolMember[],
+  traffic: ReadonlyMap<string, { inbound: number; outbound: number }>,
+  pairs: ReadonlyMap<string, { week: number; today: number }>,
+): PartnerCandidate[] {
+  return pool
+    .filter((member) => member.id !== sender.id && member.emailNormalized !== sender.emailNormalized)
+    .map((member) => ({
+      mailboxId: member.id,
+      domain: emailDomain(member.emailNormalized),
+      inbound: traffic.get(member.id)?.inbound ?? 0,
+      outbound: traffic.get(member.id)?.outbound ?? 0,
+      pairWeek: pairs.get(member.id)?.week ?? 0,
+      pairToday: pairs.get(member.id)?.today ?? 0,
+    }));
+}

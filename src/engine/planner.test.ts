@@ -1,0 +1,337 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../clock.js';
+import { silentLogger, createMailbox } from '../../test/helpers/engine.js';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import {
+  addDays,
+  dailyTarget,
+  dayVariance,
+  isWeekend,
+  LIGHT_DAY_FACTOR,
+  localDay,
+  localTimeToUtc,
+  MIN_SEND_GAP_MS,
+  parseWarmupSettings,
+  planDay,
+  rampVolume,
+  spreadSendTimes,
+  type PlannerDeps,
+} from './planner.js';
+import { seededRandom } from './random.js';
+
+const HOUR = 3_600_000;
+
+describe('planner arithmetic', () => {
+  const settings = { startVolume: 2, rampUpIncrement: 2, dailyLimit: 40 };
+
+  it('ramps by the increment from the start volume and stops at the daily limit', () => {
+    expect([1, 2, 3, 10, 20, 21, 100].map((n) => rampVolume(settings, n))).toEqual([2, 4, 6, 20, 40, 40, 40]);
+    expect(rampVolume({ startVolume: 5, rampUpIncrement: 0, dailyLimit: 40 }, 30)).toBe(5);
+    expect(rampVolume(settings, 0)).toBe(2);
+  });
+
+  it('has a stable per-day variance: 0.6 on about one day in seven, else 0.75–1.10', () => {
+    expect(dayVariance('mbx_a', '2025-03-03')).toBe(dayVariance('mbx_a', '2025-03-03'));
+    const factors = Array.from({ length: 7000 }, (_, i) => dayVariance('mbx_a', addDays('2025-01-01', i)));
+    const light = factors.filter((f) => f === LIGHT_DAY_FACTOR);
+    const normal = factors.filter((f) => f !== LIGHT_DAY_FACTOR);
+    expect(light.length / factors.length).toBeGreaterThan(1 / 7 - 0.02);
+    expect(light.length / factors.length).toBeLessThan(1 / 7 + 0.02);
+    expect(Math.min(...normal)).toBeGreaterThanOrEqual(0.75);
+    expect(Math.max(...normal)).toBeLessThanOrEqual(1.1);
+    expect(normal.reduce((a, b) => a + b, 0) / normal.length).toBeCloseTo(0.925, 1);
+    // another mailbox has its light days on other days
+    const other = Array.from({ length: 70 }, (_, i) => dayVariance('mbx_b', addDays('2025-01-01', i)));
+    expect(other).not.toEqual(factors.slice(0, 70));
+  });
+
+  it('targets ramp × variance × health factor, rounded, at least 1, never above the daily limit', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          startVolume: fc.integer({ min: 1, max: 500 }),
+          rampUpIncrement: fc.integer({ min: 0, max: 100 }),
+          dailyLimit: fc.integer({ min: 1, max: 500 }),
+          warmupDay: fc.integer({ min: 1, max: 400 }),
+          dayIndex: fc.nat(3000),
+          volumeFactor: fc.constantFrom(1, 0.5),
+        }),
+        ({ warmupDay, dayIndex, volumeFactor, ...ramp }) => {
+          const day = addDays('2025-01-01', dayIndex);
+          const target = dailyTarget({ settings: ramp, warmupDay, mailboxId: 'mbx_x', day, volumeFactor });
+          const expected = Math.round(rampVolume(ramp, warmupDay) * dayVariance('mbx_x', day) * volumeFactor);
+          expect(target).toBe(Math.min(ramp.dailyLimit, Math.max(1, expected)));
+          expect(target).toBeGreaterThanOrEqual(1);
+          expect(target).toBeLessThanOrEqual(ramp.dailyLimit);
+        },
+      ),
+    );
+    // at the limit, a 1.10 day stays at the limit
+    const highDay = Array.from({ length: 100 }, (_, i) => addDays('2025-01-01', i)).find((d) => dayVariance('mbx_x', d) > 1.05)!;
+    expect(dailyTarget({ settings, warmupDay: 50, mailboxId: 'mbx_x', day: highDay, volumeFactor: 1 })).toBe(40);
+    expect(dailyTarget({ settings, warmupDay: 50, mailboxId: 'mbx_x', day: highDay, volumeFactor: 0.5 })).toBe(Math.round(40 * dayVariance('mbx_x', highDay) * 0.5));
+  });
+
+  it('knows the local day and turns local times into instants, across DST changes', () => {
+    expect(localDay(new Date('2025-03-03T23:30:00Z'), 'Europe/Berlin')).toBe('2025-03-04');
+    expect(localDay(new Date('2025-03-03T23:30:00Z'), 'America/Los_Angeles')).toBe('2025-03-03');
+    expect(localDay(new Date('2025-03-03T12:00:00Z'), 'Pacific/Auckland')).toBe('2025-03-04');
+    expect(localTimeToUtc('2025-01-15', '08:00', 'Europe/Berlin').toISOString()).toBe('2025-01-15T07:00:00.000Z');
+    expect(localTimeToUtc('2025-07-15', '08:00', 'Europe/Berlin').toISOString()).toBe('2025-07-15T06:00:00.000Z');
+    expect(localTimeToUtc('2025-07-15', '18:00', 'America/New_York').toISOString()).toBe('2025-07-15T22:00:00.000Z');
+    expect(localTimeToUtc('2025-03-03', '08:00', 'UTC').toISOString()).toBe('2025-03-03T08:00:00.000Z');
+    // 02:30 does not exist on 30 March in Berlin: it becomes 03:30 CEST
+    expect(localTimeToUtc('2025-03-30', '02:30', 'Europe/Berlin').toISOString()).toBe('2025-03-30T01:30:00.000Z');
+    // 02:30 happens twice on 26 October: the first one (CEST)
+    expect(localTimeToUtc('2025-10-26', '02:30', 'Europe/Berlin').toISOString()).toBe('2025-10-26T00:30:00.000Z');
+  });
+
+  it('knows weekends and adds days', () => {
+    expect(['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-07'].map(isWeekend)).toEqual([true, true, false, false]);
+    expect(addDays('2025-02-27', 2)).toBe('2025-03-01');
+    expect(addDays('2025-03-01', -6)).toBe('2025-02-23');
+  });
+
+  it('reads stored settings over the defaults', () => {
+    expect(parseWarmupSettings('{"dailyLimit":10,"sendWindow":{"end":"12:00"}}')).toMatchObject({
+      startVolume: 2,
+      dailyLimit: 10,
+      sendWindow: { start: '08:00', end: '12:00' },
+      timezone: 'UTC',
+    });
+  });
+
+  it('spreads send times inside the window, sorted, at least the minimum gap apart', () => {
+    const from = new Date('2025-03-03T08:00:00Z');
+    fc.assert(
+      fc.property(fc.nat(60), fc.integer({ min: 1, max: 10 * HOUR }), fc.integer(), (count, spanMs, seed) => {
+        const to = new Date(from.getTime() + spanMs);
+        const times = spreadSendTimes(count, from, to, MIN_SEND_GAP_MS, seededRandom(seed));
+        expect(times).toHaveLength(count);
+        const wanted = count > 1 ? Math.floor(Math.min(MIN_SEND_GAP_MS, spanMs / (count - 1)) / 1000) * 1000 : 0;
+        times.forEach((t, i) => {
+          expect(t.getTime()).toBeGreaterThanOrEqual(from.getTime());
+          expect(t.getTime()).toBeLessThanOrEqual(to.getTime());
+          if (i > 0) expect(t.getTime() - times[i - 1].getTime()).toBeGreaterThanOrEqual(wanted);
+        });
+      }),
+    );
+    // a roomy window keeps the full gap and uses the whole window
+    const day = spreadSendTimes(40, from, new Date('2025-03-03T18:00:00Z'), MIN_SEND_GAP_MS, seededRandom(3));
+    expect(Math.min(...day.slice(1).map((t, i) => t.getTime() - day[i].getTime()))).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    expect(day[day.length - 1].getTime() - day[0].getTime()).toBeGreaterThan(6 * HOUR);
+  });
+});
+
+describe('planDay', () => {
+  const MONDAY = '2025-03-03';
+  let testApp: TestApp;
+  let clock: ReturnType<typeof fixedClock>;
+  const ids: Record<string, string> = {};
+  const ramp = { startVolume: 2, rampUpIncrement: 1, dailyLimit: 4 };
+
+  function deps(workerId = 'planner-test', seed = 1): PlannerDeps {
+    return { db: testApp.database.db, random: seededRandom(seed), logger: silentLogger, workerId, settings: { leaseMs: 60_000 } };
+  }
+
+  async function getMailbox(id: string) {
+    const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${id}` });
+    return (response.json() as { mailbox: { warmupDay: number; dailyTarget: number; status: string } }).mailbox;
+  }
+
+  function rowsOf(senderId: string, day: string) {
+    return testApp.database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('sender_mailbox_id', '=', senderId)
+      .where('plan_day', '=', day)
+      .orderBy('due_at')
+      .execute();
+  }
+
+  function planOf(mailboxId: string, day: string) {
+    return testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', day).executeTakeFirst();
+  }
+
+  beforeAll(async () => {
+    clock = fixedClock(`${MONDAY}T06:00:00Z`);
+    testApp = await createTestApp({ clock });
+    const people = ['ann@alpha.test', 'amy@alpha.test', 'bob@beta.test', 'cid@gamma.test', 'dan@delta.test'];
+    for (const email of people) ids[email] = await createMailbox(testApp.workspace, email, { warmup: ramp });
+    // another workspace's mailboxes are part of the pool too
+    const other = await testApp.createWorkspace('other');
+    ids['eve@echo.test'] = await createMailbox(other, 'eve@echo.test', { warmup: ramp });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('plans every active mailbox once for its day: target, partners and spread send times', async () => {
+    const summary = await planDay(deps(), new Date(`${MONDAY}T06:00:00Z`));
+    expect(summary.ran).toBe(true);
+    expect(summary.mailboxes).toHaveLength(6);
+    for (const [email, id] of Object.entries(ids)) {
+      const target = dailyTarget({ settings: ramp, warmupDay: 1, mailboxId: id, day: MONDAY, volumeFactor: 1 });
+      expect(await planOf(id, MONDAY)).toMatchObject({ warmup_day: 1, target, planned: target });
+      const rows = await rowsOf(id, MONDAY);
+      expect(rows).toHaveLength(target);
+      const recipients = rows.map((r) => r.recipient_mailbox_id);
+      expect(new Set(recipients).size).toBe(rows.length);
+      expect(recipients).not.toContain(id);
+      const domain = email.split('@')[1];
+      rows.forEach((row, i) => {
+        expect(row).toMatchObject({ kind: 'initial', turn: 1, status: 'planned', parent_message_id: null, thread_id: row.message_id });
+        expect(row.message_id).toMatch(new RegExp(`^<[^@<>\\s]+@${domain.replace('.', '\\.')}>$`));
+        expect(row.due_at >= `${MONDAY}T08:00:00.000Z` && row.due_at <= `${MONDAY}T18:00:00.000Z`).toBe(true);
+        if (i > 0) expect(Date.parse(row.due_at) - Date.parse(rows[i - 1].due_at)).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+      });
+      // a partner on another domain whenever one is free (the pool has five other domains)
+      const domains = await testApp.database.db.selectFrom('mailboxes').select('email').where('id', 'in', recipients).execute();
+      expect(domains.every((m) => !m.email.endsWith(`@${domain}`))).toBe(true);
+    }
+    const ann = await getMailbox(ids['ann@alpha.test']);
+    expect(ann.warmupDay).toBe(1);
+    expect(ann.dailyTarget).toBe((await rowsOf(ids['ann@alpha.test'], MONDAY)).length);
+  });
+
+  it('does not plan a day twice, whoever asks and however often', async () => {
+    const before = await testApp.database.db.selectFrom('warmup_messages').select('id').execute();
+    const [first, second] = await Promise.all([
+      planDay(deps('worker-a'), new Date(`${MONDAY}T09:00:00Z`)),
+      planDay(deps('worker-b'), new Date(`${MONDAY}T09:00:00Z`)),
+    ]);
+    expect(first.messages + second.messages).toBe(0);
+    const after = await testApp.database.db.selectFrom('warmup_messages').select('id').execute();
+    expect(after).toHaveLength(before.length);
+  });
+
+  it('lets only one worker plan at a time, and a plan row another worker wrote wins', async () => {
+    const tuesday = addDays(MONDAY, 1);
+    // another worker already planned ann's Tuesday (its plan row is there; its transaction committed)
+    await testApp.database.db
+      .insertInto('mailbox_plans')
+      .values({ mailbox_id: ids['ann@alpha.test'], day: tuesday, warmup_day: 2, target: 1, planned: 0, created_at: clock.now().toISOString() })
+      .execute();
+    const at = new Date(`${tuesday}T07:00:00Z`);
+    const [a, b] = await Promise.all([planDay(deps('worker-a'), at), planDay(deps('worker-b'), at)]);
+    const plannedBy = [a, b].flatMap((s) => s.mailboxes.map((m) => m.mailboxId));
+    expect(plannedBy.sort()).toEqual(Object.entries(ids).filter(([email]) => email !== 'ann@alpha.test').map(([, id]) => id).sort());
+    expect(await rowsOf(ids['ann@alpha.test'], tuesday)).toHaveLength(0);
+    expect((await getMailbox(ids['bob@beta.test'])).warmupDay).toBe(2);
+  });
+
+  it('keeps the ramp where it is while paused and continues from it', async () => {
+    const bob = ids['bob@beta.test'];
+    const paused = await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${bob}/pause` });
+    expect(paused.statusCode).toBe(200);
+    const wednesday = addDays(MONDAY, 2);
+    const summary = await planDay(deps(), new Date(`${wednesday}T07:00:00Z`));
+    expect(summary.mailboxes.map((m) => m.mailboxId)).not.toContain(bob);
+    expect(await planOf(bob, wednesday)).toBeUndefined();
+    // nobody writes to a paused mailbox either
+    const toBob = await testApp.database.db.selectFrom('warmup_messages').select('id').where('recipient_mailbox_id', '=', bob).where('plan_day', '=', wednesday).execute();
+    expect(toBob).toHaveLength(0);
+    expect((await getMailbox(bob)).warmupDay).toBe(2);
+
+    // resuming through the API logs in again, which these placeholder servers cannot do
+    await testApp.database.db.updateTable('mailboxes').set({ status: 'active' }).where('id', '=', bob).execute();
+    const thursday = addDays(MONDAY, 3);
+    await planDay(deps(), new Date(`${thursday}T07:00:00Z`));
+    expect(await planOf(bob, thursday)).toMatchObject({ warmup_day: 3 });
+    expect((await getMailbox(bob)).warmupDay).toBe(3);
+  });
+
+  it('halves the target while the health guard says so', async () => {
+    const dan = ids['dan@delta.test'];
+    await testApp.database.db.updateTable('mailboxes').set({ volume_factor: 0.5 }).where('id', '=', dan).execute();
+    const friday = addDays(MONDAY, 4);
+    await planDay(deps(), new Date(`${friday}T07:00:00Z`));
+    const plan = await planOf(dan, friday);
+    expect(plan?.warmup_day).toBe(5);
+    expect(plan?.target).toBe(dailyTarget({ settings: ramp, warmupDay: 5, mailboxId: dan, day: friday, volumeFactor: 0.5 }));
+    expect(plan?.target).toBe(Math.max(1, Math.round(4 * dayVariance(dan, friday) * 0.5)));
+  });
+});
+
+describe('planDay: schedule and time zones', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock('2025-03-07T06:00:00Z') });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  function deps(): PlannerDeps {
+    return { db: testApp.database.db, random: seededRandom(9), logger: silentLogger, workerId: 'tz-test', settings: { leaseMs: 60_000 } };
+  }
+
+  async function plans(mailboxId: string) {
+    return testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).orderBy('day').execute();
+  }
+
+  it('plans the local day in the local send window', async () => {
+    const tokyo = await createMailbox(testApp.workspace, 'kei@tokyo.test', { warmup: { timezone: 'Asia/Tokyo', sendWindow: { start: '09:00', end: '17:00' } } });
+    await createMailbox(testApp.workspace, 'lou@paris.test', { warmup: { timezone: 'Europe/Paris' } });
+    // Thursday 20:00 UTC is Friday 05:00 in Tokyo
+    await planDay(deps(), new Date('2025-03-06T20:00:00Z'));
+    const [plan] = await plans(tokyo);
+    expect(plan).toMatchObject({ day: '2025-03-07', planned: 1 });
+    const [row] = await testApp.database.db.selectFrom('warmup_messages').selectAll().where('sender_mailbox_id', '=', tokyo).execute();
+    expect(row.plan_day).toBe('2025-03-07');
+    expect(row.due_at >= '2025-03-07T00:00:00.000Z' && row.due_at <= '2025-03-07T08:00:00.000Z').toBe(true);
+  });
+
+  it('starts a mailbox whose window has closed tomorrow, unless the schedule is ignored', async () => {
+    const late = await createMailbox(testApp.workspace, 'max@late.test');
+    const evening = new Date('2025-03-07T19:00:00Z');
+    const summary = await planDay(deps(), evening);
+    expect(summary.mailboxes.map((m) => m.mailboxId)).not.toContain(late);
+    expect(await plans(late)).toHaveLength(0);
+    const ignoring = await planDay(deps(), evening, { ignoreSchedule: true });
+    expect(ignoring.mailboxes.map((m) => m.mailboxId)).toContain(late);
+    const [row] = await testApp.database.db.selectFrom('warmup_messages').selectAll().where('sender_mailbox_id', '=', late).execute();
+    expect(row.plan_day).toBe('2025-03-07');
+  });
+
+  it('plans no weekend day with weekdaysOnly, and Monday continues the count', async () => {
+    const weekdays = await createMailbox(testApp.workspace, 'wes@weekdays.test', { warmup: { weekdaysOnly: true } });
+    await planDay(deps(), new Date('2025-03-07T07:00:00Z'));
+    await planDay(deps(), new Date('2025-03-08T07:00:00Z'));
+    await planDay(deps(), new Date('2025-03-09T07:00:00Z'));
+    await planDay(deps(), new Date('2025-03-10T07:00:00Z'));
+    expect((await plans(weekdays)).map((p) => [p.day, p.warmup_day])).toEqual([
+      ['2025-03-07', 1],
+      ['2025-03-10', 2],
+    ]);
+  });
+});
+
+describe('planDay: a pool too small for the target', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock('2025-03-03T06:00:00Z') });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('warms more slowly, never more aggressively: one partner, at most 3 threads in 7 days', async () => {
+    const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
+    const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
+    await createMailbox(testApp.workspace, 'bob@beta.test', { warmup });
+    const deps: PlannerDeps = { db: testApp.database.db, random: seededRandom(5), logger: silentLogger, workerId: 'small', settings: { leaseMs: 60_000 } };
+    for (let i = 0; i < 9; i++) await planDay(deps, new Date(`${addDays('2025-03-03', i)}T07:00:00Z`));
+    const plans = await testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', ann).orderBy('day').execute();
+    expect(plans.map((p) => p.planned)).toEqual([1, 1, 1, 0, 0, 0, 0, 1, 1]);
+    // days without a send do not advance the ramp
+    expect(plans.map((p) => p.warmup_day)).toEqual([1, 2, 3, 3, 3, 3, 3, 4, 5]);
+    expect(plans[0].target).toBe(dailyTarget({ settings: warmup, warmupDay: 1, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 }));
+  });
+});

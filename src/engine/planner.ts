@@ -1,0 +1,328 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { newId } from '../db/ids.js';
+import type { Database } from '../db/schema.js';
+import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
+import { DEFAULT_WARMUP } from '../mailboxes/mailboxes.service.js';
+import { withLease } from './leases.js';
+import { messageIdFor } from './message-content.js';
+import { candidatesFor, choosePartners, emailDomain, loadPairCounts, loadPoolTraffic, type PoolMember } from './partners.js';
+import { shuffled, type Random } from './random.js';
+
+/** Sends of one day are at least this far apart (less only when the window is too short). */
+export const MIN_SEND_GAP_MS = 4 * 60_000;
+/** About one day in seven is a light day. */
+export const LIGHT_DAY_CHANCE = 1 / 7;
+export const LIGHT_DAY_FACTOR = 0.6;
+export const VARIANCE_MIN = 0.75;
+export const VARIANCE_MAX = 1.1;
+
+const DAY_MS = 86_400_000;
+
+/** The stored JSON merged over the defaults, so a row written by an older version still plans. */
+export function parseWarmupSettings(json: string): WarmupSettings {
+  const stored = JSON.parse(json) as Partial<WarmupSettings>;
+  return {
+    ...DEFAULT_WARMUP,
+    ...stored,
+    sendWindow: { ...DEFAULT_WARMUP.sendWindow, ...(stored.sendWindow ?? {}) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calendar arithmetic in a mailbox's time zone (Intl only: no time zone library needed).
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The zone itself when the runtime knows it, else UTC: a bad setting must not stop the planner. */
+export function validTimeZone(timeZone: string): string {
+  try {
+    formatterFor(timeZone);
+    return timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/** Wall-clock fields of an instant in a time zone. */
+function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts: Record<string, number> = {};
+  for (const part of formatterFor(timeZone).formatToParts(at)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+}
+
+/** How far the zone's wall clock is ahead of UTC at that instant. */
+function zoneOffsetMs(at: Date, timeZone: string): number {
+  const w = wallClock(at, timeZone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/** The calendar day (`YYYY-MM-DD`) of an instant in a time zone. */
+export function localDay(at: Date, timeZone: string): string {
+  const w = wallClock(at, timeZone);
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+}
+
+/**
+ * The instant a wall-clock time of a day has in a time zone. Across a DST change a skipped time
+ * (spring forward) moves forward by the gap, and a repeated time (fall back) takes its first occurrence.
+ */
+export function localTimeToUtc(day: string, time: string, timeZone: string): Date {
+  const [year, month, date] = day.split('-').map(Number);
+  const [hour, minute] = time.split(':').map(Number);
+  const wall = Date.UTC(year, month - 1, date, hour, minute);
+  // The offsets in force half a day before and after; they differ only around a change.
+  const before = wall - zoneOffsetMs(new Date(wall - DAY_MS / 2), timeZone);
+  const after = wall - zoneOffsetMs(new Date(wall + DAY_MS / 2), timeZone);
+  const shows = (instant: number) => {
+    const w = wallClock(new Date(instant), timeZone);
+    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute) === wall;
+  };
+  const valid = [before, after].filter(shows);
+  return new Date(valid.length > 0 ? Math.min(...valid) : before);
+}
+
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function isWeekend(day: string): boolean {
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return weekday === 0 || weekday === 6;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Volume arithmetic: pure, so tests can predict every day of a ramp.
+
+/** The ramp before variance: min(dailyLimit, startVolume + rampUpIncrement × (n − 1)). */
+export function rampVolume(settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>, warmupDay: number): number {
+  return Math.min(settings.dailyLimit, settings.startVolume + settings.rampUpIncrement * (Math.max(1, warmupDay) - 1));
+}
+
+/**
+ * The day's variance factor: 0.6 on a light day (about one in seven), else 0.75–1.10. Derived from
+ * a hash of mailbox and day, so it is stable: replanning, another worker or a test computing the
+ * expected volume get the same factor, and mailboxes do not all have their light day together.
+ */
+export function dayVariance(mailboxId: string, day: string): number {
+  const digest = createHash('sha256').update(`${mailboxId}:${day}`).digest();
+  const light = digest.readUInt32BE(0) / 2 ** 32;
+  if (light < LIGHT_DAY_CHANCE) return LIGHT_DAY_FACTOR;
+  const spread = digest.readUInt32BE(4) / 2 ** 32;
+  return VARIANCE_MIN + (VARIANCE_MAX - VARIANCE_MIN) * spread;
+}
+
+export interface TargetInput {
+  settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>;
+  warmupDay: number;
+  mailboxId: string;
+  day: string;
+  /** The health guard's factor: 1, or 0.5 while spam placement is high. */
+  volumeFactor: number;
+}
+
+/** Sends wanted on a day: the ramp × variance × health factor, rounded, at least 1, never over dailyLimit. */
+export function dailyTarget({ settings, warmupDay, mailboxId, day, volumeFactor }: TargetInput): number {
+  const raw = rampVolume(settings, warmupDay) * dayVariance(mailboxId, day) * volumeFactor;
+  return Math.min(settings.dailyLimit, Math.max(1, Math.round(raw)));
+}
+
+/**
+ * `count` instants spread at random over [from, to], sorted, at least `minGapMs` apart (or as far
+ * apart as the span allows): random offsets in the span left after the gaps, then the gaps added.
+ * Whole seconds, so the gaps stay exact.
+ */
+export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: number, random: Random): Date[] {
+  if (count <= 0) return [];
+  const span = Math.max(0, to.getTime() - from.getTime());
+  const gap = count > 1 ? Math.floor(Math.min(minGapMs, span / (count - 1)) / 1000) * 1000 : 0;
+  const slack = span - gap * (count - 1);
+  const offsets = Array.from({ length: count }, () => Math.floor((random() * slack) / 1000) * 1000).sort((a, b) => a - b);
+  return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
+}
+
+/** A fresh Message-ID on the sender's domain for a thread's first message (nothing in it says "warmup"). */
+export function newMessageId(senderEmail: string, at: Date): string {
+  return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
+}
+
+/** Today's send window of a mailbox as instants. */
+export function sendWindow(settings: WarmupSettings, day: string): { start: Date; end: Date } {
+  const timeZone = validTimeZone(settings.timezone);
+  return {
+    start: localTimeToUtc(day, settings.sendWindow.start, timeZone),
+    end: localTimeToUtc(day, settings.sendWindow.end, timeZone),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The daily plan in the database.
+
+export interface PlannerDeps {
+  db: Kysely<Database>;
+  random: Random;
+  logger: Logger;
+  workerId: string;
+  settings: { leaseMs: number };
+}
+
+export interface PlannedMailbox {
+  mailboxId: string;
+  day: string;
+  warmupDay: number;
+  target: number;
+  planned: number;
+}
+
+export interface PlanSummary {
+  /** False when another worker held the planning lease (it plans instead). */
+  ran: boolean;
+  mailboxes: PlannedMailbox[];
+  messages: number;
+}
+
+/** The planning lease: one planner at a time, so partner choices see each other's sends. */
+export const PLAN_LEASE_KEY = 'plan';
+
+/**
+ * Plans the local day of every active mailbox that has no plan for it yet: its warmup day, its
+ * target, its partners and a `planned` row per send. One transaction per mailbox, guarded by the
+ * plan row's key (mailbox, day), so a rerun or a second worker never plans a day twice.
+ * A mailbox whose send window already closed today starts tomorrow, unless `ignoreSchedule`.
+ */
+export async function planDay(deps: PlannerDeps, at: Date, options: { ignoreSchedule?: boolean } = {}): Promise<PlanSummary> {
+  const outcome = await withLease(deps.db, PLAN_LEASE_KEY, deps.workerId, deps.settings.leaseMs, at, () => planUnderLease(deps, at, options.ignoreSchedule ?? false));
+  return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
+}
+
+async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
+  const { db, random } = deps;
+  const active = await db
+    .selectFrom('mailboxes')
+    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
+  const pool: PoolMember[] = active.map((m) => ({ id: m.id, emailNormalized: m.email_normalized }));
+
+  const due: Array<{ member: PoolMember; day: string; settings: WarmupSettings }> = [];
+  for (const mailbox of active) {
+    let settings: WarmupSettings;
+    try {
+      settings = parseWarmupSettings(mailbox.warmup);
+    } catch (error) {
+      deps.logger.warn({ err: error, mailboxId: mailbox.id }, 'unreadable warmup settings; not planning this mailbox');
+      continue;
+    }
+    const day = localDay(at, validTimeZone(settings.timezone));
+    if (mailbox.last_plan_day === day) continue;
+    if (settings.weekdaysOnly && isWeekend(day)) continue;
+    if (!ignoreSchedule && at >= sendWindow(settings, day).end) continue;
+    due.push({ member: { id: mailbox.id, emailNormalized: mailbox.email_normalized }, day, settings });
+  }
+  if (due.length === 0) return { ran: true, mailboxes: [], messages: 0 };
+
+  const traffic = await loadPoolTraffic(db, new Date(at.getTime() - 7 * DAY_MS).toISOString());
+  const summary: PlanSummary = { ran: true, mailboxes: [], messages: 0 };
+  // A random order each day, so no mailbox always gets first pick of the least-used partners.
+  for (const { member, day, settings } of shuffled(due, random)) {
+    const planned = await db.transaction().execute(async (trx) => {
+      const mailbox = await trx
+        .selectFrom('mailboxes')
+        .select(['warmup_day', 'volume_factor'])
+        .where('id', '=', member.id)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      if (!mailbox) return undefined;
+      const claimed = await trx
+        .insertInto('mailbox_plans')
+        .values({ mailbox_id: member.id, day, warmup_day: 0, target: 0, planned: 0, created_at: at.toISOString() })
+        .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doNothing())
+        .returning('mailbox_id')
+        .executeTakeFirst();
+      if (!claimed) return undefined;
+
+      const warmupDay = mailbox.warmup_day + 1;
+      const target = dailyTarget({ settings, warmupDay, mailboxId: member.id, day, volumeFactor: Number(mailbox.volume_factor) });
+      const pairs = await loadPairCounts(trx, member.id, addDays(day, -6), day);
+      const partners = choosePartners({
+        senderDomain: emailDomain(member.emailNormalized),
+        candidates: candidatesFor(member, pool, traffic, pairs),
+        count: target,
+        random,
+      });
+      const window = sendWindow(settings, day);
+      const from = at > window.start && at < window.end ? at : window.start;
+      const times = spreadSendTimes(partners.length, from, window.end, MIN_SEND_GAP_MS, random);
+      const rows = partners.map((partner, i) => {
+        const messageId = newMessageId(member.emailNormalized, at);
+        return {
+          id: newId('wm', at.getTime()),
+          message_id: messageId,
+          thread_id: messageId,
+          sender_mailbox_id: member.id,
+          recipient_mailbox_id: partner.mailboxId,
+          kind: 'initial',
+          turn: 1,
+          parent_message_id: null,
+          plan_day: day,
+          due_at: times[i].toISOString(),
+          status: 'planned',
+          created_at: at.toISOString(),
+        };
+      });
+      if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
+      // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
+      const nextWarmupDay = rows.length > 0 ? warmupDay : mailbox.warmup_day;
+      await trx
+        .updateTable('mailbox_plans')
+        .set({ warmup_day: nextWarmupDay, target, planned: rows.length })
+        .where('mailbox_id', '=', member.id)
+        .where('day', '=', day)
+        .execute();
+      await trx
+        .updateTable('mailboxes')
+        .set({ warmup_day: nextWarmupDay, daily_target: rows.length, last_plan_day: day, updated_at: at.toISOString() })
+        .where('id', '=', member.id)
+        .execute();
+      return { mailboxId: member.id, day, warmupDay: nextWarmupDay, target, planned: rows.length, recipients: partners.map((p) => p.mailboxId) };
+    });
+    if (!planned) continue;
+    const { recipients, ...plan } = planned;
+    for (const recipient of recipients) {
+      const entry = traffic.get(recipient) ?? { inbound: 0, outbound: 0 };
+      entry.inbound += 1;
+      traffic.set(recipient, entry);
+    }
+    const own = traffic.get(member.id) ?? { inbound: 0, outbound: 0 };
+    own.outbound += plan.planned;
+    traffic.set(member.id, own);
+    summary.mailboxes.push(plan);
+    summary.messages += plan.planned;
+    if (plan.planned < plan.target) {
+      deps.logger.info({ mailboxId: member.id, day, target: plan.target, planned: plan.planned }, 'pool too small for the full target today');
+    }
+  }
+  return summary;
+}

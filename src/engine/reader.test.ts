@@ -1,0 +1,333 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { openImapSession } from '../mail/imap.js';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
+import { FakeImap, imapError, insertMailbox, insertMessage, insertWorkspace, mailWorkDeps, type FixtureDeps } from '../../test/helpers/engine-fixtures.js';
+import { acquireLease } from './leases.js';
+import { replyMessageIdFor } from './message-content.js';
+import { humanDelay, intoWakingHours, MAX_TURNS, replyProbability, syncMailboxes } from './reader.js';
+
+const NOW = new Date('2026-03-12T10:00:00Z');
+const minutes = (n: number) => n * 60_000;
+const hours = (n: number) => n * 60 * 60_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+/** random() that always says yes. */
+const always = () => 0;
+
+let database: TestDatabase;
+let imap: FakeImap;
+let deps: FixtureDeps;
+let erin: MailboxRow;
+let frank: MailboxRow;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  imap = new FakeImap();
+  deps = mailWorkDeps(database.db, database.dialect, { imap: imap.factory });
+  const workspaceId = await insertWorkspace(database.db);
+  erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
+  frank = await insertMailbox(database.db, workspaceId, { email: 'frank@foxtrot.test', warmup: { replyRate: 100, timezone: 'UTC' } });
+});
+
+afterEach(async () => {
+  await database.close();
+});
+
+/** A message Erin sent to Frank an hour ago, and its delivery into one of Frank's folders. */
+async function sentToFrank(folder: 'INBOX' | 'Junk' | null, fixture: Partial<Parameters<typeof insertMessage>[1]> = {}): Promise<WarmupMessageRow> {
+  const row = await insertMessage(database.db, {
+    sender: erin,
+    recipient: frank,
+    dueAt: at(-hours(1)),
+    status: 'sent',
+    sentAt: at(-hours(1)),
+    subject: 'Planning',
+    body: 'Hi Frank',
+    ...fixture,
+  });
+  if (folder) imap.account('frank@foxtrot.test').deliver(folder, row.message_id);
+  return row;
+}
+
+async function messageRow(id: string) {
+  return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function interactionTypes(messageId: string, mailboxId = frank.id): Promise<string[]> {
+  const rows = await database.db
+    .selectFrom('interactions')
+    .select('type')
+    .where('message_id', '=', messageId)
+    .where('mailbox_id', '=', mailboxId)
+    .orderBy('type')
+    .execute();
+  return rows.map((r) => r.type);
+}
+
+async function mailbox(id: string) {
+  return database.db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function daily(mailboxId: string) {
+  return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+}
+
+describe('syncMailboxes', () => {
+  it('finds mail by Message-ID, records where it landed, and acts later like a person', async () => {
+    const row = await sentToFrank('INBOX');
+    deps.random = always;
+
+    const first = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(first).toMatchObject({ synced: 2, received: 1, opened: 0, filed: 0 });
+    const found = await messageRow(row.id);
+    expect(found).toMatchObject({ found_at: NOW.toISOString(), placement: 'inbox', engaged_at: null });
+    // random() = 0: the shortest delay, 5 minutes
+    expect(found.engage_after).toBe(at(minutes(5)).toISOString());
+    expect(await interactionTypes(row.message_id)).toEqual(['received']);
+    expect(await daily(frank.id)).toMatchObject({ received: 1 });
+    expect(await daily(erin.id)).toMatchObject({ inbox: 1 });
+    expect((await mailbox(frank.id)).last_sync_at).toBe(NOW.toISOString());
+
+    const second = await syncMailboxes(deps, { now: at(minutes(6)), ignoreSchedule: false });
+
+    expect(second).toMatchObject({ received: 0, opened: 1, flagged: 1, replied: 1, filed: 1 });
+    expect(await interactionTypes(row.message_id)).toEqual(['flagged', 'opened', 'received', 'replied']);
+    const stored = imap.account('frank@foxtrot.test').locate(row.message_id);
+    expect(stored).toMatchObject({ folder: 'Warmup', message: { seen: true, flagged: true } });
+    expect((await messageRow(row.id)).engaged_at).toBe(at(minutes(6)).toISOString());
+    // engagement counts for the sender
+    expect(await daily(erin.id)).toMatchObject({ inbox: 1, opened: 1, flagged: 1, replied: 1 });
+  });
+
+  it('rescues mail from spam into the inbox before filing it, and plans an in-thread reply', async () => {
+    const row = await sentToFrank('Junk');
+    deps.random = always;
+
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary).toMatchObject({ received: 1, rescued: 1, opened: 1, flagged: 1, replied: 1, filed: 1 });
+    expect(await messageRow(row.id)).toMatchObject({ placement: 'spam', rescued_at: NOW.toISOString(), engaged_at: NOW.toISOString() });
+    expect(await daily(erin.id)).toMatchObject({ spam: 1, rescued: 1 });
+    expect(imap.account('frank@foxtrot.test').locate(row.message_id)?.folder).toBe('Warmup');
+
+    const reply = await database.db.selectFrom('warmup_messages').selectAll().where('parent_message_id', '=', row.message_id).executeTakeFirstOrThrow();
+    expect(reply).toMatchObject({
+      message_id: replyMessageIdFor('frank@foxtrot.test', row.message_id),
+      thread_id: row.thread_id,
+      sender_mailbox_id: frank.id,
+      recipient_mailbox_id: erin.id,
+      kind: 'reply',
+      turn: 2,
+      status: 'planned',
+      due_at: NOW.toISOString(),
+      plan_day: '2026-03-12',
+    });
+    expect(reply.message_id).toMatch(/@foxtrot\.test>$/);
+  });
+
+  it('does nothing twice, however often it runs', async () => {
+    const row = await sentToFrank('Junk');
+    deps.random = always;
+    await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    const counts = await database.db.selectFrom('daily_stats').selectAll().orderBy('mailbox_id').execute();
+
+    // the row is finished: it is not looked for again
+    const sessions = imap.sessions;
+    const again = await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true });
+    expect(again).toMatchObject({ received: 0, rescued: 0, opened: 0, replied: 0, filed: 0 });
+    expect(imap.sessions).toBe(sessions);
+
+    // a crash after filing but before noting it: found in Warmup, noted, nothing counted again
+    await database.db.updateTable('warmup_messages').set({ engaged_at: null }).where('id', '=', row.id).execute();
+    const recovered = await syncMailboxes(deps, { now: at(minutes(2)), ignoreSchedule: true });
+    expect(recovered).toMatchObject({ received: 0, rescued: 0, opened: 0, flagged: 0, replied: 0, filed: 0 });
+    expect((await messageRow(row.id)).engaged_at).toBe(at(minutes(2)).toISOString());
+    expect(await database.db.selectFrom('daily_stats').selectAll().orderBy('mailbox_id').execute()).toEqual(counts);
+    const replies = await database.db.selectFrom('warmup_messages').select('id').where('parent_message_id', '=', row.message_id).execute();
+    expect(replies).toHaveLength(1);
+  });
+
+  it('sometimes only reads: no flag, no reply, still filed', async () => {
+    await database.db.updateTable('mailboxes').set({ warmup: JSON.stringify({ replyRate: 50 }) }).where('id', '=', frank.id).execute();
+    const row = await sentToFrank('INBOX');
+    const answers = [0.5, 0.99, 0.6]; // open yes, flag no, reply no (0.6 ≥ 50 %)
+    deps.random = () => answers.shift() ?? 0.99;
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    expect(summary).toMatchObject({ opened: 1, flagged: 0, replied: 0, filed: 1 });
+    expect(imap.account('frank@foxtrot.test').locate(row.message_id)).toMatchObject({ folder: 'Warmup', message: { seen: true, flagged: false } });
+  });
+
+  it('ends a thread after a few turns, each rarer than the one before', async () => {
+    expect(replyProbability(30, 1)).toBeCloseTo(0.3);
+    expect(replyProbability(30, 2)).toBeCloseTo(0.105);
+    expect(replyProbability(30, 3)).toBeCloseTo(0.03675);
+    expect(replyProbability(100, MAX_TURNS)).toBe(0);
+    const last = await sentToFrank('INBOX', { turn: MAX_TURNS, kind: 'reply' });
+    deps.random = always;
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    expect(summary).toMatchObject({ opened: 1, replied: 0 });
+    expect(await interactionTypes(last.message_id)).not.toContain('replied');
+  });
+
+  it('never replies from a mailbox with replyRate 0', async () => {
+    await database.db.updateTable('mailboxes').set({ warmup: JSON.stringify({ replyRate: 0 }) }).where('id', '=', frank.id).execute();
+    await sentToFrank('INBOX');
+    deps.random = always;
+    expect((await syncMailboxes(deps, { now: NOW, ignoreSchedule: true })).replied).toBe(0);
+  });
+
+  it('leaves mail that has not arrived yet for the next sync', async () => {
+    const row = await sentToFrank(null);
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    expect(summary).toMatchObject({ synced: 2, received: 0 });
+    expect((await messageRow(row.id)).found_at).toBeNull();
+    imap.account('frank@foxtrot.test').deliver('INBOX', row.message_id);
+    expect((await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true })).received).toBe(1);
+  });
+
+  it('records delivery reports in the sender’s own mailbox as bounces', async () => {
+    const bounced = await sentToFrank(null);
+    const fine = await sentToFrank(null);
+    const erinsAccount = imap.account('erin@echo.test');
+    const uid = erinsAccount.deliver('INBOX', '<dsn@mailer.test>');
+    erinsAccount.bounces = [{ messageId: bounced.message_id, recipient: 'frank@foxtrot.test', diagnostic: 'smtp; 550 5.1.1 user unknown', folder: 'INBOX', uid }];
+
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary.bounced).toBe(1);
+    expect(await messageRow(bounced.id)).toMatchObject({ status: 'bounced', last_error: 'smtp; 550 5.1.1 user unknown' });
+    expect((await messageRow(fine.id)).status).toBe('sent');
+    expect(await interactionTypes(bounced.message_id, erin.id)).toEqual(['bounced']);
+    expect(await daily(erin.id)).toMatchObject({ bounced: 1 });
+    // the report is filed with the rest of the warmup mail
+    expect(erinsAccount.locate('<dsn@mailer.test>')?.folder).toBe('Warmup');
+    expect((await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true })).bounced).toBe(0);
+  });
+
+  it('counts mail never found within 48 hours as lost, once, on the day it was sent', async () => {
+    const lost = await sentToFrank(null, { sentAt: at(-hours(49)), dueAt: at(-hours(49)) });
+    const recent = await sentToFrank(null, { sentAt: at(-hours(47)), dueAt: at(-hours(47)) });
+    // Frank has not synced since: nothing can be called lost yet
+    expect((await syncMailboxes(deps, { now: NOW, ignoreSchedule: true })).lost).toBe(0);
+
+    const summary = await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true });
+
+    expect(summary.lost).toBe(1);
+    expect((await messageRow(lost.id)).status).toBe('lost');
+    expect((await messageRow(recent.id)).status).toBe('sent');
+    const sentDay = at(-hours(49)).toISOString().slice(0, 10);
+    expect(await database.db.selectFrom('daily_stats').select(['day', 'lost']).where('mailbox_id', '=', erin.id).where('lost', '>', 0).execute()).toEqual([
+      { day: sentDay, lost: 1 },
+    ]);
+    expect((await syncMailboxes(deps, { now: at(minutes(2)), ignoreSchedule: true })).lost).toBe(0);
+  });
+
+  it('backs off after a refused login and puts the mailbox into error on the third', async () => {
+    await sentToFrank('INBOX');
+    imap.failLogin.set('frank@foxtrot.test', imapError('auth', 'IMAP login refused by 127.0.0.1:143: [AUTHENTICATIONFAILED] Authentication failed.', '[AUTHENTICATIONFAILED] Authentication failed.'));
+
+    const first = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
+    expect(first).toMatchObject({ failed: 1, synced: 1, mailboxErrors: [] });
+    expect(await mailbox(frank.id)).toMatchObject({ status: 'active', sync_failures: 1, next_sync_at: at(minutes(5)).toISOString() });
+    // during the backoff the mailbox is left alone
+    const waiting = await syncMailboxes(deps, { now: at(minutes(4)), ignoreSchedule: false });
+    expect(waiting.failed).toBe(0);
+
+    await syncMailboxes(deps, { now: at(minutes(5)), ignoreSchedule: false });
+    expect(await mailbox(frank.id)).toMatchObject({ sync_failures: 2, next_sync_at: at(minutes(15)).toISOString() });
+    const third = await syncMailboxes(deps, { now: at(minutes(15)), ignoreSchedule: false });
+
+    expect(third.mailboxErrors).toEqual([frank.id]);
+    expect(await mailbox(frank.id)).toMatchObject({
+      status: 'error',
+      last_error: 'IMAP login refused: check the app password ([AUTHENTICATIONFAILED] Authentication failed.)',
+      sync_failures: 0,
+      next_sync_at: null,
+    });
+    expect((await mailbox(erin.id)).status).toBe('active');
+  });
+
+  it('a server that hangs fails that mailbox only', async () => {
+    const silent: Socket[] = [];
+    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const hanging = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test' });
+      await insertMessage(database.db, { sender: erin, recipient: hanging, dueAt: at(-hours(1)), status: 'sent', sentAt: at(-hours(1)) });
+      const row = await sentToFrank('INBOX');
+      deps.settings = { ...deps.settings, imapTimeoutMs: 300 };
+      deps.imap = (config, opts) => (config.username === 'hank@hotel.test' ? openImapSession({ ...config, port }, opts) : imap.factory(config));
+
+      const started = performance.now();
+      const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(summary).toMatchObject({ failed: 1, synced: 2, received: 1 });
+      expect((await messageRow(row.id)).found_at).toBe(NOW.toISOString());
+      expect(await mailbox(hanging.id)).toMatchObject({ status: 'active', sync_failures: 1 });
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('goes on with the other messages when the server refuses an action on one', async () => {
+    const vanishing = await sentToFrank('INBOX');
+    const fine = await sentToFrank('INBOX');
+    deps.random = always;
+    deps.imap = async (config) => {
+      const session = await imap.factory(config);
+      const account = imap.account(config.username);
+      return {
+        ...session,
+        // the owner deleted it between the search and the STORE
+        markSeen: async (folder, uid) => {
+          if (account.locate(vanishing.message_id)?.message.uid === uid) throw imapError('protocol', 'IMAP server refused STORE: NO message not found');
+          return session.markSeen(folder, uid);
+        },
+      };
+    };
+
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary).toMatchObject({ failed: 0, received: 2, opened: 1, filed: 1 });
+    expect((await messageRow(vanishing.id)).engaged_at).toBeNull();
+    expect((await messageRow(fine.id)).engaged_at).toBe(NOW.toISOString());
+    expect(await mailbox(frank.id)).toMatchObject({ sync_failures: 0, last_sync_at: NOW.toISOString() });
+  });
+
+  it('skips a mailbox whose sync another worker holds', async () => {
+    await sentToFrank('INBOX');
+    expect(await acquireLease(database.db, `sync:${frank.id}`, 'other-worker', 60_000, NOW)).toBe(true);
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    expect(summary).toMatchObject({ skipped: 1, received: 0 });
+    expect(imap.openSessions).toBe(0);
+  });
+
+  it('opens no connection for a mailbox with nothing to look for', async () => {
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
+    expect(summary.synced).toBe(2);
+    expect(imap.sessions).toBe(0);
+  });
+});
+
+describe('waking hours', () => {
+  it('reads within the delay during the day', () => {
+    const when = humanDelay(new Date('2026-03-12T10:00:00Z'), 'UTC', () => 0.5, 5, 90);
+    expect(when.toISOString()).toBe('2026-03-12T10:47:30.000Z');
+  });
+
+  it('moves night-time reading to the next morning in the mailbox’s zone', () => {
+    // 23:30 in Berlin (22:30 UTC): read after 07:00 Berlin time the next day
+    const night = intoWakingHours(new Date('2026-03-12T22:30:00Z'), 'Europe/Berlin', () => 0.5);
+    expect(night.toISOString()).toBe('2026-03-13T06:30:00.000Z');
+    // 05:00 in New York: the same day's morning
+    const early = intoWakingHours(new Date('2026-03-12T09:00:00Z'), 'America/New_York', () => 0);
+    expect(early.toISOString()).toBe('2026-03-12T11:00:00.000Z');
+    const day = new Date('2026-03-12T03:00:00Z'); // noon in Tokyo
+    expect(intoWakingHours(day, 'Asia/Tokyo', () => 0).getTime()).toBe(day.getTime());
+  });
+});

@@ -1,0 +1,509 @@
+/*
+ * The reader: per mailbox, under the lease `sync:<id>` (at most one IMAP connection per mailbox at
+ * a time, whatever the number of workers), log in, find the warmup mail addressed to it by
+ * Message-ID, and act like a person would: take it out of spam, read it, sometimes flag it,
+ * sometimes answer, then file it into `Warmup`. It also finds bounces of the mailbox's own mail and
+ * gives up on mail never found.
+ *
+ * Every step records its interaction only after the IMAP action succeeded, and interactions are
+ * unique on (mailbox, message, type): a crash in the middle repeats the IMAP action at most, never
+ * a count.
+ */
+import type { Logger } from 'pino';
+import { inTransaction } from '../db/database.js';
+import { newId } from '../db/ids.js';
+import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
+import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
+import { incrementDaily, recordInteraction, utcDay, type InteractionType, type Placement } from './interactions.repository.js';
+import { acquireLease, withLease } from './leases.js';
+import { replyMessageIdFor } from './message-content.js';
+import { addDays, localDay, localTimeToUtc, parseWarmupSettings, validTimeZone } from './planner.js';
+import { forEachLimited, retryDelayMs, type MailWorkDeps } from './sender.js';
+
+export interface SyncOptions {
+  now: Date;
+  /** Act at once: no reading delay, no waiting for waking hours, replies due now, no backoff. */
+  ignoreSchedule: boolean;
+}
+
+export interface SyncSummary {
+  /** Mailboxes synced (IMAP or nothing to do). */
+  synced: number;
+  /** Another worker held the lease, or backoff after a failure. */
+  skipped: number;
+  /** The sync of a mailbox failed (it is retried later). */
+  failed: number;
+  received: number;
+  rescued: number;
+  opened: number;
+  flagged: number;
+  replied: number;
+  filed: number;
+  bounced: number;
+  lost: number;
+  /** Mailboxes this call put into `error`. */
+  mailboxErrors: string[];
+}
+
+/** Messages handled between two renewals of the sync lease. */
+const LEASE_RENEW_EVERY = 50;
+/** Mailboxes synced at the same time, each over its own connection. */
+const SYNC_CONCURRENCY = 4;
+/** At most this many unfinished messages are looked up per mailbox and sync. */
+const PENDING_LIMIT = 500;
+export const MAX_SYNC_FAILURES = 3;
+/** A thread ends after this many messages; a reply to a reply is rarer than a first reply. */
+export const MAX_TURNS = 4;
+export const REPLY_DECAY = 0.35;
+export const OPEN_RATE = 0.95;
+export const FLAG_RATE = 0.3;
+/** Mail not found this long after sending is lost. */
+export const LOST_AFTER_MS = 48 * 60 * 60_000;
+/** A found message not acted on within this time (it vanished) is no longer looked for. */
+const ENGAGE_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
+/** Bounces are looked for among the mailbox's mail sent this recently. */
+const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
+const WAKING_START = '07:00';
+const WAKING_END = '22:00';
+
+export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): Promise<SyncSummary> {
+  const summary: SyncSummary = {
+    synced: 0,
+    skipped: 0,
+    failed: 0,
+    received: 0,
+    rescued: 0,
+    opened: 0,
+    flagged: 0,
+    replied: 0,
+    filed: 0,
+    bounced: 0,
+    lost: 0,
+    mailboxErrors: [],
+  };
+  const now = options.now;
+  summary.lost = await markLostMessages(deps, now);
+
+  const nowIso = now.toISOString();
+  let query = deps.db.selectFrom('mailboxes').select('id').where('status', '=', 'active');
+  if (!options.ignoreSchedule) query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', nowIso)]));
+  const mailboxes = await query.orderBy('last_sync_at').orderBy('id').execute();
+
+  await forEachLimited(mailboxes, SYNC_CONCURRENCY, async ({ id }) => {
+    try {
+      const outcome = await withLease(deps.db, `sync:${id}`, deps.workerId, deps.settings.leaseMs, now, () =>
+        syncMailbox(deps, id, options, summary),
+      );
+      if (!outcome.ran) summary.skipped += 1;
+    } catch (err) {
+      // a bug or a database hiccup in one mailbox must not stop the others
+      deps.logger.error({ err, mailboxId: id }, 'mailbox sync failed');
+      summary.failed += 1;
+    }
+  });
+  return summary;
+}
+
+type PendingRow = WarmupMessageRow & { sender_email: string };
+
+async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncOptions, summary: SyncSummary): Promise<void> {
+  const { now } = options;
+  const mailbox = await deps.db.selectFrom('mailboxes').selectAll().where('id', '=', mailboxId).executeTakeFirst();
+  if (!mailbox || mailbox.status !== 'active') return;
+  const log = deps.logger.child({ mailboxId });
+
+  const pending: PendingRow[] = await deps.db
+    .selectFrom('warmup_messages as w')
+    .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+    .selectAll('w')
+    .select('s.email as sender_email')
+    .where('w.recipient_mailbox_id', '=', mailboxId)
+    .where('w.status', '=', 'sent')
+    .where((eb) =>
+      eb.or([
+        eb('w.found_at', 'is', null),
+        // a found message that vanished (deleted by the owner) is not looked for forever
+        eb.and([eb('w.engaged_at', 'is', null), eb('w.found_at', '>=', new Date(now.getTime() - ENGAGE_GIVE_UP_MS).toISOString())]),
+      ]),
+    )
+    .orderBy('w.sent_at')
+    .limit(PENDING_LIMIT)
+    .execute();
+  const ownSent = await deps.db
+    .selectFrom('warmup_messages')
+    .selectAll()
+    .where('sender_mailbox_id', '=', mailboxId)
+    .where('status', '=', 'sent')
+    .where('found_at', 'is', null)
+    .where('sent_at', '>=', new Date(now.getTime() - BOUNCE_WINDOW_MS).toISOString())
+    .orderBy('sent_at')
+    .limit(PENDING_LIMIT)
+    .execute();
+
+  if (pending.length > 0 || ownSent.length > 0) {
+    let session: ImapSession | null = null;
+    try {
+      const { imap } = await deps.mailboxes.getCredentials(mailboxId);
+      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs });
+      const context: SessionContext = { deps, mailbox, habits: habitsOf(mailbox), session, options, summary, log, warmupPath: null };
+      if (pending.length > 0) await readMail(context, pending);
+      if (ownSent.length > 0) await findBounces(context, ownSent);
+    } catch (err) {
+      if (!isMailConnectionError(err)) throw err;
+      log.warn({ err }, 'IMAP sync failed');
+      summary.failed += 1;
+      if (await countSyncFailure(deps, now, mailbox, err)) summary.mailboxErrors.push(mailboxId);
+      return;
+    } finally {
+      await session?.close();
+    }
+  }
+  await deps.db
+    .updateTable('mailboxes')
+    .set({ last_sync_at: now.toISOString(), sync_failures: 0, next_sync_at: null })
+    .where('id', '=', mailboxId)
+    .execute();
+  summary.synced += 1;
+}
+
+interface Habits {
+  timezone: string;
+  /** 0..100 */
+  replyRate: number;
+}
+
+function habitsOf(mailbox: MailboxRow): Habits {
+  const settings = parseWarmupSettings(mailbox.warmup);
+  return { timezone: validTimeZone(settings.timezone), replyRate: settings.replyRate };
+}
+
+interface SessionContext {
+  deps: MailWorkDeps;
+  mailbox: MailboxRow;
+  habits: Habits;
+  session: ImapSession;
+  options: SyncOptions;
+  summary: SyncSummary;
+  log: Logger;
+  /** The Warmup folder's path once made sure of in this session. */
+  warmupPath: string | null;
+}
+
+function placementOf(found: FoundMessage): Placement {
+  if (found.folder.toLowerCase() === WARMUP_FOLDER.toLowerCase()) return 'other';
+  switch (found.role) {
+    case 'inbox':
+    case 'spam':
+    case 'promotions':
+      return found.role;
+    default:
+      return 'other';
+  }
+}
+
+async function readMail(context: SessionContext, pending: PendingRow[]): Promise<void> {
+  const { session, options } = context;
+  const byMessageId = new Map(pending.map((row) => [row.message_id, row]));
+  // Warmup is searched too: a message filed there by a sync that crashed before noting it is finished.
+  const found = await session.findMessages([...byMessageId.keys()], { includeFolders: [WARMUP_FOLDER] });
+  let handled = 0;
+  for (const message of found) {
+    const row = byMessageId.get(message.messageId);
+    if (!row) continue;
+    handled += 1;
+    if (handled % LEASE_RENEW_EVERY === 0) await renewSyncLease(context);
+    try {
+      if (!row.found_at) await recordReceived(context, row, message);
+      const due = options.ignoreSchedule || (row.engage_after !== null && row.engage_after <= options.now.toISOString());
+      if (row.engaged_at === null && due) await engage(context, row, message);
+    } catch (err) {
+      // The server refused something about this one message (the owner moved or deleted it
+      // meanwhile): the next sync looks again. A broken connection or login ends the sync.
+      if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
+      context.log.warn({ err, messageId: row.message_id }, 'could not act on a warmup message');
+    }
+  }
+}
+
+/** A long sync keeps its lease, so no second worker opens another connection to the mailbox meanwhile. */
+async function renewSyncLease(context: SessionContext): Promise<void> {
+  const { deps, mailbox, options } = context;
+  const now = new Date(Math.max(options.now.getTime(), deps.clock.now().getTime()));
+  await acquireLease(deps.db, `sync:${mailbox.id}`, deps.workerId, deps.settings.leaseMs, now);
+}
+
+async function recordReceived(context: SessionContext, row: PendingRow, message: FoundMessage): Promise<void> {
+  const { deps, mailbox, options, habits } = context;
+  const now = options.now;
+  const placement = placementOf(message);
+  const engageAfter = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 5, 90);
+  const recorded = await inTransaction(deps.db, async (trx) => {
+    const updated = await trx
+      .updateTable('warmup_messages')
+      .set({ found_at: now.toISOString(), placement, engage_after: engageAfter.toISOString() })
+      .where('id', '=', row.id)
+      .where('found_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return false;
+    return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
+  });
+  row.found_at = now.toISOString();
+  row.placement = placement;
+  row.engage_after = engageAfter.toISOString();
+  if (recorded) context.summary.received += 1;
+}
+
+function interactionOf(mailbox: MailboxRow, row: PendingRow, type: InteractionType, at: Date, placement?: Placement) {
+  return {
+    mailboxId: mailbox.id,
+    type,
+    senderMailboxId: row.sender_mailbox_id,
+    counterpartMailboxId: row.sender_mailbox_id,
+    counterpartEmail: row.sender_email,
+    subject: row.subject,
+    messageId: row.message_id,
+    threadId: row.thread_id,
+    placement: placement ?? null,
+    occurredAt: at,
+  };
+}
+
+/** The reader's habits on one message: rescue, open, flag, reply, file. */
+async function engage(context: SessionContext, row: PendingRow, message: FoundMessage): Promise<void> {
+  const { deps, mailbox, session, options, summary, habits } = context;
+  const now = options.now;
+  const done = new Set(
+    (
+      await deps.db
+        .selectFrom('interactions')
+        .select('type')
+        .where('mailbox_id', '=', mailbox.id)
+        .where('message_id', '=', row.message_id)
+        .execute()
+    ).map((r) => r.type),
+  );
+  let folder = message.folder;
+  let uid = message.uid;
+
+  if (message.role === 'spam') {
+    // Teaching the filter is the point: mail in spam always goes back to the inbox.
+    const movedUid = await session.move(folder, uid, 'INBOX');
+    folder = 'INBOX';
+    uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
+    const recorded = await inTransaction(deps.db, async (trx) => {
+      await trx.updateTable('warmup_messages').set({ rescued_at: now.toISOString() }).where('id', '=', row.id).where('rescued_at', 'is', null).execute();
+      return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
+    });
+    if (recorded) summary.rescued += 1;
+  }
+
+  if (!done.has('opened') && deps.random() < OPEN_RATE) {
+    await session.markSeen(folder, uid);
+    if (await record(context, row, 'opened')) summary.opened += 1;
+  }
+  if (!done.has('flagged') && deps.random() < FLAG_RATE) {
+    await session.flag(folder, uid);
+    if (await record(context, row, 'flagged')) summary.flagged += 1;
+  }
+  if (!done.has('replied') && row.turn < MAX_TURNS && deps.random() < replyProbability(habits.replyRate, row.turn)) {
+    if (await planReply(context, row)) summary.replied += 1;
+  }
+
+  if (folder.toLowerCase() !== WARMUP_FOLDER.toLowerCase()) {
+    context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
+    await session.move(folder, uid, context.warmupPath);
+    summary.filed += 1;
+  }
+  await deps.db.updateTable('warmup_messages').set({ engaged_at: now.toISOString() }).where('id', '=', row.id).execute();
+  row.engaged_at = now.toISOString();
+}
+
+/** Where a message went after a move, when the server did not say (no UIDPLUS). */
+async function relocate(session: ImapSession, messageId: string, folder: string): Promise<number | undefined> {
+  const [found] = await session.findMessages([messageId], { includeFolders: [folder] });
+  return found?.uid;
+}
+
+async function record(context: SessionContext, row: PendingRow, type: InteractionType): Promise<boolean> {
+  const { deps, mailbox, options } = context;
+  return inTransaction(deps.db, (trx) => recordInteraction(trx, interactionOf(mailbox, row, type, options.now)));
+}
+
+/** replyRate (percent) for a first reply, 35 % of that for each further turn. */
+export function replyProbability(replyRatePercent: number, turn: number): number {
+  if (turn >= MAX_TURNS) return 0;
+  return (replyRatePercent / 100) * REPLY_DECAY ** (turn - 1);
+}
+
+/**
+ * Plans the answer as a new `planned` row from this mailbox back to the sender, in the same thread,
+ * and records `replied`. The reply's Message-ID is derived from the parent's, so doing this twice
+ * plans one reply.
+ */
+async function planReply(context: SessionContext, row: PendingRow): Promise<boolean> {
+  const { deps, mailbox, options, habits } = context;
+  const now = options.now;
+  const dueAt = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 10, 180);
+  return inTransaction(deps.db, async (trx) => {
+    await trx
+      .insertInto('warmup_messages')
+      .values({
+        id: newId('msg', now.getTime()),
+        message_id: replyMessageIdFor(mailbox.email, row.message_id),
+        thread_id: row.thread_id,
+        sender_mailbox_id: mailbox.id,
+        recipient_mailbox_id: row.sender_mailbox_id,
+        kind: 'reply',
+        turn: row.turn + 1,
+        parent_message_id: row.message_id,
+        plan_day: localDay(dueAt, habits.timezone),
+        due_at: dueAt.toISOString(),
+        status: 'planned',
+        created_at: now.toISOString(),
+      })
+      .onConflict((oc) => oc.column('message_id').doNothing())
+      .execute();
+    return recordInteraction(trx, interactionOf(mailbox, row, 'replied', now));
+  });
+}
+
+/** Delivery reports in the mailbox's own INBOX/spam naming its recent mail: bounced, against it. */
+async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[]): Promise<void> {
+  const { deps, mailbox, session, options, summary, log } = context;
+  const now = options.now;
+  const earliest = ownSent.reduce((min, row) => ((row.sent_at ?? min) < min ? (row.sent_at ?? min) : min), now.toISOString());
+  // IMAP SINCE is a calendar day on the server's clock; a day's margin keeps zone differences out.
+  const since = new Date(new Date(earliest).getTime() - 24 * 60 * 60_000);
+  const bounces = await session.findBounces(
+    ownSent.map((row) => row.message_id),
+    since,
+  );
+  const byMessageId = new Map(ownSent.map((row) => [row.message_id, row]));
+  const reports = new Map<string, { folder: string; uid: number }>();
+  for (const bounce of bounces) {
+    const row = byMessageId.get(bounce.messageId);
+    if (!row) continue;
+    reports.set(`${bounce.folder}\u0000${bounce.uid}`, { folder: bounce.folder, uid: bounce.uid });
+    const recorded = await inTransaction(deps.db, async (trx) => {
+      const updated = await trx
+        .updateTable('warmup_messages')
+        .set({ status: 'bounced', last_error: (bounce.diagnostic ?? 'delivery report received').slice(0, 1000) })
+        .where('id', '=', row.id)
+        .where('status', '=', 'sent')
+        .returning('id')
+        .executeTakeFirst();
+      if (!updated) return false;
+      const recipient = await trx.selectFrom('mailboxes').select('email').where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
+      return recordInteraction(trx, {
+        mailboxId: mailbox.id,
+        type: 'bounced',
+        senderMailboxId: mailbox.id,
+        counterpartMailboxId: row.recipient_mailbox_id,
+        counterpartEmail: recipient?.email ?? bounce.recipient ?? '',
+        subject: row.subject,
+        messageId: row.message_id,
+        threadId: row.thread_id,
+        occurredAt: now,
+      });
+    });
+    if (recorded) summary.bounced += 1;
+  }
+  // The reports are about warmup mail: out of the owner's inbox with the rest of it.
+  for (const report of reports.values()) {
+    try {
+      context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
+      await session.move(report.folder, report.uid, context.warmupPath);
+    } catch (err) {
+      log.warn({ err }, 'could not file a delivery report');
+    }
+  }
+}
+
+/**
+ * Mail sent more than 48 h ago that its recipient, although it synced since, never found: lost,
+ * counted against the sender on the day it was sent. One UPDATE … RETURNING claims the rows, so
+ * two workers never count one twice.
+ */
+export async function markLostMessages(deps: Pick<MailWorkDeps, 'db'>, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - LOST_AFTER_MS).toISOString();
+  return inTransaction(deps.db, async (trx) => {
+    const lost = await trx
+      .updateTable('warmup_messages')
+      .set({ status: 'lost' })
+      .where('status', '=', 'sent')
+      .where('found_at', 'is', null)
+      .where('sent_at', '<', cutoff)
+      .where('recipient_mailbox_id', 'in', (eb) =>
+        eb
+          .selectFrom('mailboxes as r')
+          .select('r.id')
+          .where('r.status', '=', 'active')
+          .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
+      )
+      .returning(['sender_mailbox_id', 'sent_at'])
+      .execute();
+    for (const row of lost) {
+      await incrementDaily(trx, row.sender_mailbox_id, utcDay(new Date(row.sent_at ?? now)), 'lost');
+    }
+    return lost.length;
+  });
+}
+
+/**
+ * One more consecutive sync failure: the next try waits (5, 10, 20 min…); the third puts the
+ * mailbox into `error` with a lastError that says what to fix. True when it did.
+ */
+async function countSyncFailure(deps: MailWorkDeps, now: Date, mailbox: MailboxRow, err: MailConnectionError): Promise<boolean> {
+  const answer = err.serverResponse ?? err.message;
+  const lastError =
+    err.kind === 'auth' ? `IMAP login refused: check the app password (${answer})` : `IMAP sync failed ${MAX_SYNC_FAILURES} times in a row: ${err.message}`;
+  return inTransaction(deps.db, async (trx) => {
+    const row = await trx
+      .updateTable('mailboxes')
+      .set((eb) => ({ sync_failures: eb('sync_failures', '+', 1) }))
+      .where('id', '=', mailbox.id)
+      .returning(['sync_failures', 'status'])
+      .executeTakeFirst();
+    if (!row) return false;
+    if (row.sync_failures < MAX_SYNC_FAILURES || row.status !== 'active') {
+      await trx
+        .updateTable('mailboxes')
+        .set({ next_sync_at: new Date(now.getTime() + retryDelayMs(row.sync_failures)).toISOString() })
+        .where('id', '=', mailbox.id)
+        .execute();
+      return false;
+    }
+    // In `error` the engine leaves it alone; the count starts over once the user resumes it.
+    await trx
+      .updateTable('mailboxes')
+      .set({ status: 'error', last_error: lastError, sync_failures: 0, next_sync_at: null, updated_at: now.toISOString() })
+      .where('id', '=', mailbox.id)
+      .where('status', '=', 'active')
+      .execute();
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time of day in a mailbox's zone
+
+/**
+ * `at` + a human delay of minMinutes..maxMinutes, moved into waking hours (07:00–22:00 local):
+ * a message that would be read at night is read the next morning, within the first hour.
+ */
+export function humanDelay(at: Date, timeZone: string, random: () => number, minMinutes: number, maxMinutes: number): Date {
+  const minutes = minMinutes + random() * (maxMinutes - minMinutes);
+  const when = new Date(at.getTime() + Math.round(minutes * 60_000));
+  return intoWakingHours(when, timeZone, random);
+}
+
+export function intoWakingHours(when: Date, timeZone: string, random: () => number): Date {
+  const day = localDay(when, timeZone);
+  const wakes = localTimeToUtc(day, WAKING_START, timeZone);
+  const sleeps = localTimeToUtc(day, WAKING_END, timeZone);
+  if (when >= wakes && when < sleeps) return when;
+  const morning = when < wakes ? wakes : localTimeToUtc(addDays(day, 1), WAKING_START, timeZone);
+  return new Date(morning.getTime() + Math.round(random() * 60) * 60_000);
+}

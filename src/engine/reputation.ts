@@ -1,0 +1,106 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { addDays } from './planner.js';
+import { recordReputation, utcDay } from './interactions.repository.js';
+
+/** Reputation looks at the last 14 days of a mailbox's own sent mail. */
+export const REPUTATION_WINDOW_DAYS = 14;
+/** Below this many found messages the score is pulled towards the neutral 50. */
+export const REPUTATION_MIN_FOUND = 5;
+export const NEUTRAL_REPUTATION = 50;
+
+const SPAM_PENALTY = 40;
+const SPAM_RATE_AT_FULL_PENALTY = 0.4;
+const BOUNCE_PENALTY = 40;
+const BOUNCE_RATE_AT_FULL_PENALTY = 0.1;
+const LOST_PENALTY = 20;
+const LOST_RATE_AT_FULL_PENALTY = 0.2;
+
+/** A sender's mail over the window, as its peers found it (the daily rollups' sender-side columns). */
+export interface DeliveryCounts {
+  sent: number;
+  /** Found by the recipients anywhere: inbox + spam + promotions + other. */
+  found: number;
+  spam: number;
+  bounced: number;
+  /** Sent but never found within 48 hours. */
+  lost: number;
+}
+
+function rate(part: number, whole: number): number {
+  if (whole <= 0) return part > 0 ? 1 : 0;
+  return Math.min(1, part / whole);
+}
+
+/**
+ * 0..100: start from 100, lose up to 40 for spam placement (all 40 at a 40% spam rate), up to 40
+ * for bounces (at 10% of sent), up to 20 for mail never found (at 20% of sent). With fewer than
+ * 5 found messages there is too little evidence, so the score is blended towards 50 in
+ * proportion to what was found (no mail found at all: 50).
+ */
+export function reputationScore(counts: DeliveryCounts): number {
+  const raw =
+    100 -
+    SPAM_PENALTY * Math.min(1, rate(counts.spam, counts.found) / SPAM_RATE_AT_FULL_PENALTY) -
+    BOUNCE_PENALTY * Math.min(1, rate(counts.bounced, counts.sent) / BOUNCE_RATE_AT_FULL_PENALTY) -
+    LOST_PENALTY * Math.min(1, rate(counts.lost, counts.sent) / LOST_RATE_AT_FULL_PENALTY);
+  const evidence = Math.min(1, counts.found / REPUTATION_MIN_FOUND);
+  const score = evidence * raw + (1 - evidence) * NEUTRAL_REPUTATION;
+  return Math.max(0, Math.min(100, Math.round(score)));
+}
+
+/** Sums of the sender-side rollups per mailbox over the days [fromDay, toDay]. */
+export async function loadDeliveryCounts(db: Kysely<Database>, fromDay: string, toDay: string): Promise<Map<string, DeliveryCounts>> {
+  const rows = await db
+    .selectFrom('daily_stats')
+    .select([
+      'mailbox_id',
+      sql<number>`cast(sum(sent) as integer)`.as('sent'),
+      sql<number>`cast(sum(inbox + spam + promotions + other) as integer)`.as('found'),
+      sql<number>`cast(sum(spam) as integer)`.as('spam'),
+      sql<number>`cast(sum(bounced) as integer)`.as('bounced'),
+      sql<number>`cast(sum(lost) as integer)`.as('lost'),
+    ])
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .groupBy('mailbox_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.mailbox_id,
+      { sent: Number(row.sent), found: Number(row.found), spam: Number(row.spam), bounced: Number(row.bounced), lost: Number(row.lost) },
+    ]),
+  );
+}
+
+export interface ReputationSummary {
+  /** Active mailboxes scored. */
+  scored: number;
+  /** Of those, the ones whose score or today's history row changed. */
+  updated: number;
+}
+
+/**
+ * Scores every active mailbox as of `at` and keeps the result as today's history row (UTC day,
+ * like every rollup) and as its current reputation. Safe to run every cycle: a score that did not
+ * move writes nothing. Paused and failing mailboxes keep the score they had.
+ */
+export async function updateReputation(deps: { db: Kysely<Database> }, at: Date): Promise<ReputationSummary> {
+  const { db } = deps;
+  const today = utcDay(at);
+  const counts = await loadDeliveryCounts(db, addDays(today, -(REPUTATION_WINDOW_DAYS - 1)), today);
+  const mailboxes = await db
+    .selectFrom('mailboxes as m')
+    .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', today))
+    .select(['m.id', 'm.reputation', 'd.reputation as recorded'])
+    .where('m.status', '=', 'active')
+    .execute();
+  let updated = 0;
+  for (const mailbox of mailboxes) {
+    const score = reputationScore(counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 });
+    if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score) continue;
+    await db.transaction().execute((trx) => recordReputation(trx, mailbox.id, today, score));
+    updated += 1;
+  }
+  return { scored: mailboxes.length, updated };
+}

@@ -1,0 +1,342 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MailboxRow } from '../db/schema.js';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
+import {
+  FakeSmtp,
+  insertMailbox,
+  insertMessage,
+  insertWorkspace,
+  mailWorkDeps,
+  pickDefaultTemplate,
+  smtpError,
+  type FixtureDeps,
+} from '../../test/helpers/engine-fixtures.js';
+import { seedFrom } from './message-content.js';
+import { MAX_SEND_ATTEMPTS, retryDelayMs, sendDueMessages } from './sender.js';
+import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
+
+const NOW = new Date('2026-03-12T10:00:00Z');
+const minutes = (n: number) => n * 60_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+
+let database: TestDatabase;
+let smtp: FakeSmtp;
+let deps: FixtureDeps;
+let erin: MailboxRow;
+let frank: MailboxRow;
+let grace: MailboxRow;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  smtp = new FakeSmtp();
+  deps = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory });
+  const workspaceId = await insertWorkspace(database.db);
+  erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
+  frank = await insertMailbox(database.db, workspaceId, { email: 'frank.fox@foxtrot.test' });
+  grace = await insertMailbox(database.db, workspaceId, { email: 'grace@golf.test', name: 'Grace', warmup: { language: 'de', timezone: 'Europe/Berlin' } });
+});
+
+afterEach(async () => {
+  await database.close();
+});
+
+async function messageRow(id: string) {
+  return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function interactions(type?: string) {
+  let query = database.db.selectFrom('interactions').selectAll().orderBy('occurred_at');
+  if (type) query = query.where('type', '=', type);
+  return query.execute();
+}
+
+async function daily(mailboxId: string) {
+  return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+}
+
+async function mailbox(id: string) {
+  return database.db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+describe('sendDueMessages', () => {
+  it('sends what is due over one connection per sender, writes it once and counts it once', async () => {
+    const due1 = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(30)) });
+    const due2 = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(5)) });
+    const later = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(60)) });
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(summary).toMatchObject({ claimed: 2, sent: 2, bounced: 0, failed: 0, retried: 0 });
+    expect(smtp.opened).toBe(1);
+    expect(smtp.closed).toBe(1);
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([due1.message_id, due2.message_id]);
+    const first = smtp.sent[0].mail;
+    expect(smtp.sent[0].config.username).toBe('erin@echo.test');
+    expect(first.from).toEqual({ name: 'Erin Echo', address: 'erin@echo.test' });
+    expect(first.to).toEqual({ name: 'Frank Fox', address: 'frank.fox@foxtrot.test' });
+    expect(first.date).toEqual(NOW);
+    expect(first.inReplyTo).toBeUndefined();
+    expect(first.text).toContain('Frank');
+    expect(first.text).not.toMatch(/[{}]/);
+    expect(first.html).toMatch(/^<p>/);
+
+    const stored = await messageRow(due1.id);
+    expect(stored).toMatchObject({
+      status: 'sent',
+      sent_at: NOW.toISOString(),
+      attempts: 1,
+      subject: first.subject,
+      body_text: first.text,
+      body_html: first.html,
+      lease_owner: null,
+    });
+    expect(stored.template_id).toMatch(/^tpl_/);
+    expect((await messageRow(later.id)).status).toBe('planned');
+
+    const sent = await interactions('sent');
+    expect(sent.map((i) => [i.mailbox_id, i.counterpart_mailbox_id, i.message_id, i.subject])).toEqual([
+      [erin.id, frank.id, due1.message_id, first.subject],
+      [erin.id, grace.id, due2.message_id, smtp.sent[1].mail.subject],
+    ]);
+    expect((await daily(erin.id))?.sent).toBe(2);
+
+    // nothing is due any more: a rerun sends nothing and counts nothing
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ claimed: 0, sent: 0 });
+    expect(await interactions('sent')).toHaveLength(2);
+  });
+
+  it("with ignoreSchedule sends the whole day's plan now", async () => {
+    const later = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(300)) });
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
+    expect(summary.sent).toBe(1);
+    expect((await messageRow(later.id)).status).toBe('sent');
+  });
+
+  it("writes in the sender's language and leaves paused mailboxes' mail waiting", async () => {
+    await insertMessage(database.db, { sender: grace, recipient: erin, dueAt: at(-minutes(1)) });
+    const paused = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test', status: 'paused' });
+    const toPaused = await insertMessage(database.db, { sender: erin, recipient: paused, dueAt: at(-minutes(1)) });
+    const fromPaused = await insertMessage(database.db, { sender: paused, recipient: erin, dueAt: at(-minutes(1)) });
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary.sent).toBe(1);
+    const german = smtp.sent[0].mail;
+    expect(german.from.address).toBe('grace@golf.test');
+    expect(german.text).toMatch(/Erin/);
+    const templateId = (await database.db.selectFrom('warmup_messages').select('template_id').where('message_id', '=', german.messageId).executeTakeFirstOrThrow()).template_id;
+    expect(DEFAULT_TEMPLATES[Number(templateId?.slice(4))].language).toBe('de');
+    expect((await messageRow(toPaused.id)).status).toBe('planned');
+    expect((await messageRow(fromPaused.id)).status).toBe('planned');
+  });
+
+  it('answers in the thread: Re: subject, In-Reply-To, References and a short quote', async () => {
+    const first = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      dueAt: at(-minutes(120)),
+      status: 'sent',
+      sentAt: at(-minutes(120)),
+      subject: 'Planning for next week',
+      body: 'Hi Frank,\n\nDo you have a minute for the planning?\n\nErin',
+    });
+    const reply = await insertMessage(database.db, { sender: frank, recipient: erin, parent: first, dueAt: at(-minutes(60)), status: 'sent', sentAt: at(-minutes(60)), subject: 'Re: Planning for next week', body: 'Sure.\n\nOn Mar 12, Erin wrote:\n> Hi Frank,' });
+    const second = await insertMessage(database.db, { sender: erin, recipient: frank, parent: reply, dueAt: at(-minutes(1)) });
+
+    await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(smtp.sent).toHaveLength(1);
+    const mail = smtp.sent[0].mail;
+    expect(mail.subject).toBe('Re: Planning for next week');
+    expect(mail.inReplyTo).toBe(reply.message_id);
+    expect(mail.references).toEqual([first.message_id, reply.message_id]);
+    expect(mail.text).toContain('On Mar 12, 2026, 9:00 AM, Frank Fox wrote:\n> Sure.\n');
+    expect(mail.text).not.toContain('> > ');
+    expect(mail.html).toContain('<blockquote><p>Sure.</p></blockquote>');
+    expect((await messageRow(second.id)).turn).toBe(3);
+  });
+
+  it('resends exactly the same message after a failed attempt, later, with backoff', async () => {
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    smtp.onSend = () => {
+      throw smtpError('timeout', 'SMTP server 127.0.0.1:587 did not answer within 2 s');
+    };
+
+    const failed = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(failed).toMatchObject({ claimed: 1, sent: 0, retried: 1 });
+    const afterFailure = await messageRow(row.id);
+    expect(afterFailure).toMatchObject({ status: 'planned', attempts: 1, lease_owner: null, due_at: at(retryDelayMs(1)).toISOString() });
+    expect(afterFailure.last_error).toContain('did not answer');
+    expect(afterFailure.subject).not.toBeNull();
+    expect((await mailbox(erin.id)).failure_count).toBe(1);
+    // not due before the backoff is over
+    expect((await sendDueMessages(deps, { now: at(minutes(4)), ignoreSchedule: false })).claimed).toBe(0);
+
+    smtp.onSend = () => undefined;
+    const retried = await sendDueMessages(deps, { now: at(minutes(5)), ignoreSchedule: false });
+
+    expect(retried.sent).toBe(1);
+    expect(smtp.sent[0].mail).toMatchObject({ subject: afterFailure.subject, text: afterFailure.body_text, html: afterFailure.body_html, messageId: row.message_id });
+    expect(await messageRow(row.id)).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+    expect((await mailbox(erin.id)).failure_count).toBe(0);
+    expect(await interactions()).toHaveLength(1);
+  });
+
+  it('backs off exponentially and gives up after the last attempt with a failed entry', async () => {
+    expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([minutes(5), minutes(10), minutes(20), minutes(40)]);
+    expect(retryDelayMs(30)).toBe(4 * 60 * 60_000);
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    smtp.onSend = () => {
+      throw smtpError('rejected', 'SMTP server refused recipient frank.fox@foxtrot.test: 451 4.3.0 try again later', { permanent: false });
+    };
+    let now = NOW;
+    for (let attempt = 1; attempt <= MAX_SEND_ATTEMPTS; attempt += 1) {
+      const summary = await sendDueMessages(deps, { now, ignoreSchedule: false });
+      expect(summary.claimed).toBe(1);
+      now = new Date((await messageRow(row.id)).due_at);
+    }
+    const final = await messageRow(row.id);
+    expect(final).toMatchObject({ status: 'failed', attempts: MAX_SEND_ATTEMPTS });
+    expect(final.last_error).toContain('451 4.3.0');
+    const failed = await interactions('failed');
+    expect(failed.map((i) => [i.mailbox_id, i.message_id])).toEqual([[erin.id, row.message_id]]);
+    expect((await daily(erin.id))?.failed).toBe(1);
+    // a temporary refusal of one recipient (greylisting) is not the mailbox's fault
+    expect(await mailbox(erin.id)).toMatchObject({ status: 'active', failure_count: 0 });
+  });
+
+  it('records a permanent refusal as a bounce of the sender', async () => {
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    const other = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
+    smtp.onSend = (mail) => {
+      if (mail.to.address === 'frank.fox@foxtrot.test') {
+        throw smtpError('rejected', 'SMTP server refused recipient: 550 5.1.1 user unknown', { permanent: true, serverResponse: '550 5.1.1 user unknown' });
+      }
+    };
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(summary).toMatchObject({ sent: 1, bounced: 1 });
+    expect(await messageRow(row.id)).toMatchObject({ status: 'bounced', attempts: 1 });
+    expect((await messageRow(other.id)).status).toBe('sent');
+    const bounced = await interactions('bounced');
+    expect(bounced.map((i) => [i.mailbox_id, i.counterpart_mailbox_id, i.message_id])).toEqual([[erin.id, frank.id, row.message_id]]);
+    expect(await daily(erin.id)).toMatchObject({ sent: 1, bounced: 1 });
+    expect((await mailbox(erin.id)).status).toBe('active');
+  });
+
+  it('puts the mailbox into error after three refused logins, with a lastError that says what to fix', async () => {
+    const rows = await Promise.all([1, 2, 3].map((n) => insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(n)) })));
+    const graces = await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) });
+    const refusal = smtpError('auth', 'SMTP login refused by 127.0.0.1:587: 535 5.7.8 Error: authentication failed', {
+      serverResponse: '535 5.7.8 Error: authentication failed',
+    });
+    smtp.onSend = (_mail, config) => {
+      if (config.username === 'erin@echo.test') throw refusal;
+    };
+
+    let now = NOW;
+    for (let call = 1; call <= 3; call += 1) {
+      const summary = await sendDueMessages(deps, { now, ignoreSchedule: true });
+      // a refused login stops the sender at its first message; the others wait
+      expect(summary.retried).toBe(1);
+      expect((await mailbox(erin.id)).failure_count).toBe(call);
+      if (call < 3) expect(summary.mailboxErrors).toEqual([]);
+      else expect(summary.mailboxErrors).toEqual([erin.id]);
+      now = at(minutes(60 * call));
+    }
+
+    const broken = await mailbox(erin.id);
+    expect(broken.status).toBe('error');
+    expect(broken.last_error).toBe('SMTP login refused: check the app password (535 5.7.8 Error: authentication failed)');
+    expect(broken.last_error).not.toContain('secret');
+    // Grace's mail went out on the first call; nothing of Erin's did, and nothing is claimed any more
+    expect((await messageRow(graces.id)).status).toBe('sent');
+    for (const row of rows) expect((await messageRow(row.id)).status).toBe('planned');
+    expect((await sendDueMessages(deps, { now: at(minutes(600)), ignoreSchedule: true })).claimed).toBe(0);
+    expect(await interactions('failed')).toHaveLength(0);
+  });
+
+  it('gives up a message it cannot write and goes on with the batch', async () => {
+    const broken = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(2)) });
+    const fine = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
+    deps.templates = {
+      pickTemplate: async (workspaceId, criteria, seed) =>
+        seed === seedFrom(broken.message_id) ? { id: 'tpl_broken', subject: 'Hello {name', body: 'x' } : pickDefaultTemplate(workspaceId, criteria, seed),
+    };
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(summary).toMatchObject({ sent: 1, failed: 1 });
+    const failed = await messageRow(broken.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatch(/^cannot write the message: subject: unbalanced "\{"/);
+    expect((await messageRow(fine.id)).status).toBe('sent');
+    expect((await interactions('failed')).map((i) => i.message_id)).toEqual([broken.message_id]);
+    expect((await mailbox(erin.id)).failure_count).toBe(0);
+  });
+
+  it('fails a message whose workspace has no template without crashing', async () => {
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    deps.templates = { pickTemplate: async () => undefined };
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+    expect(summary.failed).toBe(1);
+    expect((await messageRow(row.id)).last_error).toContain('no "initial" template');
+  });
+
+  it('skips mail of a mailbox deleted in the middle of the batch', async () => {
+    const gone = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(2)) });
+    const kept = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
+    deps.templates = {
+      pickTemplate: async (workspaceId, criteria, seed) => {
+        // Frank is deleted while his message is being written
+        if (seed === seedFrom(gone.message_id)) await database.db.deleteFrom('mailboxes').where('id', '=', frank.id).execute();
+        return pickDefaultTemplate(workspaceId, criteria, seed);
+      },
+    };
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(summary.sent).toBe(1);
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([kept.message_id]);
+    expect(await database.db.selectFrom('warmup_messages').select('id').where('id', '=', gone.id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('never lets two workers send the same message', async () => {
+    const senders = [erin, frank, grace];
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i += 1) {
+      const sender = senders[i % 3];
+      const recipient = senders[(i + 1) % 3];
+      ids.push((await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 7)) })).message_id);
+    }
+    const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
+    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
+
+    const [a, b] = await Promise.all([
+      sendDueMessages(one, { now: NOW, ignoreSchedule: false, limit: 40 }),
+      sendDueMessages(two, { now: NOW, ignoreSchedule: false, limit: 40 }),
+    ]);
+
+    expect(a.sent + b.sent).toBe(60);
+    const sentIds = smtp.sent.map((s) => s.mail.messageId);
+    expect(new Set(sentIds).size).toBe(sentIds.length);
+    expect([...sentIds].sort()).toEqual([...ids].sort());
+    expect(await interactions('sent')).toHaveLength(60);
+  });
+
+  it('leaves rows another worker holds alone until its lease expires', async () => {
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    await database.db
+      .updateTable('warmup_messages')
+      .set({ lease_owner: 'someone-else', lease_expires_at: at(minutes(2)).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+    expect((await sendDueMessages(deps, { now: NOW, ignoreSchedule: true })).claimed).toBe(0);
+    // the other worker died: after the lease the row is taken over (same Message-ID)
+    const summary = await sendDueMessages(deps, { now: at(minutes(3)), ignoreSchedule: false });
+    expect(summary.sent).toBe(1);
+    expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
+  });
+});

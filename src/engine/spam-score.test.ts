@@ -1,0 +1,181 @@
+// Every default template, as the sender really sends it (rendered with variables and spintax,
+// replies with their quote, wrapped in the MIME message nodemailer builds), scored by
+// SpamAssassin's local rules. Warmup mail that looks like spam would teach filters the opposite
+// of what it is for. One spamassassin process scores all messages (mbox), so the check is quick.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildRawMessage } from '../mail/smtp.js';
+import { DEFAULT_TEMPLATES, type DefaultTemplate } from '../templates/default-templates.js';
+import { composeMessage, messageIdFor, replyMessageIdFor, type Party } from './message-content.js';
+import { outgoingMail } from './sender.js';
+
+const MAX_SCORE = 2.0;
+/** Messages per template: each Message-ID seeds other spintax choices. */
+const VARIANTS = 3;
+
+const spamassassin = spawnSync('spamassassin', ['-V'], { encoding: 'utf8' });
+const available = spamassassin.status === 0;
+if (!available && process.env.CI === 'true') {
+  throw new Error('spamassassin is required under CI (apt-get install spamassassin)');
+}
+
+const PEOPLE: Record<string, { sender: Party; recipient: Party; timeZone: string }> = {
+  en: { sender: { email: 'erin.walsh@echo-mail.com', name: 'Erin Walsh' }, recipient: { email: 'frank@foxtrot-group.com', name: 'Frank Miller' }, timeZone: 'America/New_York' },
+  de: { sender: { email: 'greta.braun@golf-gmbh.de', name: 'Greta Braun' }, recipient: { email: 'hans@hotel-ag.de', name: 'Hans Vogel' }, timeZone: 'Europe/Berlin' },
+  fr: { sender: { email: 'ines.martin@india-conseil.fr', name: 'Inès Martin' }, recipient: { email: 'julien@juliet.fr', name: 'Julien Petit' }, timeZone: 'Europe/Paris' },
+  es: { sender: { email: 'lucia.garcia@lima-grupo.es', name: 'Lucía García' }, recipient: { email: 'mateo@mike.es', name: 'Mateo López' }, timeZone: 'Europe/Madrid' },
+};
+
+interface Scored {
+  label: string;
+  messageId: string;
+  language: string;
+  raw: Buffer;
+  score?: number;
+  tests?: string;
+}
+
+async function renderAll(): Promise<Scored[]> {
+  const at = new Date('2026-03-12T14:20:00Z');
+  const out: Scored[] = [];
+  const initials = (language: string) => DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' && t.language === language);
+  for (const template of DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' || t.type === 'reply')) {
+    const people = PEOPLE[template.language] ?? PEOPLE.en;
+    for (let variant = 0; variant < VARIANTS; variant += 1) {
+      const threadId = messageIdFor(people.sender.email, `t${variant}.${template.name.length}.${out.length}`);
+      if (template.type === 'initial') {
+        const content = composeMessage({ template, kind: 'initial', ...people, language: template.language, at, messageId: threadId, threadId });
+        out.push({
+          label: `${template.language}/initial "${template.name}" #${variant}`,
+          messageId: threadId,
+          language: template.language,
+          raw: await raw(people, threadId, content, at),
+        });
+        continue;
+      }
+      // A reply answers an initial message of the other side, and quotes it.
+      const opener: DefaultTemplate = initials(template.language)[variant % initials(template.language).length];
+      const parent = composeMessage({
+        template: opener,
+        kind: 'initial',
+        sender: people.recipient,
+        recipient: people.sender,
+        timeZone: people.timeZone,
+        language: template.language,
+        at: new Date(at.getTime() - 3 * 60 * 60_000),
+        messageId: threadId,
+        threadId,
+      });
+      const messageId = replyMessageIdFor(people.sender.email, threadId);
+      const content = composeMessage({
+        template,
+        kind: 'reply',
+        ...people,
+        language: template.language,
+        at,
+        messageId,
+        threadId,
+        parent: { subject: parent.subject, body: parent.body, sentAt: new Date(at.getTime() - 3 * 60 * 60_000) },
+      });
+      out.push({
+        label: `${template.language}/reply "${template.name}" #${variant}`,
+        messageId,
+        language: template.language,
+        raw: await raw(people, messageId, content, at, { inReplyTo: threadId, references: [threadId] }),
+      });
+    }
+  }
+  return out;
+}
+
+async function raw(
+  people: { sender: Party; recipient: Party },
+  messageId: string,
+  content: { subject: string; body: string; html: string },
+  date: Date,
+  threading: { inReplyTo?: string; references?: string[] } = {},
+): Promise<Buffer> {
+  return buildRawMessage(outgoingMail({ sender: people.sender, recipient: people.recipient, messageId, content, date, ...threading }));
+}
+
+const SEPARATOR = 'From spam-check@localhost Thu Mar 12 14:20:00 2026';
+
+/** One mbox for all messages; a body line starting with "From " is escaped as mbox requires. */
+function toMbox(messages: Scored[]): string {
+  return messages
+    .map((m) => {
+      const text = m.raw.toString('utf8').replace(/\r\n/g, '\n').replace(/^(>*From )/gm, '>$1');
+      return `${SEPARATOR}\n${text.trimEnd()}\n\n`;
+    })
+    .join('');
+}
+
+/** Score and rules per Message-ID from spamassassin's mbox output (it does not keep the input order). */
+function parseScores(output: string): Map<string, { score: number; tests: string }> {
+  const scores = new Map<string, { score: number; tests: string }>();
+  for (const chunk of output.split(`${SEPARATOR}\n`)) {
+    const status = /^X-Spam-Status: (?:Yes|No), score=(-?[\d.]+) required=[\d.]+ tests=([\s\S]*?)\s+autolearn=/m.exec(chunk);
+    const messageId = /^Message-I[Dd]: (<[^>\s]+>)/m.exec(chunk);
+    if (status && messageId) scores.set(messageId[1], { score: Number(status[1]), tests: status[2].replace(/\s+/g, '') });
+  }
+  return scores;
+}
+
+describe.skipIf(!available)('SpamAssassin score of the default templates', () => {
+  it(`every default initial and reply message scores below ${MAX_SCORE}`, { timeout: 120_000 }, async () => {
+    const messages = await renderAll();
+    expect(new Set(messages.map((m) => m.language))).toEqual(new Set(['en', 'de', 'fr', 'es']));
+    // A control the same pipeline must score high, so a broken scorer cannot pass the test.
+    const controlId = messageIdFor(PEOPLE.en.sender.email, 'control.1');
+    const control: Scored = {
+      label: 'control',
+      messageId: controlId,
+      language: 'control',
+      raw: await raw(PEOPLE.en, controlId, {
+        subject: 'FREE MONEY!!! Claim your PRIZE now',
+        body: 'Dear friend,\n\nCLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.\nAct now, limited time offer, risk free, cash bonus $$$.\n\nTo unsubscribe reply REMOVE.',
+        html: '<p>Dear friend,</p>\n<p>CLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.<br>Act now, limited time offer, risk free, cash bonus $$$.</p>\n<p>To unsubscribe reply REMOVE.</p>',
+      }, new Date('2026-03-12T14:20:00Z')),
+    };
+    messages.push(control);
+
+    // A private HOME, no Bayes, no prefs file: nothing is learned or written into the user's
+    // ~/.spamassassin (SpamAssassin 4 still makes that directory, empty, as its state dir).
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-sa-'));
+    try {
+      const run = spawnSync(
+        'spamassassin',
+        ['-L', '-t', '-x', '--mbox', '--cf=use_bayes 0', '--cf=bayes_auto_learn 0'],
+        { input: toMbox(messages), encoding: 'utf8', env: { ...process.env, HOME: home }, maxBuffer: 256 * 1024 * 1024, timeout: 110_000 },
+      );
+      expect(run.status, run.stderr).toBe(0);
+      const scores = parseScores(run.stdout);
+      for (const m of messages) {
+        const scored = scores.get(m.messageId);
+        expect(scored, `no score for ${m.label}`).toBeDefined();
+        m.score = scored?.score;
+        m.tests = scored?.tests;
+      }
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+
+    expect(control.score).toBeGreaterThanOrEqual(MAX_SCORE);
+    messages.pop();
+
+    const byLanguage = new Map<string, Scored>();
+    for (const m of messages) {
+      const worst = byLanguage.get(m.language);
+      if (!worst || (m.score ?? 0) > (worst.score ?? 0)) byLanguage.set(m.language, m);
+    }
+    console.info(
+      `SpamAssassin (local rules), ${messages.length} messages: max score per language: ` +
+        [...byLanguage.entries()].map(([language, m]) => `${language} ${m.score} (${m.tests})`).join('; '),
+    );
+    const tooHigh = messages.filter((m) => (m.score ?? Infinity) >= MAX_SCORE).map((m) => `${m.label}: ${m.score} ${m.tests}`);
+    expect(tooHigh).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+// What engine tests share: mailboxes made through the API, and engine dependencies with a
+// seeded random, a silent logger and the test app's clock.
+import { pino } from 'pino';
+import { expect } from 'vitest';
+import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine.js';
+import { seededRandom } from '../../src/engine/random.js';
+import type { MailStack } from '../mailstack/use-mail-stack.js';
+import type { MailUser } from '../mailstack/users.js';
+import type { TestApp, TestWorkspace } from './test-app.js';
+
+export const silentLogger = pino({ level: 'silent' });
+
+export interface MailboxOptions {
+  name?: string;
+  warmup?: Record<string, unknown>;
+  /** With a stack: its real servers, verified at creation. Without: a placeholder host, not verified. */
+  stack?: MailStack;
+  password?: string;
+}
+
+/** Creates a mailbox through POST /api/mailboxes and returns its id. */
+export async function createMailbox(workspace: TestWorkspace, email: string, options: MailboxOptions = {}): Promise<string> {
+  const tls = { rejectUnauthorized: false };
+  const servers = options.stack
+    ? {
+        imap: { host: options.stack.host, port: options.stack.imapPort, secure: false, tls },
+        smtp: { host: options.stack.host, port: options.stack.submissionPort, secure: false, tls },
+      }
+    : { imap: { host: 'imap.invalid', port: 143, secure: false }, smtp: { host: 'smtp.invalid', port: 587, secure: false } };
+  const response = await workspace.request({
+    method: 'POST',
+    url: '/api/mailboxes',
+    payload: {
+      email,
+      password: options.password ?? 'app-password',
+      provider: 'custom',
+      connectionType: 'imap',
+      ...(options.name ? { name: options.name } : {}),
+      ...servers,
+      ...(options.warmup ? { warmup: options.warmup } : {}),
+      verify: options.stack !== undefined,
+    },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return (response.json() as { mailbox: { id: string } }).mailbox.id;
+}
+
+/** A stack user as a mailbox (its real password, real servers). */
+export function createStackMailbox(workspace: TestWorkspace, stack: MailStack, user: MailUser, options: Omit<MailboxOptions, 'stack' | 'password'> = {}): Promise<string> {
+  return createMailbox(workspace, user.email, { ...options, stack, password: user.password });
+}
+
+/** Engine dependencies over a test app: its database, services and clock; a seeded random. */
+export function testEngineDeps(
+  testApp: Pick<TestApp, 'database' | 'services' | 'clock'>,
+  options: { seed?: number; workerId?: string; settings?: Partial<EngineSettings> } = {},
+): EngineDeps {
+  return createEngineDeps({
+    db: testApp.database.db,
+    dialect: testApp.database.dialect,
+    clock: testApp.clock,
+    logger: silentLogger,
+    mailboxes: testApp.services.mailboxes,
+    templates: testApp.services.templates,
+    random: seededRandom(options.seed ?? 1),
+    workerId: options.workerId ?? 'test-worker',
+    settings: { imapTimeoutMs: 10_000, smtpTimeoutMs: 10_000, ...options.settings },
+  });
+}
