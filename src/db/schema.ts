@@ -89,7 +89,7 @@ export interface WarmupMessagesTable {
   /** The sender's local calendar day the send was planned for. */
   plan_day: string;
   due_at: string;
-  /** planned | sent | failed | bounced | lost */
+  /** planned | sent | failed | bounced | lost | expired (never sent: overdue while a mailbox was paused) */
   status: string;
   attempts: Generated<number>;
   lease_owner: string | null;

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-d
 import { FakeImap, imapError, insertMailbox, insertMessage, insertWorkspace, mailWorkDeps, type FixtureDeps } from '../../test/helpers/engine-fixtures.js';
 import { acquireLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
-import { humanDelay, intoWakingHours, MAX_TURNS, replyProbability, syncMailboxes } from './reader.js';
+import { humanDelay, intoWakingHours, MAX_TURNS, replyProbability, SYNC_INTERVAL_MS, syncMailboxes } from './reader.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');
 const minutes = (n: number) => n * 60_000;
@@ -296,7 +296,11 @@ describe('syncMailboxes', () => {
     expect(summary).toMatchObject({ failed: 0, received: 2, opened: 1, filed: 1 });
     expect((await messageRow(vanishing.id)).engaged_at).toBeNull();
     expect((await messageRow(fine.id)).engaged_at).toBe(NOW.toISOString());
-    expect(await mailbox(frank.id)).toMatchObject({ sync_failures: 0, last_sync_at: NOW.toISOString() });
+    expect(await mailbox(frank.id)).toMatchObject({
+      sync_failures: 0,
+      last_sync_at: NOW.toISOString(),
+      next_sync_at: at(SYNC_INTERVAL_MS).toISOString(),
+    });
   });
 
   it('skips a mailbox whose sync another worker holds', async () => {

@@ -53,6 +53,8 @@ const SYNC_CONCURRENCY = 4;
 /** At most this many unfinished messages are looked up per mailbox and sync. */
 const PENDING_LIMIT = 500;
 export const MAX_SYNC_FAILURES = 3;
+/** A healthy mailbox is read every few minutes, not on every scheduler tick: providers cap logins. */
+export const SYNC_INTERVAL_MS = 4 * 60_000;
 /** A thread ends after this many messages; a reply to a reply is rarer than a first reply. */
 export const MAX_TURNS = 4;
 export const REPLY_DECAY = 0.35;
@@ -161,7 +163,7 @@ async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncO
   }
   await deps.db
     .updateTable('mailboxes')
-    .set({ last_sync_at: now.toISOString(), sync_failures: 0, next_sync_at: null })
+    .set({ last_sync_at: now.toISOString(), sync_failures: 0, next_sync_at: new Date(now.getTime() + SYNC_INTERVAL_MS).toISOString() })
     .where('id', '=', mailboxId)
     .execute();
   summary.synced += 1;

@@ -12,7 +12,7 @@ import {
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
-import { MAX_SEND_ATTEMPTS, retryDelayMs, sendDueMessages } from './sender.js';
+import { MAX_SEND_ATTEMPTS, retryDelayMs, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');
@@ -128,6 +128,20 @@ describe('sendDueMessages', () => {
     expect(DEFAULT_TEMPLATES[Number(templateId?.slice(4))].language).toBe('de');
     expect((await messageRow(toPaused.id)).status).toBe('planned');
     expect((await messageRow(fromPaused.id)).status).toBe('planned');
+  });
+
+  it('drops mail that waited more than a day for a paused mailbox instead of sending it in a burst', async () => {
+    const paused = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test', status: 'paused' });
+    const stale = await insertMessage(database.db, { sender: erin, recipient: paused, dueAt: at(-STALE_AFTER_MS - minutes(1)) });
+    const recent = await insertMessage(database.db, { sender: erin, recipient: paused, dueAt: at(-STALE_AFTER_MS + minutes(1)) });
+    await database.db.updateTable('mailboxes').set({ status: 'active' }).where('id', '=', paused.id).execute();
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+
+    expect(summary.sent).toBe(1);
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([recent.message_id]);
+    expect((await messageRow(stale.id)).status).toBe('expired');
+    expect(await interactions()).toHaveLength(1);
   });
 
   it('answers in the thread: Re: subject, In-Reply-To, References and a short quote', async () => {

@@ -76,6 +76,11 @@ const RETRY_BASE_MS = 5 * 60_000;
 const RETRY_MAX_MS = 4 * 60 * 60_000;
 /** The furthest any time zone is ahead of UTC (Kiribati, +14 h): no planned row is later than this local day. */
 const MAX_ZONE_AHEAD_MS = 14 * 60 * 60_000;
+/**
+ * Planned mail this far overdue (its sender or recipient was paused or broken meanwhile) is dropped
+ * rather than sent: a mailbox resumed after a week must not fire a week's volume in one burst.
+ */
+export const STALE_AFTER_MS = 24 * 60 * 60_000;
 
 /** Backoff before attempt n+1 after n failed attempts: 5 min, 10, 20, … capped at 4 h. */
 export function retryDelayMs(attempts: number): number {
@@ -106,6 +111,7 @@ export async function sendDueMessages(deps: MailWorkDeps, options: SendOptions):
   const heldIds: string[] = [];
   const senders = new Map<string, SenderState>();
   let budget = options.limit ?? Number.POSITIVE_INFINITY;
+  await expireStaleRows(deps, now);
   try {
     while (budget > 0) {
       const rows = await claimDueRows(deps, now, options.ignoreSchedule, Math.min(CLAIM_BATCH, budget));
@@ -170,6 +176,18 @@ async function claimDueRows(deps: MailWorkDeps, now: Date, ignoreSchedule: boole
     .where('status', '=', 'planned')
     .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
     .returningAll()
+    .execute();
+}
+
+/** Marks long-overdue planned rows `expired`: nothing was sent or counted for them, so nothing is lost. */
+async function expireStaleRows(deps: MailWorkDeps, now: Date): Promise<void> {
+  const staleBefore = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
+  await deps.db
+    .updateTable('warmup_messages')
+    .set({ status: 'expired', lease_owner: null, lease_expires_at: null })
+    .where('status', '=', 'planned')
+    .where('due_at', '<', staleBefore)
+    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now.toISOString())]))
     .execute();
 }
 

@@ -432,7 +432,20 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
     async getCredentials(mailboxId: string): Promise<MailboxCredentials> {
       const row = await repository.findByIdInAnyWorkspace(mailboxId);
       if (!row) throw new NotFoundError(`no mailbox ${mailboxId}`);
-      return decryptCredentials(row);
+      try {
+        return decryptCredentials(row);
+      } catch (error) {
+        // The key changed under a stored password: the engine can never log in with it, so the
+        // mailbox stops with a reason the user can act on instead of failing every cycle.
+        if (error instanceof SecretDecryptionError) {
+          await db
+            .updateTable('mailboxes')
+            .set({ status: 'error', last_error: PASSWORD_UNREADABLE, updated_at: clock.now().toISOString() })
+            .where('id', '=', mailboxId)
+            .execute();
+        }
+        throw error;
+      }
     },
   };
 }

@@ -9,6 +9,8 @@ import { createTestApp, type TestApp, type TestWorkspace } from '../../test/help
 import { MAIL_USERS } from '../../test/mailstack/users.js';
 import type { Mailbox } from './mailboxes.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDERS } from './providers.js';
+import { SecretDecryptionError } from './credentials.js';
+import { createMailboxesService } from './mailboxes.service.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 
@@ -538,5 +540,18 @@ describe('openapi', () => {
     expect(paths['/api/mailboxes/{id}/pause']).toHaveProperty('post');
     expect(paths['/api/mailboxes/{id}/resume']).toHaveProperty('post');
     expect(paths['/api/mailboxes/{id}/interactions']).toHaveProperty('get');
+  });
+});
+
+describe('a secret key that no longer matches the stored passwords', () => {
+  it('stops the mailbox with a lastError that asks for the password again', async () => {
+    const mailbox = await create();
+    const otherKey = createMailboxesService({ db: t.database.db, clock: t.clock, secretKey: Buffer.alloc(32, 7) });
+
+    await expect(otherKey.getCredentials(mailbox.id)).rejects.toBeInstanceOf(SecretDecryptionError);
+
+    const res = await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` });
+    expect(res.json().mailbox).toMatchObject({ status: 'error', lastError: expect.stringContaining('send the password again') });
+    expect(res.body).not.toContain(alice.password);
   });
 });
