@@ -134,4 +134,11 @@ workspace
     }
   });
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // A setting that is wrong (a bad WARMUP_SECRET_KEY, say) is a one-line message, not a stack trace.
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`warmup: ${error.message}\n`);
+  process.exit(2);
+}

@@ -57,6 +57,13 @@ describe('warmup CLI', () => {
     expect(result.stderr).toContain('1..200');
   });
 
+  it('names a bad setting in one line instead of a stack trace', async () => {
+    const result = await runWarmup(['workspace', 'create', 'x'], { ...env, WARMUP_SECRET_KEY: 'not-a-key' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^warmup: WARMUP_SECRET_KEY must be/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('migrate is idempotent', async () => {
     const result = await runWarmup(['migrate'], env);
     expect(result.code).toBe(0);
