@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { containsText } from '../db/text-search.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
 
 export interface MailboxFilter {
@@ -21,10 +22,6 @@ export interface PageWindow {
   limit: number;
 }
 
-/** `%` and `_` in a search are literal characters, not wildcards. */
-function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** A unique-constraint violation on either dialect (SQLite's error code, PostgreSQL's SQLSTATE). */
 export function isUniqueViolation(error: unknown): boolean {
@@ -38,17 +35,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     let query = db.selectFrom('mailboxes').where('workspace_id', '=', workspaceId);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.provider !== undefined) query = query.where('provider', '=', filter.provider);
-    if (filter.q) {
-      // lower() on both sides with an explicit ESCAPE: SQLite's LIKE ignores ASCII case and
-      // PostgreSQL's does not, so neither default is relied on.
-      const pattern = likeContains(filter.q);
-      query = query.where((eb) =>
-        eb.or([
-          sql<boolean>`lower(${eb.ref('email')}) like lower(${pattern}) escape '\\'`,
-          sql<boolean>`lower(${eb.ref('name')}) like lower(${pattern}) escape '\\'`,
-        ]),
-      );
-    }
+    if (filter.q) query = query.where(containsText(['email', 'name'], filter.q));
     return query;
   }
 

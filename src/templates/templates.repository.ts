@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { containsText } from '../db/text-search.js';
 import type { Database, NewTemplateRow, TemplateRow, TemplateRowUpdate } from '../db/schema.js';
 
 export interface TemplateFilter {
@@ -11,10 +12,6 @@ export interface TemplateFilter {
 // Keeps both parameter limits (SQLite 32,766; PostgreSQL 65,535) far away whatever the import size.
 const INSERT_CHUNK = 200;
 
-/** `%` and `_` in a search are literal characters, not wildcards. */
-function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** All template SQL; every query is scoped by workspace, so another workspace's id is simply not found. */
 export function createTemplatesRepository(db: Kysely<Database>) {
@@ -22,17 +19,7 @@ export function createTemplatesRepository(db: Kysely<Database>) {
     let query = executor.selectFrom('templates').where('workspace_id', '=', workspaceId);
     if (filter.type !== undefined) query = query.where('type', '=', filter.type);
     if (filter.language !== undefined) query = query.where('language', '=', filter.language);
-    if (filter.q) {
-      // lower() on both sides with an explicit ESCAPE: SQLite's LIKE is case-insensitive and
-      // PostgreSQL's is not, so neither dialect's default is relied on.
-      const pattern = likeContains(filter.q);
-      query = query.where((eb) =>
-        eb.or([
-          sql<boolean>`lower(${eb.ref('name')}) like lower(${pattern}) escape '\\'`,
-          sql<boolean>`lower(${eb.ref('subject')}) like lower(${pattern}) escape '\\'`,
-        ]),
-      );
-    }
+    if (filter.q) query = query.where(containsText(['name', 'subject'], filter.q));
     return query;
   }
 
