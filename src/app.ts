@@ -13,9 +13,11 @@ import { validatorCompiler } from './http/validation.js';
 import { BODY_LIMIT } from './http/limits.js';
 import { hashApiKey } from './workspaces/api-keys.js';
 import type { Services } from './services.js';
+import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { workspaceRoutes } from './workspaces/workspaces.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
+import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -107,6 +109,7 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
     return { status: 'ok' };
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(dashboardRoutes());
 
   await app.register(async (api) => {
     requireApiKey(api, services.workspaces.authenticate);
@@ -128,6 +131,8 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
     await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
     await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
     await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
+    await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
+    await api.register(statsRoutes(services.stats), { prefix: '/stats' });
   }, { prefix: '/api' });
 
   return app;

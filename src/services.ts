@@ -4,6 +4,7 @@ import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import { createMailboxesService } from './mailboxes/mailboxes.service.js';
+import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
 
@@ -13,10 +14,12 @@ export interface ServiceDeps {
   clock: Clock;
   dataDir: string;
   secretKey: string | undefined;
+  /** How long a statistics answer may be served again, in ms (default 0: always fresh). */
+  statsCacheMs?: number;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
-export function createServices({ db, clock, dataDir, secretKey }: ServiceDeps) {
+export function createServices({ db, clock, dataDir, secretKey, statsCacheMs }: ServiceDeps) {
   const templates = createTemplatesService({ db, clock });
   const workspaces = createWorkspacesService({
     db,
@@ -24,7 +27,8 @@ export function createServices({ db, clock, dataDir, secretKey }: ServiceDeps) {
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
   const mailboxes = createMailboxesService({ db, clock, secretKey: loadSecretKey({ secretKey, dataDir }) });
-  return { workspaces, templates, mailboxes };
+  const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
+  return { workspaces, templates, mailboxes, stats };
 }
 
 export type Services = ReturnType<typeof createServices>;

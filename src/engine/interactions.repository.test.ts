@@ -65,12 +65,20 @@ describe('recordInteraction', () => {
 
     const recipient = await rollup('mb_recipient');
     const sender = await rollup('mb_sender');
-    expect(recipient).toMatchObject({ received: 1, spam: 0, rescued: 0, workspace_id: 'ws_b' });
-    expect(sender).toMatchObject({ received: 0, spam: 1, rescued: 1, workspace_id: 'ws_a' });
+    expect(recipient).toMatchObject({ received: 1, spam: 0, rescued: 0, received_spam: 1, received_inbox: 0, workspace_id: 'ws_b' });
+    expect(sender).toMatchObject({ received: 0, spam: 1, rescued: 1, received_spam: 0, workspace_id: 'ws_a' });
 
     const log = await database.db.selectFrom('interactions').selectAll().where('mailbox_id', '=', 'mb_recipient').orderBy('type').execute();
     expect(log.map((i) => i.type)).toEqual(['received', 'rescued']);
     expect(log[0]).toMatchObject({ workspace_id: 'ws_b', counterpart_workspace_id: 'ws_a', day: '2026-03-02', placement: 'spam' });
+  });
+
+  it('keeps placement on the receiving side too, unknown placement as other', async () => {
+    expect(await recordInteraction(database.db, received({ messageId: '<m5@alpha.test>', placement: 'inbox' }))).toBe(true);
+    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(true);
+    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(false);
+    expect(await rollup('mb_recipient')).toMatchObject({ received: 3, received_spam: 1, received_inbox: 1, received_other: 1, received_promotions: 0 });
+    expect(await rollup('mb_sender')).toMatchObject({ spam: 1, inbox: 1, other: 1, received_inbox: 0, received_other: 0 });
   });
 
   it('counts sent mail for the sender itself', async () => {

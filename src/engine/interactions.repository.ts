@@ -32,6 +32,8 @@ export function utcDay(at: Date): string {
 /**
  * Which rollup counters an interaction moves. `sent`, `received`, `bounced` and `failed` count for
  * the acting mailbox; placement and what the peers did with a message count for its sender.
+ * Placement is also kept on the receiving side (`received_<placement>`), so placement by the
+ * receiver's provider reads rollups too.
  */
 function rollupEffects(input: InteractionInput): Array<{ mailboxId: string; column: DailyCounter }> {
   switch (input.type) {
@@ -39,11 +41,14 @@ function rollupEffects(input: InteractionInput): Array<{ mailboxId: string; colu
     case 'bounced':
     case 'failed':
       return [{ mailboxId: input.mailboxId, column: input.type }];
-    case 'received':
+    case 'received': {
+      const placement = input.placement ?? 'other';
       return [
         { mailboxId: input.mailboxId, column: 'received' },
-        { mailboxId: input.senderMailboxId, column: input.placement ?? 'other' },
+        { mailboxId: input.mailboxId, column: `received_${placement}` },
+        { mailboxId: input.senderMailboxId, column: placement },
       ];
+    }
     case 'opened':
     case 'flagged':
     case 'rescued':

@@ -1,0 +1,58 @@
+// `npm run bench`: every benchmark in turn, or one with `--only <name>`; `--quick` for a smaller
+// size, `--list` to see them. Each prints the table BENCHMARKS.md quotes.
+//
+//   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
+import { runStatsBench, statsReport } from './stats.bench.js';
+import { runWorkersBench, workersReport } from './workers.bench.js';
+
+interface BenchmarkOptions {
+  quick: boolean;
+  log: (line: string) => void;
+}
+
+interface Benchmark {
+  name: string;
+  description: string;
+  /** Runs the benchmark and returns its report (markdown). */
+  run(options: BenchmarkOptions): Promise<string>;
+}
+
+const benchmarks: Benchmark[] = [
+  {
+    name: 'stats',
+    description: 'statistics queries and HTTP throughput over 1,000 mailboxes × 90 days of history (SQLite, and PostgreSQL with TEST_DATABASE_URL)',
+    run: async ({ quick, log }) => statsReport(await runStatsBench({ quick, log })),
+  },
+  {
+    name: 'workers',
+    description: 'the same load (8 mailboxes, 480 messages due now) processed by 1, 2 and 3 `warmup worker` processes (PostgreSQL, real mail stack)',
+    run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log })),
+  },
+];
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--list')) {
+    for (const b of benchmarks) console.log(`${b.name.padEnd(12)} ${b.description}`);
+    return;
+  }
+  const only = argument('--only');
+  const selected = only ? benchmarks.filter((b) => b.name === only) : benchmarks;
+  if (selected.length === 0) {
+    console.error(`unknown benchmark "${only}"; one of: ${benchmarks.map((b) => b.name).join(', ')}`);
+    process.exit(2);
+  }
+  const quick = process.argv.includes('--quick');
+  const reports: string[] = [];
+  for (const benchmark of selected) {
+    console.log(`\n### ${benchmark.name}`);
+    reports.push(`### ${benchmark.name}\n\n${await benchmark.run({ quick, log: (line) => console.log(line) })}`);
+  }
+  console.log(`\n${reports.join('\n\n')}`);
+}
+
+await main();

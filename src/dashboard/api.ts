@@ -1,0 +1,240 @@
+// The dashboard's client of the public HTTP API: every call carries the signed-in key as a bearer
+// token, every error arrives as problem+json and becomes an ApiError, and a 401 anywhere signs out.
+
+import type {
+  CreateMailboxBody as MailboxCreate,
+  Interaction,
+  Mailbox,
+  MailboxStatus,
+  ProviderPreset,
+  ServerSettingsInput as ServerSettings,
+  UpdateMailboxBody as MailboxPatch,
+  WarmupSettings,
+} from '../mailboxes/mailboxes.schemas.js';
+import type { Analytics, DailyRow, DailySummary, DashboardStats, ExportRow, MailboxStats, PeriodQuery, Rates, Reputation, Totals } from '../stats/stats.schemas.js';
+import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
+import type { Pagination } from '../http/common.schemas.js';
+import type { FieldError } from '../http/errors.js';
+
+// The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
+export type {
+  Analytics,
+  DailyRow,
+  DailySummary,
+  DashboardStats,
+  ExportRow,
+  FieldError,
+  Interaction,
+  Mailbox,
+  MailboxCreate,
+  MailboxPatch,
+  MailboxStats,
+  MailboxStatus,
+  Pagination,
+  PeriodQuery,
+  Preview,
+  ProviderPreset,
+  Rates,
+  Reputation,
+  ServerSettings,
+  Template,
+  TemplateFields,
+  TemplateListQuery,
+  Totals,
+  WarmupSettings,
+};
+
+export type InteractionType = Interaction['type'];
+
+/** An answer other than 2xx, with the problem details the API sends. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Field errors by request path without its `/body` or `/query` root (`name`, `imap/host`), in plain words. */
+  fieldErrors(): Record<string, string> {
+    const byField: Record<string, string> = {};
+    for (const error of this.errors) {
+      const field = error.path.split('/').filter(Boolean).slice(1).join('/');
+      if (field && !byField[field]) byField[field] = plainWords(error.message);
+    }
+    return byField;
+  }
+}
+
+// The schema validator's wording, as a person would say it next to a form field.
+const PLAIN_WORDS: Array<[RegExp, (match: RegExpExecArray) => string]> = [
+  [/^must NOT have fewer than 1 characters?$/, () => 'Required'],
+  [/^is required$/, () => 'Required'],
+  [/^must NOT have fewer than (\d+) characters$/, (m) => `At least ${m[1]} characters`],
+  [/^must NOT have more than (\d+) characters$/, (m) => `At most ${m[1]} characters`],
+  [/^must match format "email"$/, () => 'Enter a valid email address'],
+  [/^must be <= (\S+)$/, (m) => `At most ${m[1]}`],
+  [/^must be >= (\S+)$/, (m) => `At least ${m[1]}`],
+  [/^must be integer$/, () => 'Enter a whole number'],
+  [/^must be number$/, () => 'Enter a number'],
+];
+
+function plainWords(message: string): string {
+  for (const [pattern, say] of PLAIN_WORDS) {
+    const match = pattern.exec(message);
+    if (match) return say(match);
+  }
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+const KEY_STORAGE = 'warmup.apiKey';
+
+export const session = {
+  key(): string | null {
+    try {
+      return sessionStorage.getItem(KEY_STORAGE);
+    } catch {
+      return null;
+    }
+  },
+  signIn(key: string): void {
+    sessionStorage.setItem(KEY_STORAGE, key);
+  },
+  signOut(): void {
+    sessionStorage.removeItem(KEY_STORAGE);
+  },
+};
+
+type Listener = () => void;
+const unauthorizedListeners = new Set<Listener>();
+
+/** Called when any request answers 401: the key is gone or revoked. */
+export function onUnauthorized(listener: Listener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+function url(path: string, query?: Query): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  }
+  const search = params.toString();
+  return `/api${path}${search ? `?${search}` : ''}`;
+}
+
+async function problemOf(response: Response): Promise<ApiError> {
+  let body: { code?: string; detail?: string; title?: string; errors?: FieldError[] } = {};
+  try {
+    body = (await response.json()) as typeof body;
+  } catch {
+    // Not problem+json (a proxy in between, a crash): the status line is all there is.
+  }
+  const message = body.detail || body.title || `The server answered ${response.status} ${response.statusText}`.trim();
+  return new ApiError(response.status, body.code ?? 'http_error', message, body.errors ?? []);
+}
+
+async function send(method: string, path: string, options: { query?: Query; body?: unknown; key?: string } = {}): Promise<Response> {
+  const key = options.key ?? session.key();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(url(path, options.query), {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'Cannot reach the Warmup server. Check your connection and try again.');
+  }
+  if (response.ok) return response;
+  const error = await problemOf(response);
+  if (response.status === 401 && !options.key) {
+    for (const listener of unauthorizedListeners) listener();
+  }
+  throw error;
+}
+
+async function json<T>(method: string, path: string, options: { query?: Query; body?: unknown; key?: string } = {}): Promise<T> {
+  const response = await send(method, path, options);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** The file name a download answer suggests in Content-Disposition. */
+function attachmentName(response: Response, fallback: string): string {
+  const header = response.headers.get('content-disposition') ?? '';
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (star?.[1]) return decodeURIComponent(star[1]);
+  const plain = /filename="?([^";]+)"?/i.exec(header);
+  return plain?.[1] ?? fallback;
+}
+
+/** Fetches with the bearer header and hands the answer to the browser as a file download. */
+async function download(path: string, query: Query, fallbackName: string): Promise<string> {
+  const response = await send('GET', path, { query });
+  const blob = await response.blob();
+  const name = attachmentName(response, fallbackName);
+  const href = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = href;
+  link.download = name;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
+  return name;
+}
+
+
+
+export const api = {
+  workspace: (key?: string) => json<{ workspace: { id: string; name: string } }>('GET', '/workspace', { key }),
+
+  dashboard: () => json<{ stats: DashboardStats }>('GET', '/stats/dashboard').then((r) => r.stats),
+  analytics: (period: PeriodQuery, mailboxId?: string) =>
+    json<{ analytics: Analytics }>('GET', '/stats/analytics', { query: { ...period, mailboxId } }).then((r) => r.analytics),
+  reputation: (period: PeriodQuery, mailboxId?: string) =>
+    json<{ reputation: Reputation }>('GET', '/stats/reputation', { query: { ...period, mailboxId } }).then((r) => r.reputation),
+  dailySummary: (date?: string) => json<{ summary: DailySummary }>('GET', '/stats/daily-summary', { query: { date } }).then((r) => r.summary),
+  exportRows: (period: PeriodQuery) =>
+    json<{ export: { startDate: string; endDate: string; rows: ExportRow[] } }>('GET', '/stats/export', { query: { ...period, format: 'json' } }).then(
+      (r) => r.export,
+    ),
+  downloadExport: (format: 'csv' | 'json' | 'pdf', period: PeriodQuery) => download('/stats/export', { ...period, format }, `warmup-stats.${format}`),
+
+  providers: () => json<{ providers: ProviderPreset[] }>('GET', '/mailboxes/providers').then((r) => r.providers),
+  mailboxes: (query: { page?: number; limit?: number; status?: string; q?: string } = {}) =>
+    json<{ mailboxes: Mailbox[]; pagination: Pagination }>('GET', '/mailboxes', { query }),
+  mailbox: (id: string) => json<{ mailbox: Mailbox }>('GET', `/mailboxes/${encodeURIComponent(id)}`).then((r) => r.mailbox),
+  createMailbox: (body: MailboxCreate) => json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
+  updateMailbox: (id: string, body: MailboxPatch) =>
+    json<{ mailbox: Mailbox }>('PATCH', `/mailboxes/${encodeURIComponent(id)}`, { body }).then((r) => r.mailbox),
+  deleteMailbox: (id: string) => json<void>('DELETE', `/mailboxes/${encodeURIComponent(id)}`),
+  pauseMailbox: (id: string) => json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/pause`).then((r) => r.mailbox),
+  resumeMailbox: (id: string) => json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/resume`).then((r) => r.mailbox),
+  mailboxStats: (id: string, period: PeriodQuery) =>
+    json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then((r) => r.stats),
+  interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
+    json<{ interactions: Interaction[]; pagination: Pagination }>('GET', `/mailboxes/${encodeURIComponent(id)}/interactions`, { query }),
+
+  templates: (query: TemplateListQuery) => json<{ templates: Template[]; pagination: Pagination }>('GET', '/templates', { query: { ...query } }),
+  template: (id: string) => json<{ template: Template }>('GET', `/templates/${encodeURIComponent(id)}`).then((r) => r.template),
+  createTemplate: (body: TemplateFields) => json<{ template: Template }>('POST', '/templates', { body }).then((r) => r.template),
+  updateTemplate: (id: string, body: Partial<TemplateFields>) =>
+    json<{ template: Template }>('PATCH', `/templates/${encodeURIComponent(id)}`, { body }).then((r) => r.template),
+  deleteTemplate: (id: string) => json<void>('DELETE', `/templates/${encodeURIComponent(id)}`),
+  duplicateTemplate: (id: string) => json<{ template: Template }>('POST', `/templates/${encodeURIComponent(id)}/duplicate`).then((r) => r.template),
+  previewTemplate: (body: { subject: string; body: string; seed?: number; variables?: Record<string, string> }) =>
+    json<{ preview: Preview }>('POST', '/templates/preview', { body }).then((r) => r.preview),
+  importTemplates: (document: unknown) => json<{ imported: number }>('POST', '/templates/import', { body: document }).then((r) => r.imported),
+  exportTemplates: (query: { type?: string; language?: string }) => download('/templates/export', query, 'warmup-templates.json'),
+};

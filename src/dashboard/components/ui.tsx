@@ -1,0 +1,407 @@
+import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes, Ref } from 'preact';
+import { useId } from 'preact/hooks';
+import type { MailboxStatus, Pagination } from '../api.js';
+import { ApiError } from '../api.js';
+import { linkClick } from '../router.js';
+import { IconAlert, IconBack, IconRefresh } from './icons.js';
+
+type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'icon' | 'size' | 'type'> & {
+  variant?: 'primary' | 'secondary' | 'ghost' | 'danger' | 'danger-ghost';
+  size?: 'sm' | 'md';
+  loading?: boolean;
+  icon?: ComponentChildren;
+  type?: 'button' | 'submit';
+  disabled?: boolean;
+};
+
+export function Button({ variant = 'secondary', size = 'md', loading, icon, children, class: className, disabled, type = 'button', ...rest }: ButtonProps) {
+  return (
+    <button
+      {...rest}
+      type={type}
+      class={['btn', `btn-${variant}`, size === 'sm' ? 'btn-sm' : '', className ?? ''].filter(Boolean).join(' ')}
+      disabled={disabled || loading}
+      aria-busy={loading ? 'true' : undefined}
+    >
+      {loading ? <Spinner /> : icon}
+      {children && <span>{children}</span>}
+    </button>
+  );
+}
+
+export function Link({ to, children, class: className, ...aria }: { to: string; children: ComponentChildren; class?: string; 'aria-label'?: string; 'aria-current'?: 'page' }) {
+  return (
+    <a {...aria} href={to} class={className} onClick={(event) => linkClick(event as unknown as MouseEvent, to)}>
+      {children}
+    </a>
+  );
+}
+
+export function Spinner({ label }: { label?: string }) {
+  return <span class="spinner" role={label ? 'status' : undefined} aria-label={label} />;
+}
+
+export function Skeleton({ height = 16, width }: { height?: number; width?: string }) {
+  return <span class="skeleton" style={{ height: `${height}px`, width: width ?? '100%' }} aria-hidden="true" />;
+}
+
+/** A loading block that says so to screen readers. */
+export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?: number }) {
+  return (
+    <div class="loading-block" role="status" aria-live="polite">
+      <span class="visually-hidden">{label}…</span>
+      {Array.from({ length: rows }, (_, i) => (
+        <Skeleton key={i} height={14} width={`${90 - i * 17}%`} />
+      ))}
+    </div>
+  );
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError || error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** An error in place, announced to screen readers, with a retry where one makes sense. */
+export function ErrorBox({ error, onRetry, title = 'Something went wrong' }: { error: unknown; onRetry?: () => void; title?: string }) {
+  return (
+    <div class="alert alert-error" role="alert">
+      <IconAlert size={18} class="alert-icon" />
+      <div class="alert-body">
+        <strong>{title}</strong>
+        <p>{errorMessage(error)}</p>
+      </div>
+      {onRetry && (
+        <Button size="sm" variant="ghost" icon={<IconRefresh size={16} />} onClick={onRetry}>
+          Retry
+        </Button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ tone = 'info', title, children }: { tone?: 'info' | 'warning' | 'error' | 'success'; title?: string; children: ComponentChildren }) {
+  return (
+    <div class={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : undefined}>
+      {tone !== 'info' && <IconAlert size={18} class="alert-icon" />}
+      <div class="alert-body">
+        {title && <strong>{title}</strong>}
+        <div>{children}</div>
+      </div>
+    </div>
+  );
+}
+
+export function EmptyState({ icon, title, children, action }: { icon?: ComponentChildren; title: string; children?: ComponentChildren; action?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      {icon && <div class="empty-icon">{icon}</div>}
+      <h3>{title}</h3>
+      {children && <p>{children}</p>}
+      {action && <div class="empty-action">{action}</div>}
+    </div>
+  );
+}
+
+export function Card({ title, subtitle, actions, children, class: className, bodyClass, id }: { title?: ComponentChildren; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; class?: string; bodyClass?: string; id?: string }) {
+  const headingId = useId();
+  return (
+    <section class={`card ${className ?? ''}`} aria-labelledby={title ? headingId : undefined} id={id}>
+      {(title || actions) && (
+        <header class="card-header">
+          <div>
+            {title && (
+              <h2 class="card-title" id={headingId}>
+                {title}
+              </h2>
+            )}
+            {subtitle && <p class="card-subtitle">{subtitle}</p>}
+          </div>
+          {actions && <div class="card-actions">{actions}</div>}
+        </header>
+      )}
+      <div class={`card-body ${bodyClass ?? ''}`}>{children}</div>
+    </section>
+  );
+}
+
+export function PageHeader({ title, subtitle, actions, back }: { title: ComponentChildren; subtitle?: ComponentChildren; actions?: ComponentChildren; back?: { to: string; label: string } }) {
+  return (
+    <header class="page-header">
+      <div class="page-heading">
+        {back && (
+          <Link to={back.to} class="back-link">
+            <IconBack size={16} /> {back.label}
+          </Link>
+        )}
+        <h1>{title}</h1>
+        {subtitle && <p class="page-subtitle">{subtitle}</p>}
+      </div>
+      {actions && <div class="page-actions">{actions}</div>}
+    </header>
+  );
+}
+
+export function StatCard({ label, value, hint, tone, loading }: { label: string; value: ComponentChildren; hint?: ComponentChildren; tone?: 'good' | 'warn' | 'bad'; loading?: boolean }) {
+  return (
+    <div class="stat">
+      <div class="stat-label">{label}</div>
+      <div class={`stat-value ${tone ? `tone-${tone}` : ''}`}>{loading ? <Skeleton height={28} width="60%" /> : value}</div>
+      {hint !== undefined && <div class="stat-hint">{loading ? <Skeleton height={12} width="80%" /> : hint}</div>}
+    </div>
+  );
+}
+
+const STATUS_LABEL: Record<MailboxStatus, string> = { active: 'Warming up', paused: 'Paused', error: 'Needs attention' };
+
+export function StatusBadge({ status }: { status: MailboxStatus }) {
+  return (
+    <span class={`badge badge-status badge-${status}`}>
+      <span class="dot" aria-hidden="true" />
+      {STATUS_LABEL[status] ?? status}
+    </span>
+  );
+}
+
+export function Badge({ children, tone = 'neutral' }: { children: ComponentChildren; tone?: 'neutral' | 'blue' | 'green' | 'red' | 'amber' | 'violet' }) {
+  return <span class={`badge badge-${tone}`}>{children}</span>;
+}
+
+export function reputationTone(score: number): 'good' | 'warn' | 'bad' {
+  if (score >= 80) return 'good';
+  if (score >= 50) return 'warn';
+  return 'bad';
+}
+
+export function ReputationMeter({ score }: { score: number }) {
+  const tone = reputationTone(score);
+  return (
+    <span class="reputation" title={`Reputation ${score} of 100`}>
+      <span class={`reputation-score tone-${tone}`}>{score}</span>
+      <span class="meter" aria-hidden="true">
+        <span class={`meter-fill fill-${tone}`} style={{ width: `${Math.max(0, Math.min(100, score))}%` }} />
+      </span>
+    </span>
+  );
+}
+
+export function Progress({ value, max, label }: { value: number; max: number; label: string }) {
+  const percent = max > 0 ? Math.min(100, Math.round((value / max) * 100)) : 0;
+  return (
+    <span class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={value}>
+      <span class="progress-fill" style={{ width: `${percent}%` }} />
+    </span>
+  );
+}
+
+/** A group of mutually exclusive choices (period pickers, filters), keyboard-operable as radios. */
+export function Segmented<T extends string>({ label, options, value, onChange }: { label: string; options: Array<{ value: T; label: string }>; value: T; onChange: (value: T) => void }) {
+  const name = useId();
+  return (
+    <div class="segmented" role="radiogroup" aria-label={label}>
+      {options.map((option) => (
+        <label key={option.value} class={option.value === value ? 'selected' : ''}>
+          <input type="radio" name={name} value={option.value} checked={option.value === value} onChange={() => onChange(option.value)} />
+          <span>{option.label}</span>
+        </label>
+      ))}
+    </div>
+  );
+}
+
+export function PaginationBar({ pagination, onPage, noun }: { pagination: Pagination; onPage: (page: number) => void; noun: string }) {
+  if (pagination.total === 0) return null;
+  const first = (pagination.page - 1) * pagination.limit + 1;
+  const last = Math.min(pagination.total, pagination.page * pagination.limit);
+  return (
+    <nav class="pagination" aria-label={`${noun} pages`}>
+      <span class="pagination-info">
+        {first}–{last} of {pagination.total} {noun}
+      </span>
+      {pagination.totalPages > 1 && (
+        <div class="pagination-buttons">
+          <Button size="sm" disabled={pagination.page <= 1} onClick={() => onPage(pagination.page - 1)}>
+            Previous
+          </Button>
+          <Button size="sm" disabled={pagination.page >= pagination.totalPages} onClick={() => onPage(pagination.page + 1)}>
+            Next
+          </Button>
+        </div>
+      )}
+    </nav>
+  );
+}
+
+// --- Form fields: a label bound to its control, a hint, and an error announced next to it. ---
+
+interface FieldShell {
+  label: ComponentChildren;
+  error?: string;
+  hint?: ComponentChildren;
+  class?: string;
+}
+
+function FieldFrame({ id, label, error, hint, class: className, children }: FieldShell & { id: string; children: ComponentChildren }) {
+  return (
+    <div class={`field ${error ? 'has-error' : ''} ${className ?? ''}`}>
+      <label for={id}>{label}</label>
+      {children}
+      {hint && !error && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function describedBy(id: string, error?: string, hint?: ComponentChildren): string | undefined {
+  if (error) return `${id}-error`;
+  if (hint) return `${id}-hint`;
+  return undefined;
+}
+
+/** The input attributes the dashboard's forms use. */
+interface InputAttributes {
+  id?: string;
+  name?: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'time' | 'date' | 'search';
+  placeholder?: string;
+  autoComplete?: string;
+  spellcheck?: boolean;
+  inputMode?: 'numeric' | 'text' | 'email';
+  min?: number | string;
+  max?: number | string;
+  required?: boolean;
+  autoFocus?: boolean;
+}
+
+type InputProps = FieldShell & InputAttributes & {
+  value: string | number;
+  onValue: (value: string) => void;
+};
+
+export function TextField({ label, error, hint, class: className, value, onValue, id: givenId, ...input }: InputProps) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  // Preact types `type` and `role` as a discriminated union; these are plain text-like inputs.
+  const attributes = {
+    ...input,
+    id,
+    class: 'input',
+    value,
+    'aria-invalid': error ? 'true' : undefined,
+    'aria-describedby': describedBy(id, error, hint),
+    onInput: (event: Event) => onValue((event.currentTarget as HTMLInputElement).value),
+  } as InputHTMLAttributes<HTMLInputElement>;
+  return (
+    <FieldFrame id={id} label={label} error={error} hint={hint} class={className}>
+      <input {...attributes} />
+    </FieldFrame>
+  );
+}
+
+type TextAreaProps = FieldShell & {
+  id?: string;
+  name?: string;
+  rows?: number;
+  placeholder?: string;
+  required?: boolean;
+  value: string;
+  onValue: (value: string) => void;
+  ref?: Ref<HTMLTextAreaElement>;
+};
+
+export function TextAreaField({ label, error, hint, class: className, value, onValue, id: givenId, ...input }: TextAreaProps) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  return (
+    <FieldFrame id={id} label={label} error={error} hint={hint} class={className}>
+      <textarea
+        {...input}
+        id={id}
+        class="input textarea"
+        value={value}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, error, hint)}
+        onInput={(event) => onValue((event.currentTarget as HTMLTextAreaElement).value)}
+      />
+    </FieldFrame>
+  );
+}
+
+type SelectProps = FieldShell & {
+  value: string;
+  onValue: (value: string) => void;
+  options: Array<{ value: string; label: string }>;
+  id?: string;
+  name?: string;
+  disabled?: boolean;
+};
+
+export function SelectField({ label, error, hint, class: className, value, onValue, options, id: givenId, name, disabled }: SelectProps) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  return (
+    <FieldFrame id={id} label={label} error={error} hint={hint} class={className}>
+      <select
+        id={id}
+        name={name}
+        class="input select"
+        value={value}
+        disabled={disabled}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(id, error, hint)}
+        onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}
+      >
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </FieldFrame>
+  );
+}
+
+export function CheckboxField({ label, hint, checked, onChecked, name, id: givenId }: { label: ComponentChildren; hint?: ComponentChildren; checked: boolean; onChecked: (checked: boolean) => void; name?: string; id?: string }) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  return (
+    <div class="checkbox-field">
+      <input type="checkbox" id={id} name={name} checked={checked} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(event) => onChecked((event.currentTarget as HTMLInputElement).checked)} />
+      <div>
+        <label for={id}>{label}</label>
+        {hint && (
+          <p class="field-hint" id={`${id}-hint`}>
+            {hint}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** A compact labelled select for filter bars (the label is visually hidden). */
+export function FilterSelect({ label, value, onValue, options }: { label: string; value: string; onValue: (value: string) => void; options: Array<{ value: string; label: string }> }) {
+  const id = useId();
+  return (
+    <div class="filter">
+      <label for={id} class="visually-hidden">
+        {label}
+      </label>
+      <select id={id} class="input select" value={value} onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,290 @@
+import { useState } from 'preact/hooks';
+import type { Interaction, InteractionType, Mailbox, MailboxStats } from '../api.js';
+import { ApiError, api } from '../api.js';
+import { COLORS, Chart, scoreRange } from '../components/chart.js';
+import { MailboxActions } from '../components/mailbox-actions.js';
+import { Badge, Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, Notice, PageHeader, PaginationBar, Segmented, StatCard, StatusBadge, reputationTone } from '../components/ui.js';
+import { PROVIDER_NAMES, formatDateTime, formatNumber, formatPercent, languageName, relativeTime } from '../format.js';
+import { useResource, useTitle } from '../hooks.js';
+import { navigate } from '../router.js';
+import { PERIODS, type Period } from './overview.js';
+
+const TYPE_OPTIONS: Array<{ value: '' | InteractionType; label: string }> = [
+  { value: '', label: 'All activity' },
+  { value: 'sent', label: 'Sent' },
+  { value: 'received', label: 'Received' },
+  { value: 'opened', label: 'Opened' },
+  { value: 'replied', label: 'Replied' },
+  { value: 'rescued', label: 'Rescued from spam' },
+  { value: 'flagged', label: 'Flagged' },
+  { value: 'bounced', label: 'Bounced' },
+  { value: 'failed', label: 'Failed' },
+];
+
+const TYPE_TONE: Record<InteractionType, 'neutral' | 'blue' | 'green' | 'red' | 'amber' | 'violet'> = {
+  sent: 'blue',
+  received: 'violet',
+  opened: 'neutral',
+  flagged: 'amber',
+  rescued: 'green',
+  replied: 'green',
+  bounced: 'red',
+  failed: 'red',
+};
+
+function security(server: Mailbox['imap']): string {
+  return server.secure ? 'SSL/TLS' : 'STARTTLS';
+}
+
+function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
+  const days = stats.daily.map((d) => d.date);
+  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+  return (
+    <>
+      <Card title="Reputation" subtitle={`Daily score, last ${label}`}>
+        <Chart
+          dates={days}
+          yRange={scoreRange(stats.daily.map((d) => d.reputation))}
+          series={[{ label: 'Reputation', color: COLORS.primary, kind: 'area', values: stats.daily.map((d) => d.reputation) }]}
+          label={`Reputation of this mailbox over the last ${label}; now ${stats.reputation}.`}
+          height={220}
+        />
+      </Card>
+      <Card title="Volume" subtitle={`Warmup emails sent and received, last ${label}`}>
+        <Chart
+          dates={days}
+          series={[
+            { label: 'Sent', color: COLORS.primary, kind: 'line', values: stats.daily.map((d) => d.sent) },
+            { label: 'Received', color: COLORS.secondary, kind: 'line', values: stats.daily.map((d) => d.received) },
+          ]}
+          label={`Sent ${stats.totals.sent} and received ${stats.totals.received} warmup emails over the last ${label}.`}
+          height={220}
+        />
+      </Card>
+      <Card title="Inbox vs spam" subtitle="Where peers found the mail this mailbox sent">
+        <Chart
+          dates={days}
+          stacked
+          series={[
+            { label: 'Inbox', color: COLORS.inbox, kind: 'bars', values: stats.daily.map((d) => d.inbox) },
+            { label: 'Spam', color: COLORS.spam, kind: 'bars', values: stats.daily.map((d) => d.spam) },
+          ]}
+          label={`${stats.totals.inbox} found in the inbox and ${stats.totals.spam} in spam over the last ${label}.`}
+          height={220}
+        />
+      </Card>
+    </>
+  );
+}
+
+function InteractionLog({ mailboxId }: { mailboxId: string }) {
+  const [type, setType] = useState('');
+  const [page, setPage] = useState(1);
+  const log = useResource(() => api.interactions(mailboxId, { page, limit: 20, type: type || undefined }), [mailboxId, page, type]);
+  return (
+    <Card
+      title="Activity"
+      subtitle="Every warmup email this mailbox sent or received, and what happened to it"
+      bodyClass="flush"
+      actions={
+        <FilterSelect
+          label="Activity type"
+          value={type}
+          options={TYPE_OPTIONS}
+          onValue={(value) => {
+            setType(value);
+            setPage(1);
+          }}
+        />
+      }
+    >
+      {log.error ? (
+        <div class="pad">
+          <ErrorBox error={log.error} onRetry={log.reload} title="Could not load the activity" />
+        </div>
+      ) : !log.data ? (
+        <div class="pad">
+          <Loading label="Loading activity" rows={5} />
+        </div>
+      ) : log.data.interactions.length === 0 ? (
+        <EmptyState title={type ? 'Nothing of this type yet' : 'No activity yet'}>
+          {type ? 'Try another activity type.' : 'The first warmup emails go out within the send window of the first day.'}
+        </EmptyState>
+      ) : (
+        <>
+          <div class={`table-wrap ${log.loading ? 'is-refreshing' : ''}`}>
+            <table class="table responsive-table log-table">
+              <caption class="visually-hidden">Activity</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">With</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Placement</th>
+                </tr>
+              </thead>
+              <tbody>
+                {log.data.interactions.map((entry: Interaction) => (
+                  <tr key={entry.id}>
+                    <td data-label="When" class="nowrap">
+                      {formatDateTime(entry.occurredAt)}
+                    </td>
+                    <td data-label="Event">
+                      <Badge tone={TYPE_TONE[entry.type] ?? 'neutral'}>{TYPE_OPTIONS.find((t) => t.value === entry.type)?.label ?? entry.type}</Badge>
+                    </td>
+                    <td data-label="With" class="truncate">
+                      {entry.counterpart ?? '–'}
+                    </td>
+                    <td data-label="Subject" class="truncate subject-cell">
+                      {entry.subject ?? '–'}
+                    </td>
+                    <td data-label="Placement" class={entry.placement ? undefined : 'placement-none'}>
+                      {entry.placement ? <Badge tone={entry.placement === 'inbox' ? 'green' : entry.placement === 'spam' ? 'red' : 'neutral'}>{entry.placement}</Badge> : <span class="muted">–</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <PaginationBar pagination={log.data.pagination} onPage={setPage} noun="events" />
+        </>
+      )}
+    </Card>
+  );
+}
+
+export function MailboxDetailPage({ id }: { id: string }) {
+  const mailbox = useResource(() => api.mailbox(id), [id]);
+  const [period, setPeriod] = useState<Period>('30d');
+  const stats = useResource(() => api.mailboxStats(id, { period }), [id, period, mailbox.data?.updatedAt]);
+  useTitle(mailbox.data?.email ?? 'Mailbox');
+
+  if (mailbox.error) {
+    const missing = mailbox.error instanceof ApiError && mailbox.error.status === 404;
+    return (
+      <>
+        <PageHeader title="Mailbox" back={{ to: '/mailboxes', label: 'Mailboxes' }} />
+        {missing ? (
+          <EmptyState title="This mailbox does not exist" action={<Link to="/mailboxes" class="btn btn-primary">Back to mailboxes</Link>}>
+            It may have been deleted.
+          </EmptyState>
+        ) : (
+          <ErrorBox error={mailbox.error} onRetry={mailbox.reload} title="Could not load the mailbox" />
+        )}
+      </>
+    );
+  }
+  const m = mailbox.data;
+  if (!m) {
+    return (
+      <>
+        <PageHeader title="Mailbox" back={{ to: '/mailboxes', label: 'Mailboxes' }} />
+        <Loading label="Loading the mailbox" rows={4} />
+      </>
+    );
+  }
+  const s = stats.data;
+  return (
+    <>
+      <PageHeader
+        back={{ to: '/mailboxes', label: 'Mailboxes' }}
+        title={<span class="break-anywhere">{m.email}</span>}
+        subtitle={
+          <span class="subtitle-row">
+            <StatusBadge status={m.status} />
+            <span>{m.name ?? 'No sender name'}</span>
+            <span aria-hidden="true">·</span>
+            <span>{PROVIDER_NAMES[m.provider] ?? m.provider}</span>
+            <span aria-hidden="true">·</span>
+            <span>synced {relativeTime(m.lastSyncAt)}</span>
+          </span>
+        }
+        actions={<MailboxActions mailbox={m} onChanged={mailbox.set} onDeleted={() => navigate('/mailboxes', { replace: true })} />}
+      />
+      {m.status === 'error' && (
+        <Notice tone="error" title="Warmup is stopped for this mailbox">
+          <p>{m.lastError ?? 'The engine could not log in or send.'}</p>
+          <p>Often the app password was revoked: enter a new one under Warmup settings and warmup starts again. Otherwise fix the cause and retry.</p>
+        </Notice>
+      )}
+      {m.status === 'paused' && <Notice tone="info">Warmup is paused. The ramp-up continues where it stopped when you resume.</Notice>}
+
+      <div class="section-bar">
+        <h2 class="section-title">Performance</h2>
+        <Segmented label="Period" options={PERIODS} value={period} onChange={setPeriod} />
+      </div>
+      {stats.error ? (
+        <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the statistics" />
+      ) : (
+        <section class="stats-grid stats-grid-6" aria-label="Mailbox figures">
+          <StatCard label="Reputation" loading={!s} value={s?.reputation ?? '–'} tone={s ? reputationTone(s.reputation) : undefined} hint="of 100" />
+          <StatCard label="Warmup day" loading={!s} value={s?.warmupDay ?? '–'} hint={`daily limit ${m.warmup.dailyLimit}`} />
+          <StatCard label="Sent today" loading={!s} value={s ? `${s.todaySent} / ${m.status === 'active' ? s.dailyTarget : '–'}` : '–'} hint="of today's target" />
+          <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from peers" />
+          <StatCard label="Inbox rate" loading={!s} value={formatPercent(s?.rates.inboxRate)} tone={s && s.rates.inboxRate >= 90 ? 'good' : undefined} hint={`spam ${formatPercent(s?.rates.spamRate)}`} />
+          <StatCard label="Reply rate" loading={!s} value={formatPercent(s?.rates.replyRate)} hint={`open ${formatPercent(s?.rates.openRate)}`} />
+        </section>
+      )}
+      <div class={`grid-2 detail-grid ${stats.loading && s ? 'is-refreshing' : ''}`}>
+        {s ? (
+          <Charts stats={s} period={period} />
+        ) : (
+          !stats.error && (
+            <Card title="Charts">
+              <Loading label="Loading the charts" rows={5} />
+            </Card>
+          )
+        )}
+        <Card title="Connection & settings" class="connection-card">
+          <dl class="details-list">
+            <div>
+              <dt>IMAP</dt>
+              <dd>
+                <code>
+                  {m.imap.host}:{m.imap.port}
+                </code>{' '}
+                {security(m.imap)}
+              </dd>
+            </div>
+            <div>
+              <dt>SMTP</dt>
+              <dd>
+                <code>
+                  {m.smtp.host}:{m.smtp.port}
+                </code>{' '}
+                {security(m.smtp)}
+              </dd>
+            </div>
+            <div>
+              <dt>Ramp-up</dt>
+              <dd>
+                {m.warmup.startVolume} a day, +{m.warmup.rampUpIncrement} daily, up to {m.warmup.dailyLimit}
+              </dd>
+            </div>
+            <div>
+              <dt>Replies</dt>
+              <dd>{m.warmup.replyRate}% of received warmup mail</dd>
+            </div>
+            <div>
+              <dt>Send window</dt>
+              <dd>
+                {m.warmup.sendWindow.start}–{m.warmup.sendWindow.end} {m.warmup.timezone}
+                {m.warmup.weekdaysOnly ? ', weekdays' : ''}
+              </dd>
+            </div>
+            <div>
+              <dt>Language</dt>
+              <dd>{languageName(m.warmup.language)}</dd>
+            </div>
+            <div>
+              <dt>Connected</dt>
+              <dd>{formatDateTime(m.createdAt)}</dd>
+            </div>
+          </dl>
+        </Card>
+      </div>
+      <InteractionLog mailboxId={m.id} />
+    </>
+  );
+}

@@ -1,0 +1,187 @@
+import { useState } from 'preact/hooks';
+import type { Mailbox } from '../api.js';
+import { api } from '../api.js';
+import { IconMailbox, IconPlus, IconSearch } from '../components/icons.js';
+import { MailboxActions } from '../components/mailbox-actions.js';
+import { Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, PageHeader, PaginationBar, Progress, ReputationMeter, Skeleton, StatusBadge } from '../components/ui.js';
+import { PROVIDER_NAMES, formatNumber, relativeTime } from '../format.js';
+import { useDebounced, useResource, useTitle } from '../hooks.js';
+
+const STATUS_FILTERS = [
+  { value: '', label: 'All statuses' },
+  { value: 'active', label: 'Warming up' },
+  { value: 'paused', label: 'Paused' },
+  { value: 'error', label: 'Needs attention' },
+];
+
+/** Today's sends against the day's target; the count comes from the mailbox's own stats. */
+function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
+  const stats = useResource(() => api.mailboxStats(mailbox.id, { period: '7d' }), [mailbox.id, mailbox.updatedAt]);
+  if (stats.error) return <span class="muted" title={stats.error.message}>–</span>;
+  if (!stats.data) return <Skeleton height={12} width="70px" />;
+  const sent = stats.data.todaySent;
+  const target = mailbox.status === 'active' ? mailbox.dailyTarget : 0;
+  return (
+    <span class="volume">
+      <span class="volume-figures">
+        <strong>{formatNumber(sent)}</strong>
+        <span class="muted"> / {target > 0 ? formatNumber(target) : '–'}</span>
+      </span>
+      <Progress value={sent} max={Math.max(target, sent, 1)} label={`${sent} of ${target} emails sent today`} />
+    </span>
+  );
+}
+
+function MailboxRow({ mailbox, onChanged, onDeleted }: { mailbox: Mailbox; onChanged: (m: Mailbox) => void; onDeleted: () => void }) {
+  const href = `/mailboxes/${encodeURIComponent(mailbox.id)}`;
+  return (
+    <tr>
+      <td class="cell-primary">
+        <Link to={href} class="row-title">
+          {mailbox.email}
+        </Link>
+        <span class="row-sub">
+          {mailbox.name ? `${mailbox.name} · ` : ''}
+          {PROVIDER_NAMES[mailbox.provider] ?? mailbox.provider}
+        </span>
+      </td>
+      <td data-label="Status">
+        <div class="cell-stack">
+          <StatusBadge status={mailbox.status} />
+          {mailbox.status === 'error' && mailbox.lastError && (
+            <span class="row-error" title={mailbox.lastError}>
+              {mailbox.lastError}
+            </span>
+          )}
+        </div>
+      </td>
+      <td data-label="Reputation">
+        <ReputationMeter score={mailbox.reputation} />
+      </td>
+      <td data-label="Sent today">
+        <TodayVolume mailbox={mailbox} />
+      </td>
+      <td data-label="Warmup" class="nowrap">
+        <div class="cell-stack">
+          <span>{mailbox.warmupDay > 0 ? `Day ${mailbox.warmupDay}` : 'Starting'}</span>
+          <span class="row-sub">synced {relativeTime(mailbox.lastSyncAt)}</span>
+        </div>
+      </td>
+      <td class="cell-actions">
+        <MailboxActions mailbox={mailbox} compact onChanged={onChanged} onDeleted={onDeleted} />
+      </td>
+    </tr>
+  );
+}
+
+export function MailboxesPage() {
+  useTitle('Mailboxes');
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState('');
+  const [search, setSearch] = useState('');
+  const q = useDebounced(search.trim(), 300);
+  const list = useResource(() => api.mailboxes({ page, limit: 20, status: status || undefined, q: q || undefined }), [page, status, q]);
+  const filtered = status !== '' || q !== '';
+
+  function replace(updated: Mailbox) {
+    if (!list.data) return;
+    list.set({ ...list.data, mailboxes: list.data.mailboxes.map((m) => (m.id === updated.id ? updated : m)) });
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Mailboxes"
+        subtitle="Every connected mailbox, its health and today's warmup volume"
+        actions={
+          <Link to="/mailboxes/new" class="btn btn-primary">
+            <IconPlus size={18} />
+            <span>Add mailbox</span>
+          </Link>
+        }
+      />
+      <Card bodyClass="flush">
+        <div class="toolbar">
+          <div class="search">
+            <IconSearch size={16} class="search-icon" />
+            <label for="mailbox-search" class="visually-hidden">
+              Search mailboxes
+            </label>
+            <input
+              id="mailbox-search"
+              class="input"
+              type="search"
+              placeholder="Search by address or name"
+              value={search}
+              onInput={(event) => {
+                setSearch((event.currentTarget as HTMLInputElement).value);
+                setPage(1);
+              }}
+            />
+          </div>
+          <FilterSelect
+            label="Status"
+            value={status}
+            options={STATUS_FILTERS}
+            onValue={(value) => {
+              setStatus(value);
+              setPage(1);
+            }}
+          />
+        </div>
+        {list.error ? (
+          <div class="pad">
+            <ErrorBox error={list.error} onRetry={list.reload} title="Could not load your mailboxes" />
+          </div>
+        ) : !list.data ? (
+          <div class="pad">
+            <Loading label="Loading mailboxes" rows={5} />
+          </div>
+        ) : list.data.mailboxes.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No mailbox matches">Try another search or status.</EmptyState>
+          ) : (
+            <EmptyState
+              icon={<IconMailbox size={28} />}
+              title="No mailboxes yet"
+              action={
+                <Link to="/mailboxes/new" class="btn btn-primary">
+                  <IconPlus size={18} />
+                  <span>Add mailbox</span>
+                </Link>
+              }
+            >
+              Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from there.
+            </EmptyState>
+          )
+        ) : (
+          <>
+            <div class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}>
+              <table class="table responsive-table">
+                <caption class="visually-hidden">Mailboxes</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Mailbox</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Reputation</th>
+                    <th scope="col">Sent today</th>
+                    <th scope="col">Warmup</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.mailboxes.map((mailbox) => (
+                    <MailboxRow key={mailbox.id} mailbox={mailbox} onChanged={replace} onDeleted={list.reload} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <PaginationBar pagination={list.data.pagination} onPage={setPage} noun="mailboxes" />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,244 @@
+import { useState } from 'preact/hooks';
+import type { Analytics, ExportRow, Mailbox, Reputation } from '../api.js';
+import { api } from '../api.js';
+import { COLORS, Chart, scoreRange } from '../components/chart.js';
+import { IconAlert, IconCheck, IconMailbox, IconPlus, IconTrendDown } from '../components/icons.js';
+import { Card, EmptyState, ErrorBox, Link, Loading, PageHeader, Segmented, StatCard, reputationTone } from '../components/ui.js';
+import { formatNumber, formatPercent, formatSigned } from '../format.js';
+import { useResource, useTitle } from '../hooks.js';
+
+export type Period = '7d' | '30d' | '90d';
+
+export const PERIODS: Array<{ value: Period; label: string }> = [
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+];
+
+/** A fall of this many points within a week puts a mailbox on the attention list. */
+const FALLING_POINTS = 5;
+
+interface AttentionItem {
+  mailboxId: string;
+  email: string;
+  kind: 'error' | 'falling';
+  detail: string;
+}
+
+async function loadAttention(): Promise<AttentionItem[]> {
+  const [failing, week] = await Promise.all([api.mailboxes({ status: 'error', limit: 100 }), api.exportRows({ period: '7d' })]);
+  const items: AttentionItem[] = failing.mailboxes.map((m: Mailbox) => ({
+    mailboxId: m.id,
+    email: m.email,
+    kind: 'error',
+    detail: m.lastError ?? 'The warmup engine stopped for this mailbox.',
+  }));
+  const inError = new Set(items.map((i) => i.mailboxId));
+  const byMailbox = new Map<string, ExportRow[]>();
+  for (const row of week.rows) {
+    if (row.reputation === null || inError.has(row.mailboxId)) continue;
+    byMailbox.set(row.mailboxId, [...(byMailbox.get(row.mailboxId) ?? []), row]);
+  }
+  const falling: Array<AttentionItem & { drop: number }> = [];
+  for (const [mailboxId, rows] of byMailbox) {
+    rows.sort((a, b) => a.date.localeCompare(b.date));
+    const first = rows[0]!;
+    const last = rows[rows.length - 1]!;
+    const drop = (first.reputation ?? 0) - (last.reputation ?? 0);
+    if (drop >= FALLING_POINTS) {
+      falling.push({ mailboxId, email: last.email, kind: 'falling', drop, detail: `Reputation fell from ${first.reputation} to ${last.reputation} in the last 7 days.` });
+    }
+  }
+  falling.sort((a, b) => b.drop - a.drop);
+  return [...items, ...falling];
+}
+
+function ReputationCard({ period, data, error, loading, reload }: { period: Period; data?: Reputation; error?: Error; loading: boolean; reload: () => void }) {
+  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+  return (
+    <Card
+      title="Reputation"
+      subtitle={`Average score of your mailboxes, last ${label}`}
+      class="span-2"
+      actions={
+        data &&
+        data.current !== null && (
+          <div class="headline-figure">
+            <span class={`headline-value tone-${reputationTone(data.current)}`}>{data.current}</span>
+            {data.change !== null && <span class={`change ${data.change > 0 ? 'up' : data.change < 0 ? 'down' : ''}`}>{formatSigned(data.change)}</span>}
+          </div>
+        )
+      }
+    >
+      {error ? (
+        <ErrorBox error={error} onRetry={reload} title="Could not load the reputation history" />
+      ) : !data ? (
+        <Loading label="Loading the reputation chart" rows={4} />
+      ) : (
+        <div class={loading ? 'is-refreshing' : ''}>
+          <Chart
+            dates={data.history.map((h) => h.date)}
+            series={[{ label: 'Reputation', color: COLORS.primary, kind: 'area', values: data.history.map((h) => h.score) }]}
+            yRange={scoreRange(data.history.map((h) => h.score))}
+            label={
+              data.current === null
+                ? `No reputation score yet for the last ${label}.`
+                : `Reputation over the last ${label}: now ${data.current}, ${formatSigned(data.change ?? 0)} over the period.`
+            }
+          />
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function PlacementCard({ period, data, error, loading, reload }: { period: Period; data?: Analytics; error?: Error; loading: boolean; reload: () => void }) {
+  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+  return (
+    <Card title="Inbox vs spam" subtitle={`Where your warmup mail landed, by day, last ${label}`} class="span-3">
+      {error ? (
+        <ErrorBox error={error} onRetry={reload} title="Could not load the placement chart" />
+      ) : !data ? (
+        <Loading label="Loading the placement chart" rows={4} />
+      ) : (
+        <div class={`placement ${loading ? 'is-refreshing' : ''}`}>
+          <dl class="figures">
+            <div>
+              <dt>Inbox rate</dt>
+              <dd class="tone-good">{formatPercent(data.rates.inboxRate)}</dd>
+            </div>
+            <div>
+              <dt>Spam rate</dt>
+              <dd class={data.rates.spamRate > 10 ? 'tone-bad' : ''}>{formatPercent(data.rates.spamRate)}</dd>
+            </div>
+            <div>
+              <dt>Rescued from spam</dt>
+              <dd>{formatNumber(data.totals.rescued)}</dd>
+            </div>
+            <div>
+              <dt>Sent</dt>
+              <dd>{formatNumber(data.totals.sent)}</dd>
+            </div>
+            <div>
+              <dt>Reply rate</dt>
+              <dd>{formatPercent(data.rates.replyRate)}</dd>
+            </div>
+          </dl>
+          <Chart
+            dates={data.daily.map((d) => d.date)}
+            stacked
+            series={[
+              { label: 'Inbox', color: COLORS.inbox, kind: 'bars', values: data.daily.map((d) => d.inbox) },
+              { label: 'Spam', color: COLORS.spam, kind: 'bars', values: data.daily.map((d) => d.spam) },
+            ]}
+            label={`Placement over the last ${label}: ${data.totals.inbox} in the inbox, ${data.totals.spam} in spam; inbox rate ${formatPercent(data.rates.inboxRate)}.`}
+          />
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function AttentionCard() {
+  const attention = useResource(loadAttention, []);
+  return (
+    <Card title="Needs attention" subtitle="Stopped mailboxes and falling reputation" class="span-1 attention-card">
+      {attention.error ? (
+        <ErrorBox error={attention.error} onRetry={attention.reload} title="Could not check your mailboxes" />
+      ) : !attention.data ? (
+        <Loading label="Checking your mailboxes" rows={3} />
+      ) : attention.data.length === 0 ? (
+        <div class="all-good">
+          <span class="all-good-icon">
+            <IconCheck size={20} />
+          </span>
+          <div>
+            <strong>All mailboxes are healthy</strong>
+            <p>No errors and no falling reputation this week.</p>
+          </div>
+        </div>
+      ) : (
+        <ul class="attention-list">
+          {attention.data.map((item) => (
+            <li key={`${item.kind}-${item.mailboxId}`} class={`attention-item attention-${item.kind}`}>
+              <span class="attention-icon">{item.kind === 'error' ? <IconAlert size={16} /> : <IconTrendDown size={16} />}</span>
+              <div>
+                <Link to={`/mailboxes/${encodeURIComponent(item.mailboxId)}`} class="attention-email">
+                  {item.email}
+                </Link>
+                <p>{item.detail}</p>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+export function OverviewPage() {
+  useTitle('Overview');
+  const [period, setPeriod] = useState<Period>('30d');
+  const stats = useResource(() => api.dashboard(), []);
+  const reputation = useResource(() => api.reputation({ period }), [period]);
+  const analytics = useResource(() => api.analytics({ period }), [period]);
+  const s = stats.data;
+  const noMailboxes = s !== undefined && s.totalMailboxes === 0;
+
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        subtitle="How your mailboxes are warming up"
+        actions={
+          <>
+            <Segmented label="Period" options={PERIODS} value={period} onChange={setPeriod} />
+            <Link to="/mailboxes/new" class="btn btn-primary">
+              <IconPlus size={18} />
+              <span>Add mailbox</span>
+            </Link>
+          </>
+        }
+      />
+      {stats.error ? (
+        <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the dashboard figures" />
+      ) : (
+        <section class="stats-grid" aria-label="Today at a glance">
+          <StatCard label="Mailboxes" loading={!s} value={formatNumber(s?.totalMailboxes)} hint={s && `${s.totalMailboxes - s.activeMailboxes} not warming`} />
+          <StatCard label="Active" loading={!s} value={formatNumber(s?.activeMailboxes)} hint="warming up now" />
+          <StatCard
+            label="Avg reputation"
+            loading={!s}
+            value={s ? s.avgReputation : '–'}
+            tone={s && s.activeMailboxes > 0 ? reputationTone(s.avgReputation) : undefined}
+            hint="of 100, active mailboxes"
+          />
+          <StatCard label="Sent today" loading={!s} value={formatNumber(s?.todaySent)} hint="warmup emails" />
+          <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from the warmup network" />
+        </section>
+      )}
+      {noMailboxes && (
+        <Card class="onboarding">
+          <EmptyState
+            icon={<IconMailbox size={28} />}
+            title="Connect your first mailbox"
+            action={
+              <Link to="/mailboxes/new" class="btn btn-primary">
+                <IconPlus size={18} />
+                <span>Add mailbox</span>
+              </Link>
+            }
+          >
+            Warmup sends a few real emails a day between your mailboxes, rescues them from spam and replies, so providers learn to trust your
+            address. Start with two or more mailboxes on different domains.
+          </EmptyState>
+        </Card>
+      )}
+      <div class="grid-3">
+        <ReputationCard period={period} {...reputation} />
+        <AttentionCard />
+        <PlacementCard period={period} {...analytics} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,238 @@
+import { useRef, useState } from 'preact/hooks';
+import type { Template, TemplateListQuery } from '../api.js';
+import { ApiError, api } from '../api.js';
+import { ConfirmDialog } from '../components/dialog.js';
+import { IconCopy, IconDownload, IconPlus, IconSearch, IconTemplate, IconTrash, IconUpload } from '../components/icons.js';
+import { toast } from '../components/toasts.js';
+import { Badge, Button, Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, PageHeader, PaginationBar, errorMessage } from '../components/ui.js';
+import { LANGUAGES, formatDateTime, languageName } from '../format.js';
+import { useDebounced, useResource, useTitle } from '../hooks.js';
+import { navigate } from '../router.js';
+
+export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };
+const TYPE_TONES: Record<string, 'blue' | 'green' | 'violet'> = { initial: 'blue', reply: 'green', followup: 'violet' };
+
+export function TypeBadge({ type }: { type: string }) {
+  return <Badge tone={TYPE_TONES[type] ?? 'blue'}>{TYPE_LABELS[type] ?? type}</Badge>;
+}
+
+const TYPE_FILTERS = [{ value: '', label: 'All types' }, ...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label }))];
+const LANGUAGE_FILTERS = [{ value: '', label: 'All languages' }, ...Object.entries(LANGUAGES).map(([value, label]) => ({ value, label }))];
+
+/** Reads an uploaded export file and imports it; a 400 names the bad items by index. */
+async function importFile(file: File): Promise<number> {
+  let document: unknown;
+  try {
+    document = JSON.parse(await file.text());
+  } catch {
+    throw new Error(`${file.name} is not a JSON file. Import a file made by Export.`);
+  }
+  try {
+    return await api.importTemplates(document);
+  } catch (error) {
+    if (error instanceof ApiError && error.errors.length > 0) {
+      const first = error.errors
+        .slice(0, 3)
+        .map((e) => `${e.path.replace(/^\/body\//, '')}: ${e.message}`)
+        .join('; ');
+      throw new Error(`Nothing was imported. ${first}${error.errors.length > 3 ? ` (and ${error.errors.length - 3} more)` : ''}`);
+    }
+    throw error;
+  }
+}
+
+export function TemplatesPage() {
+  useTitle('Templates');
+  const [page, setPage] = useState(1);
+  const [type, setType] = useState('');
+  const [language, setLanguage] = useState('');
+  const [search, setSearch] = useState('');
+  const q = useDebounced(search.trim(), 300);
+  const list = useResource(() => api.templates({ page, limit: 20, type: (type || undefined) as TemplateListQuery['type'], language: language || undefined, q: q || undefined }), [page, type, language, q]);
+  const [deleting, setDeleting] = useState<Template>();
+  const [importing, setImporting] = useState(false);
+  const [importError, setImportError] = useState<unknown>();
+  const [exporting, setExporting] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const filtered = type !== '' || language !== '' || q !== '';
+
+  async function onImport(event: Event) {
+    const input = event.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    setImporting(true);
+    setImportError(undefined);
+    try {
+      const count = await importFile(file);
+      toast(`Imported ${count} template${count === 1 ? '' : 's'}`);
+      list.reload();
+    } catch (error) {
+      setImportError(error);
+    } finally {
+      setImporting(false);
+    }
+  }
+
+  async function onExport() {
+    setExporting(true);
+    try {
+      const name = await api.exportTemplates({ type: (type || undefined) as TemplateListQuery['type'], language: language || undefined });
+      toast(`Downloaded ${name}`);
+    } catch (error) {
+      toast(`Export failed: ${errorMessage(error)}`, 'error');
+    } finally {
+      setExporting(false);
+    }
+  }
+
+  async function duplicate(template: Template) {
+    try {
+      const copy = await api.duplicateTemplate(template.id);
+      toast(`Created ${copy.name}`);
+      navigate(`/templates/${encodeURIComponent(copy.id)}`);
+    } catch (error) {
+      toast(`Could not duplicate: ${errorMessage(error)}`, 'error');
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Templates"
+        subtitle="The emails your mailboxes send each other, with variables and spintax"
+        actions={
+          <>
+            <input ref={fileInput} type="file" accept="application/json,.json" class="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onImport} data-testid="import-file" />
+            <Button icon={<IconUpload size={16} />} loading={importing} onClick={() => fileInput.current?.click()}>
+              Import
+            </Button>
+            <Button icon={<IconDownload size={16} />} loading={exporting} onClick={onExport}>
+              Export
+            </Button>
+            <Link to="/templates/new" class="btn btn-primary">
+              <IconPlus size={18} />
+              <span>New template</span>
+            </Link>
+          </>
+        }
+      />
+      {importError !== undefined && <ErrorBox error={importError} title="Import failed" />}
+      <Card bodyClass="flush">
+        <div class="toolbar">
+          <div class="search">
+            <IconSearch size={16} class="search-icon" />
+            <label for="template-search" class="visually-hidden">
+              Search templates
+            </label>
+            <input
+              id="template-search"
+              class="input"
+              type="search"
+              placeholder="Search name or subject"
+              value={search}
+              onInput={(event) => {
+                setSearch((event.currentTarget as HTMLInputElement).value);
+                setPage(1);
+              }}
+            />
+          </div>
+          <FilterSelect label="Type" value={type} options={TYPE_FILTERS} onValue={(v) => (setType(v), setPage(1))} />
+          <FilterSelect label="Language" value={language} options={LANGUAGE_FILTERS} onValue={(v) => (setLanguage(v), setPage(1))} />
+        </div>
+        {list.error ? (
+          <div class="pad">
+            <ErrorBox error={list.error} onRetry={list.reload} title="Could not load the templates" />
+          </div>
+        ) : !list.data ? (
+          <div class="pad">
+            <Loading label="Loading templates" rows={5} />
+          </div>
+        ) : list.data.templates.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No template matches">Try another search, type or language.</EmptyState>
+          ) : (
+            <EmptyState
+              icon={<IconTemplate size={28} />}
+              title="No templates yet"
+              action={
+                <Link to="/templates/new" class="btn btn-primary">
+                  <IconPlus size={18} />
+                  <span>New template</span>
+                </Link>
+              }
+            >
+              Warmup emails read best when they sound like you. Write a few first emails, replies and follow-ups.
+            </EmptyState>
+          )
+        ) : (
+          <>
+            <div class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}>
+              <table class="table responsive-table templates-table">
+                <caption class="visually-hidden">Templates</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Template</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Language</th>
+                    <th scope="col">Variables</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.templates.map((template) => (
+                    <tr key={template.id}>
+                      <td class="cell-primary">
+                        <Link to={`/templates/${encodeURIComponent(template.id)}`} class="row-title">
+                          {template.name}
+                        </Link>
+                        <span class="row-sub truncate">{template.subject}</span>
+                      </td>
+                      <td data-label="Type">
+                        <TypeBadge type={template.type} />
+                      </td>
+                      <td data-label="Language">{languageName(template.language)}</td>
+                      <td data-label="Variables">
+                        <span class="muted">{template.variables.length === 0 ? 'none' : template.variables.length}</span>
+                      </td>
+                      <td data-label="Updated" class="nowrap muted">
+                        {formatDateTime(template.updatedAt)}
+                      </td>
+                      <td class="cell-actions">
+                        <div class="row-actions compact">
+                          <Button size="sm" variant="ghost" icon={<IconCopy size={16} />} aria-label={`Duplicate ${template.name}`} title="Duplicate" onClick={() => duplicate(template)} />
+                          <Button size="sm" variant="danger-ghost" icon={<IconTrash size={16} />} aria-label={`Delete ${template.name}`} title="Delete" onClick={() => setDeleting(template)} />
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <PaginationBar pagination={list.data.pagination} onPage={setPage} noun="templates" />
+          </>
+        )}
+      </Card>
+      {deleting && (
+        <ConfirmDialog
+          title="Delete this template?"
+          confirmLabel="Delete template"
+          onClose={() => setDeleting(undefined)}
+          onConfirm={async () => {
+            await api.deleteTemplate(deleting.id);
+            toast(`${deleting.name} was deleted`);
+            setDeleting(undefined);
+            list.reload();
+          }}
+        >
+          <p>
+            <strong>{deleting.name}</strong> will no longer be sent. Emails already sent keep their subject in the history.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

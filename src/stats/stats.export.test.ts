@@ -1,0 +1,258 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
+import { fixedClock } from '../clock.js';
+import { newId } from '../db/ids.js';
+import { recordInteraction, recordReputation, type InteractionType, type Placement } from '../engine/interactions.repository.js';
+import { csvField, csvLine } from './export-csv.js';
+
+/* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
+
+const clock = fixedClock('2026-03-15T12:00:00Z');
+const HEADER = 'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation';
+const QUOTED_EMAIL = '"smith, \\"js\\""@beta.test';
+let t: TestApp;
+let ws: TestWorkspace;
+let big: TestWorkspace;
+const mb = { alice: '', quoted: '', stranger: '' };
+
+async function insertMailbox(workspaceId: string, email: string) {
+  const id = newId('mb');
+  const now = clock.now().toISOString();
+  await t.database.db
+    .insertInto('mailboxes')
+    .values({
+      id,
+      workspace_id: workspaceId,
+      email,
+      email_normalized: email.toLowerCase(),
+      name: null,
+      provider: 'gmail',
+      connection_type: 'imap',
+      status: 'active',
+      imap: '{}',
+      smtp: '{}',
+      password_encrypted: 'x',
+      warmup: '{}',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
+}
+
+let messageCount = 0;
+async function record(mailboxId: string, type: InteractionType, senderMailboxId: string, messageId: string, at: string, placement: Placement | null = null) {
+  await recordInteraction(t.database.db, {
+    mailboxId,
+    type,
+    senderMailboxId,
+    counterpartMailboxId: mailboxId === senderMailboxId ? null : senderMailboxId,
+    counterpartEmail: 'peer@example.test',
+    subject: 'Quarterly numbers',
+    messageId,
+    threadId: messageId,
+    placement,
+    occurredAt: new Date(at),
+  });
+}
+
+async function message(from: string, to: string, at: string, placement: Placement, actions: Array<'opened' | 'rescued' | 'replied'> = []) {
+  const messageId = `<x${++messageCount}@test>`;
+  await record(from, 'sent', from, messageId, at);
+  await record(to, 'received', from, messageId, at, placement);
+  for (const action of actions) await record(to, action, from, messageId, at);
+}
+
+function get(url: string, workspace: TestWorkspace = ws) {
+  return workspace.request({ method: 'GET', url });
+}
+
+function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = res.json<{ code: string; errors?: Array<{ path: string }> }>();
+  expect(problem.code).toBe(code);
+  if (path !== undefined) expect(problem.errors?.map((e) => e.path)).toContain(path);
+}
+
+/** Splits CSV text into records of fields, honouring RFC 4180 quotes. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      fields.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      fields.push(field);
+      records.push(fields);
+      fields = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  expect(field, 'the CSV ends with CRLF').toBe('');
+  return records;
+}
+
+function pageCount(pdf: Buffer): number {
+  return (pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? []).length;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+  ws = t.workspace;
+  big = await t.createWorkspace('Acme Outreach');
+  mb.alice = await insertMailbox(ws.id, 'alice@alpha.test');
+  mb.quoted = await insertMailbox(ws.id, QUOTED_EMAIL);
+  const otherWorkspace = await t.createWorkspace('other');
+  mb.stranger = await insertMailbox(otherWorkspace.id, 'stranger@else.test');
+
+  await message(mb.alice, mb.quoted, '2026-03-15T09:00:00Z', 'inbox', ['opened', 'replied']);
+  await message(mb.quoted, mb.alice, '2026-03-14T10:00:00Z', 'spam', ['rescued', 'opened']);
+  await message(mb.alice, mb.stranger, '2026-03-01T10:00:00Z', 'inbox');
+  await recordReputation(t.database.db, mb.alice, '2026-03-10', 77);
+
+  // 60 mailboxes: the PDF's mailbox table runs over two pages after the summary page.
+  for (let i = 0; i < 60; i++) await insertMailbox(big.id, `sender${String(i).padStart(2, '0')}@acme.test`);
+});
+afterAll(() => t?.close());
+
+describe('csvField', () => {
+  it('quotes per RFC 4180 only when needed', () => {
+    expect(csvField('plain@example.test')).toBe('plain@example.test');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('cr\rhere')).toBe('"cr\rhere"');
+    expect(csvField(null)).toBe('');
+    expect(csvField(0)).toBe('0');
+    expect(csvLine(['a', 1, null])).toBe('a,1,\r\n');
+  });
+});
+
+describe('GET /api/stats/export?format=csv', () => {
+  it('streams one row per mailbox per day under the exact header, as an attachment', async () => {
+    const res = await get('/api/stats/export?format=csv&startDate=2026-03-14&endDate=2026-03-15');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="warmup-stats-2026-03-14-2026-03-15.csv"');
+    expect(res.body.split('\r\n')[0]).toBe(HEADER);
+    const [header, ...rows] = parseCsv(res.body);
+    expect(header!.join(',')).toBe(HEADER);
+    // 2 mailboxes × 2 days, by date then email ('"' sorts before letters); empty days included.
+    expect(rows).toEqual([
+      ['2026-03-14', mb.quoted, QUOTED_EMAIL, '1', '0', '0', '1', '1', '1', '0', ''],
+      ['2026-03-14', mb.alice, 'alice@alpha.test', '0', '1', '0', '0', '0', '0', '0', '77'],
+      ['2026-03-15', mb.quoted, QUOTED_EMAIL, '0', '1', '0', '0', '0', '0', '0', ''],
+      ['2026-03-15', mb.alice, 'alice@alpha.test', '1', '0', '1', '0', '0', '1', '1', '77'],
+    ]);
+    // The email with a comma and quotes is one quoted field with its quotes doubled.
+    expect(res.body).toContain(`,"""smith, \\""js\\""""@beta.test",`);
+  });
+
+  it('covers the default 30-day period and narrows with mailboxId', async () => {
+    const all = parseCsv((await get('/api/stats/export?format=csv')).body);
+    expect(all).toHaveLength(1 + 2 * 30);
+    expect(all[1]![0]).toBe('2026-02-14');
+    const res = await get(`/api/stats/export?format=csv&period=7d&mailboxId=${mb.alice}`);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="warmup-stats-2026-03-09-2026-03-15.csv"');
+    const rows = parseCsv(res.body).slice(1);
+    expect(rows).toHaveLength(7);
+    expect(new Set(rows.map((r) => r[1]))).toEqual(new Set([mb.alice]));
+    // The score recorded on the 10th, carried forward; none before it.
+    expect(rows.map((r) => r[10])).toEqual(['', '77', '77', '77', '77', '77', '77']);
+  });
+
+  it('answers just the header for a workspace without mailboxes', async () => {
+    const empty = await t.createWorkspace('empty');
+    const res = await get('/api/stats/export?format=csv', empty);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(`${HEADER}\r\n`);
+  });
+});
+
+describe('GET /api/stats/export?format=json', () => {
+  it('answers {export: {startDate, endDate, rows}} with the same rows', async () => {
+    const res = await get('/api/stats/export?format=json&startDate=2026-03-15&endDate=2026-03-15');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="warmup-stats-2026-03-15-2026-03-15.json"');
+    expect(res.json()).toStrictEqual({
+      export: {
+        startDate: '2026-03-15',
+        endDate: '2026-03-15',
+        rows: [
+          { date: '2026-03-15', mailboxId: mb.quoted, email: QUOTED_EMAIL, sent: 0, received: 1, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: null },
+          { date: '2026-03-15', mailboxId: mb.alice, email: 'alice@alpha.test', sent: 1, received: 0, inbox: 1, spam: 0, rescued: 0, opened: 1, replied: 1, reputation: 77 },
+        ],
+      },
+    });
+  });
+
+  it('answers an empty list for a workspace without mailboxes', async () => {
+    const empty = await t.createWorkspace('empty json');
+    const res = await get('/api/stats/export?format=json&period=7d', empty);
+    expect(res.json()).toStrictEqual({ export: { startDate: '2026-03-09', endDate: '2026-03-15', rows: [] } });
+  });
+});
+
+describe('GET /api/stats/export?format=pdf', () => {
+  it('answers a PDF report as an attachment', async () => {
+    const res = await get('/api/stats/export?format=pdf&period=30d');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="warmup-stats-2026-02-14-2026-03-15.pdf"');
+    const pdf = res.rawPayload;
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.subarray(-6).toString('latin1')).toMatch(/%%EOF\s*$/);
+    // Summary and charts on the first page, the (short) mailbox table on the second.
+    expect(pageCount(pdf)).toBe(2);
+    expect(pdf.toString('latin1')).toContain('(Deliverability report 2026-02-14 to 2026-03-15)');
+  });
+
+  it('runs the mailbox table over as many pages as it needs', async () => {
+    const res = await get('/api/stats/export?format=pdf', big);
+    expect(res.statusCode).toBe(200);
+    expect(pageCount(res.rawPayload)).toBe(3);
+    expect(res.rawPayload.toString('latin1')).toContain('(Acme Outreach)');
+  });
+
+  it('narrows to one mailbox', async () => {
+    const res = await get(`/api/stats/export?format=pdf&mailboxId=${mb.alice}`);
+    expect(res.statusCode).toBe(200);
+    expect(pageCount(res.rawPayload)).toBe(2);
+  });
+});
+
+describe('export errors', () => {
+  it('needs a known format', async () => {
+    expectProblem(await get('/api/stats/export'), 400, 'validation_error', '/query/format');
+    expectProblem(await get('/api/stats/export?format=xml'), 400, 'validation_error', '/query/format');
+    expectProblem(await get('/api/stats/export?format='), 400, 'validation_error', '/query/format');
+  });
+
+  it("answers 404 for another workspace's mailbox, before any byte of the file", async () => {
+    for (const format of ['csv', 'json', 'pdf']) {
+      const res = await get(`/api/stats/export?format=${format}&mailboxId=${mb.stranger}`);
+      expectProblem(res, 404, 'not_found');
+      expect(res.headers['content-disposition']).toBeUndefined();
+    }
+  });
+
+  it('checks the period like every stats route', async () => {
+    expectProblem(await get('/api/stats/export?format=pdf&startDate=2026-03-01'), 400, 'validation_error', '/query/endDate');
+    expectProblem(await get('/api/stats/export?format=json&period=1y'), 400, 'validation_error', '/query/period');
+  });
+});

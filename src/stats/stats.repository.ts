@@ -1,0 +1,378 @@
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { DayRange } from './period.js';
+import type { Totals } from './stats.schemas.js';
+
+/*
+ * All statistics SQL. It reads the rollups only, never the interactions: `workspace_daily_stats`
+ * (one row per workspace per day, kept by triggers, see migration 004) for workspace-wide figures,
+ * `daily_stats` (one row per mailbox per day) for one mailbox and for per-mailbox listings, and
+ * `mailboxes`. So a workspace-wide series costs one row a day, a per-mailbox listing one row per
+ * mailbox per day, and nothing grows with the number of messages. Every query is scoped by
+ * workspace, so another workspace's mailbox is simply not found.
+ */
+
+export const TOTAL_COLUMNS = ['sent', 'received', 'inbox', 'spam', 'promotions', 'other', 'rescued', 'opened', 'flagged', 'replied', 'bounced'] as const;
+const RECEIVED_COLUMNS = ['received_inbox', 'received_spam', 'received_promotions', 'received_other'] as const;
+
+export interface DayTotals extends Totals {
+  day: string;
+  /** Mean of the scores recorded that day, unrounded; null when none was. */
+  reputation: number | null;
+}
+
+export interface MailboxSummary {
+  id: string;
+  email: string;
+  status: string;
+  provider: string;
+  reputation: number;
+  warmupDay: number;
+  dailyTarget: number;
+}
+
+/** Where the mail a mailbox received was found (the receiving side of placement). */
+export interface ReceivedPlacement {
+  inbox: number;
+  spam: number;
+  promotions: number;
+  other: number;
+}
+
+export interface MailboxTotals extends Totals {
+  mailboxId: string;
+  email: string;
+  status: string;
+  provider: string;
+  reputation: number;
+  receivedPlacement: ReceivedPlacement;
+}
+
+export interface MailboxDay {
+  mailboxId: string;
+  day: string;
+  sent: number;
+  received: number;
+  inbox: number;
+  spam: number;
+  rescued: number;
+  opened: number;
+  replied: number;
+  reputation: number | null;
+}
+
+export interface MailboxCounts {
+  total: number;
+  active: number;
+  paused: number;
+  error: number;
+  /** Mean reputation of the active mailboxes, unrounded; null when none is active. */
+  activeReputation: number | null;
+}
+
+interface MailboxListing {
+  id: string;
+  email: string;
+  status: string;
+  provider: string;
+  reputation: number;
+}
+
+/** SUM of an integer column as an integer on both dialects; 0 (not null) over no rows. */
+function total(column: string): RawBuilder<number> {
+  return sql<number>`cast(coalesce(sum(${sql.ref(column)}), 0) as integer)`;
+}
+
+function toTotals(row: Partial<Record<(typeof TOTAL_COLUMNS)[number], number | string | null>>): Totals {
+  const totals = {} as Totals;
+  for (const column of TOTAL_COLUMNS) totals[column] = Number(row[column] ?? 0);
+  return totals;
+}
+
+function nullableNumber(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+/** The day's mean score from the workspace rollup's sum and count. */
+function meanScore(sum: unknown, count: unknown): number | null {
+  return Number(count) > 0 ? Number(sum) / Number(count) : null;
+}
+
+/**
+ * Per-mailbox listings are ordered by email, compared as plain text here rather than by SQL, whose
+ * order depends on the PostgreSQL collation and would differ between the two dialects.
+ */
+export function byEmail(a: { id: string; email: string }, b: { id: string; email: string }): number {
+  const left = a.email.toLowerCase();
+  const right = b.email.toLowerCase();
+  if (left !== right) return left < right ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export function createStatsRepository(db: Kysely<Database>) {
+  /**
+   * One mailbox's rollup rows, scoped to the workspace through `mailboxes`: written as a subquery
+   * so both planners walk the (mailbox_id, day) primary key rather than the workspace's index.
+   */
+  function ownMailbox(workspaceId: string, mailboxId: string) {
+    return (eb: ExpressionBuilder<Database, 'daily_stats'>) =>
+      eb('daily_stats.mailbox_id', 'in', eb.selectFrom('mailboxes').select('mailboxes.id').where('mailboxes.id', '=', mailboxId).where('mailboxes.workspace_id', '=', workspaceId));
+  }
+
+  function mailboxRows(workspaceId: string, mailboxId: string, range: DayRange) {
+    return db.selectFrom('daily_stats').where(ownMailbox(workspaceId, mailboxId)).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
+  }
+
+  function workspaceRows(workspaceId: string, range: DayRange) {
+    return db.selectFrom('workspace_daily_stats').where('workspace_id', '=', workspaceId).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
+  }
+
+  async function listMailboxes(workspaceId: string, mailboxId?: string): Promise<MailboxListing[]> {
+    let query = db.selectFrom('mailboxes').select(['id', 'email', 'status', 'provider', 'reputation']).where('workspace_id', '=', workspaceId);
+    if (mailboxId !== undefined) query = query.where('id', '=', mailboxId);
+    const rows = await query.execute();
+    return rows.map((row) => ({ ...row, reputation: Number(row.reputation) })).sort(byEmail);
+  }
+
+  return {
+    listMailboxes,
+
+    async findMailbox(workspaceId: string, mailboxId: string): Promise<MailboxSummary | undefined> {
+      const row = await db
+        .selectFrom('mailboxes')
+        .select(['id', 'email', 'status', 'provider', 'reputation', 'warmup_day', 'daily_target'])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', mailboxId)
+        .executeTakeFirst();
+      return (
+        row && {
+          id: row.id,
+          email: row.email,
+          status: row.status,
+          provider: row.provider,
+          reputation: Number(row.reputation),
+          warmupDay: Number(row.warmup_day),
+          dailyTarget: Number(row.daily_target),
+        }
+      );
+    },
+
+    async workspaceName(workspaceId: string): Promise<string | undefined> {
+      const row = await db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirst();
+      return row?.name;
+    },
+
+    /**
+     * The counters of each day of the range that has a row (the workspace's sums, or one mailbox's),
+     * and the score a reputation series carries into the range: the mean of the last day before it
+     * that has one. One statement: the range, plus that one earlier row (ORDER BY … LIMIT 1 walks
+     * the primary key backwards and stops at the first hit).
+     */
+    async dailyTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<{ rows: DayTotals[]; carried: number | null }> {
+      let rows: Array<{ day: string; reputation: number | null } & Totals>;
+      if (mailboxId !== undefined) {
+        const columns = ['day', ...TOTAL_COLUMNS, 'reputation'] as const;
+        const before = db
+          .selectFrom('daily_stats')
+          .select(columns)
+          .where(ownMailbox(workspaceId, mailboxId))
+          .where('day', '<', range.startDate)
+          .where('reputation', 'is not', null)
+          .orderBy('day', 'desc')
+          .limit(1);
+        const found = await mailboxRows(workspaceId, mailboxId, range)
+          .select(columns)
+          .unionAll(db.selectFrom(before.as('before')).selectAll())
+          .execute();
+        rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: nullableNumber(row.reputation) }));
+      } else {
+        const columns = ['day', ...TOTAL_COLUMNS, 'reputation_sum', 'reputation_count'] as const;
+        const before = db
+          .selectFrom('workspace_daily_stats')
+          .select(columns)
+          .where('workspace_id', '=', workspaceId)
+          .where('day', '<', range.startDate)
+          .where('reputation_count', '>', 0)
+          .orderBy('day', 'desc')
+          .limit(1);
+        const found = await workspaceRows(workspaceId, range)
+          .select(columns)
+          .unionAll(db.selectFrom(before.as('before')).selectAll())
+          .execute();
+        rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: meanScore(row.reputation_sum, row.reputation_count) }));
+      }
+      const earlier = rows.find((row) => row.day < range.startDate);
+      return { rows: rows.filter((row) => row.day >= range.startDate), carried: earlier?.reputation ?? null };
+    },
+
+    /** The counters summed over the range. */
+    async rangeTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<Totals> {
+      const sums = TOTAL_COLUMNS.map((column) => total(column).as(column));
+      const row =
+        mailboxId !== undefined
+          ? await mailboxRows(workspaceId, mailboxId, range).select(sums).executeTakeFirstOrThrow()
+          : await workspaceRows(workspaceId, range).select(sums).executeTakeFirstOrThrow();
+      return toTotals(row);
+    },
+
+    /** The mailboxes by status, and what the workspace sent and received on `day`: one statement for the dashboard. */
+    async mailboxCounts(workspaceId: string, day: string): Promise<MailboxCounts & { sent: number; received: number }> {
+      const onDay = (column: 'sent' | 'received') =>
+        db.selectFrom('workspace_daily_stats').select(column).where('workspace_id', '=', workspaceId).where('day', '=', day);
+      const row = await db
+        .selectFrom('mailboxes')
+        .select([
+          sql<number>`cast(count(*) as integer)`.as('total'),
+          sql<number>`cast(coalesce(sum(case when status = 'active' then 1 else 0 end), 0) as integer)`.as('active'),
+          sql<number>`cast(coalesce(sum(case when status = 'paused' then 1 else 0 end), 0) as integer)`.as('paused'),
+          sql<number>`cast(coalesce(sum(case when status = 'error' then 1 else 0 end), 0) as integer)`.as('error'),
+          sql<number | null>`avg(case when status = 'active' then reputation end)`.as('active_reputation'),
+          onDay('sent').as('sent'),
+          onDay('received').as('received'),
+        ])
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      return {
+        total: Number(row.total),
+        active: Number(row.active),
+        paused: Number(row.paused),
+        error: Number(row.error),
+        activeReputation: nullableNumber(row.active_reputation),
+        sent: Number(row.sent ?? 0),
+        received: Number(row.received ?? 0),
+      };
+    },
+
+    /**
+     * Every selected mailbox with its counters summed over the range, zeros when it has no rows,
+     * by email; plus where the mail it received was found. The one statistics query whose cost is
+     * mailboxes × days: it sums each mailbox's rows of the range.
+     */
+    async mailboxTotals(workspaceId: string, range: DayRange, mailboxId?: string, only?: ReadonlyArray<(typeof TOTAL_COLUMNS)[number]>): Promise<MailboxTotals[]> {
+      // Summing fewer columns is measurably cheaper over 1,000 mailboxes × 90 days; the others answer 0.
+      const sums = [...(only ?? TOTAL_COLUMNS), ...RECEIVED_COLUMNS].map((column) => total(column).as(column));
+      const [mailboxes, rows] = await Promise.all([
+        listMailboxes(workspaceId, mailboxId),
+        mailboxId !== undefined
+          ? mailboxRows(workspaceId, mailboxId, range).select(['mailbox_id', ...sums]).groupBy('mailbox_id').execute()
+          : db
+              .selectFrom('daily_stats')
+              .select(['mailbox_id', ...sums])
+              .where('workspace_id', '=', workspaceId)
+              .where('day', '>=', range.startDate)
+              .where('day', '<=', range.endDate)
+              .groupBy('mailbox_id')
+              .execute(),
+      ]);
+      const byMailbox = new Map(rows.map((row) => [row.mailbox_id, row]));
+      return mailboxes.map((mailbox) => {
+        const row = byMailbox.get(mailbox.id);
+        return {
+          mailboxId: mailbox.id,
+          email: mailbox.email,
+          status: mailbox.status,
+          provider: mailbox.provider,
+          reputation: mailbox.reputation,
+          ...toTotals(row ?? {}),
+          receivedPlacement: {
+            inbox: Number(row?.received_inbox ?? 0),
+            spam: Number(row?.received_spam ?? 0),
+            promotions: Number(row?.received_promotions ?? 0),
+            other: Number(row?.received_other ?? 0),
+          },
+        };
+      });
+    },
+
+    /** The scores recorded on `day` (for one mailbox, or every mailbox of the workspace that has one). */
+    async scoresOn(workspaceId: string, day: string, mailboxId?: string): Promise<Map<string, number>> {
+      let query = db.selectFrom('daily_stats').select(['mailbox_id', 'reputation']).where('workspace_id', '=', workspaceId).where('day', '=', day).where('reputation', 'is not', null);
+      if (mailboxId !== undefined) query = query.where('mailbox_id', '=', mailboxId);
+      const rows = await query.execute();
+      return new Map(rows.map((row) => [row.mailbox_id, Number(row.reputation)]));
+    },
+
+    /** The last score before `day` of each of these mailboxes that has one: one primary-key seek per mailbox. */
+    async lastScoresBefore(workspaceId: string, day: string, mailboxIds: readonly string[]): Promise<Map<string, number>> {
+      const scores = new Map<string, number>();
+      // Chunks keep the IN list far from either dialect's parameter limit.
+      for (let start = 0; start < mailboxIds.length; start += 500) {
+        const rows = await db
+          .selectFrom('mailboxes as m')
+          .select((eb) => [
+            'm.id',
+            eb
+              .selectFrom('daily_stats as d')
+              .select('d.reputation')
+              .whereRef('d.mailbox_id', '=', 'm.id')
+              .where('d.day', '<', day)
+              .where('d.reputation', 'is not', null)
+              .orderBy('d.day', 'desc')
+              .limit(1)
+              .as('reputation'),
+          ])
+          .where('m.workspace_id', '=', workspaceId)
+          .where('m.id', 'in', mailboxIds.slice(start, start + 500))
+          .execute();
+        for (const row of rows) if (row.reputation !== null && row.reputation !== undefined) scores.set(row.id, Number(row.reputation));
+      }
+      return scores;
+    },
+
+    /**
+     * Every mailbox of the workspace with its counters of `day` (zeros without a row), its score
+     * that day and the day before: the daily summary in one statement, two primary-key lookups per
+     * mailbox. Unordered.
+     */
+    async mailboxesOnDay(workspaceId: string, day: string, dayBefore: string) {
+      const rows = await db
+        .selectFrom('mailboxes as m')
+        .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
+        .leftJoin('daily_stats as p', (join) => join.onRef('p.mailbox_id', '=', 'm.id').on('p.day', '=', dayBefore))
+        .select(['m.id', 'm.email', 'm.status', 'd.sent', 'd.received', 'd.inbox', 'd.spam', 'd.replied', 'd.reputation', 'p.reputation as previous_reputation'])
+        .where('m.workspace_id', '=', workspaceId)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        email: row.email,
+        status: row.status,
+        sent: Number(row.sent ?? 0),
+        received: Number(row.received ?? 0),
+        inbox: Number(row.inbox ?? 0),
+        spam: Number(row.spam ?? 0),
+        replied: Number(row.replied ?? 0),
+        reputation: nullableNumber(row.reputation),
+        previousReputation: nullableNumber(row.previous_reputation),
+      }));
+    },
+
+    /** The rollup rows of a range, unordered; days a mailbox has no row for are absent. */
+    async mailboxDays(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxDay[]> {
+      const columns = ['mailbox_id', 'day', 'sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied', 'reputation'] as const;
+      const rows =
+        mailboxId !== undefined
+          ? await mailboxRows(workspaceId, mailboxId, range).select(columns).execute()
+          : await db
+              .selectFrom('daily_stats')
+              .select(columns)
+              .where('workspace_id', '=', workspaceId)
+              .where('day', '>=', range.startDate)
+              .where('day', '<=', range.endDate)
+              .execute();
+      return rows.map((row) => ({
+        mailboxId: row.mailbox_id,
+        day: row.day,
+        sent: Number(row.sent),
+        received: Number(row.received),
+        inbox: Number(row.inbox),
+        spam: Number(row.spam),
+        rescued: Number(row.rescued),
+        opened: Number(row.opened),
+        replied: Number(row.replied),
+        reputation: nullableNumber(row.reputation),
+      }));
+    },
+  };
+}
+
+export type StatsRepository = ReturnType<typeof createStatsRepository>;

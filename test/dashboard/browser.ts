@@ -1,0 +1,62 @@
+// Headless Chromium for the dashboard tests and screenshots: the distribution's own browser
+// (Debian's `chromium` package), driven by playwright-core, in a fresh profile each time.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM_PATH);
+}
+
+export interface Browser {
+  context: BrowserContext;
+  downloadsDir: string;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(options: { width?: number; height?: number } = {}): Promise<Browser> {
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'warmup-chromium-'));
+  const downloadsDir = mkdtempSync(path.join(os.tmpdir(), 'warmup-downloads-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: options.width ?? 1366, height: options.height ?? 900 },
+    acceptDownloads: true,
+    downloadsPath: downloadsDir,
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  return {
+    context,
+    downloadsDir,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+      rmSync(downloadsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds the dashboard bundle if it is missing or stale (what `npm test` does before the run). */
+export function ensureDashboardBuilt(): void {
+  const script = fileURLToPath(new URL('../../src/dashboard/ensure-built.mjs', import.meta.url));
+  const result = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`dashboard build failed:\n${result.stdout}\n${result.stderr}`);
+}

@@ -1,0 +1,74 @@
+// `npm run screenshots`: seeds demo data into a throw-away database, serves the real app and saves
+// the main dashboard pages at laptop (1366×900) and phone (390×844) widths in docs/screenshots/.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { createTestApp } from '../helpers/test-app.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser } from './browser.js';
+import { seedDemoData } from './seed.js';
+
+const OUT_DIR = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1366, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** Waits until the page has drawn its data: no skeletons left and every chart rendered. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  await page.waitForFunction(() => document.querySelectorAll('.skeleton').length === 0 && Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')));
+  await page.waitForTimeout(250);
+}
+
+async function main(): Promise<void> {
+  if (!chromiumAvailable()) {
+    console.error(`screenshots need Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
+    process.exit(1);
+  }
+  mkdirSync(OUT_DIR, { recursive: true });
+  const t = await createTestApp();
+  const browser = await launchBrowser();
+  try {
+    const workspace = await t.createWorkspace('Northwind Trading');
+    await seedDemoData(t.database.db, workspace);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const mailboxes = (await workspace.request({ method: 'GET', url: '/api/mailboxes?q=maya' })).json() as { mailboxes: Array<{ id: string }> };
+    const templates = (await workspace.request({ method: 'GET', url: '/api/templates?type=initial&language=en&limit=1' })).json() as { templates: Array<{ id: string }> };
+    const mailboxId = mailboxes.mailboxes[0]?.id;
+    const templateId = templates.templates[0]?.id;
+    if (!mailboxId || !templateId) throw new Error('seeding left no mailbox or template to show');
+
+    const pages = [
+      { name: 'overview', path: '/' },
+      { name: 'mailboxes', path: '/mailboxes' },
+      { name: 'mailbox-detail', path: `/mailboxes/${mailboxId}` },
+      { name: 'add-mailbox', path: '/mailboxes/new' },
+      { name: 'template-editor', path: `/templates/${templateId}` },
+      { name: 'reports', path: '/reports' },
+    ];
+
+    for (const viewport of VIEWPORTS) {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: viewport.width, height: viewport.height });
+      await page.goto(address);
+      await page.getByLabel('API key').fill(workspace.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+      for (const target of pages) {
+        await page.goto(`${address}${target.path}`);
+        await settled(page);
+        if (target.name === 'template-editor') await page.getByTestId('preview-body').waitFor();
+        const file = `${OUT_DIR}${target.name}-${viewport.name}.png`;
+        await page.screenshot({ path: file, fullPage: true });
+        console.log(`saved ${file.slice(OUT_DIR.length - 'docs/screenshots/'.length)}`);
+      }
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await t.close();
+  }
+}
+
+await main();
