@@ -127,6 +127,22 @@ describe('syncMailboxes', () => {
     expect(reply.message_id).toMatch(/@foxtrot\.test>$/);
   });
 
+  it('counts the rescue of mail found in spam that an interrupted sync already moved to the inbox', async () => {
+    const row = await sentToFrank('INBOX');
+    await database.db
+      .updateTable('warmup_messages')
+      .set({ found_at: at(-minutes(10)).toISOString(), placement: 'spam', engage_after: at(-minutes(5)).toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary).toMatchObject({ received: 0, rescued: 1, filed: 1 });
+    expect(await messageRow(row.id)).toMatchObject({ rescued_at: NOW.toISOString(), engaged_at: NOW.toISOString() });
+    expect(await daily(erin.id)).toMatchObject({ rescued: 1 });
+    expect(imap.account('frank@foxtrot.test').locate(row.message_id)?.folder).toBe('Warmup');
+  });
+
   it('does nothing twice, however often it runs', async () => {
     const row = await sentToFrank('Junk');
     deps.random = always;

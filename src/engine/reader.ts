@@ -289,11 +289,15 @@ async function engage(context: SessionContext, row: PendingRow, message: FoundMe
   let folder = message.folder;
   let uid = message.uid;
 
-  if (message.role === 'spam') {
-    // Teaching the filter is the point: mail in spam always goes back to the inbox.
-    const movedUid = await session.move(folder, uid, 'INBOX');
-    folder = 'INBOX';
-    uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
+  // Teaching the filter is the point: mail that arrived in spam always goes back to the inbox.
+  // Decided by where it arrived, not where it is now: a sync that moved it and then failed before
+  // writing that down leaves it in the inbox, and the rescue still has to be counted.
+  if ((row.placement === 'spam' || message.role === 'spam') && !done.has('rescued')) {
+    if (message.role === 'spam') {
+      const movedUid = await session.move(folder, uid, 'INBOX');
+      folder = 'INBOX';
+      uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
+    }
     const recorded = await inTransaction(deps.db, async (trx) => {
       await trx.updateTable('warmup_messages').set({ rescued_at: now.toISOString() }).where('id', '=', row.id).where('rescued_at', 'is', null).execute();
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
