@@ -166,6 +166,7 @@ export interface DailyStatsTable {
  * `daily_stats` summed over a workspace's mailboxes, one row per workspace per day, kept exact by
  * triggers on `daily_stats` (migration 004): workspace-wide statistics read a row a day.
  */
+/** A view (migration 004): daily_stats summed per workspace and day. Read-only. */
 export interface WorkspaceDailyStatsTable {
   workspace_id: string;
   day: string;

@@ -125,7 +125,10 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return false;
-  for (const effect of rollupEffects(input)) {
+  // Rows are locked in mailbox-id order: a receipt moves the recipient's and the sender's rows, and
+  // two receipts in opposite directions would otherwise deadlock on PostgreSQL.
+  const effects = rollupEffects(input).sort((a, b) => (a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0));
+  for (const effect of effects) {
     await incrementDaily(trx, effect.mailboxId, day, effect.column);
   }
   return true;

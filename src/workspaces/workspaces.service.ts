@@ -38,11 +38,14 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
     async bootstrap(apiKey: string): Promise<void> {
       const now = clock.now().toISOString();
       await inTransaction(db, async (trx) => {
-        const existing = await trx.selectFrom('workspaces').select('id').where('id', '=', DEFAULT_WORKSPACE_ID).executeTakeFirst();
-        if (!existing) {
-          await repository.insertWorkspace(trx, { id: DEFAULT_WORKSPACE_ID, name: 'default', createdAt: now });
-          await onWorkspaceCreated(trx, DEFAULT_WORKSPACE_ID);
-        }
+        // Several replicas may start at once on a fresh database: exactly one of them creates it.
+        const created = await trx
+          .insertInto('workspaces')
+          .values({ id: DEFAULT_WORKSPACE_ID, name: 'default', created_at: now })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (created) await onWorkspaceCreated(trx, DEFAULT_WORKSPACE_ID);
         await repository.insertApiKey(trx, { id: newId('key'), workspaceId: DEFAULT_WORKSPACE_ID, name: 'bootstrap', keyHash: hashApiKey(apiKey), createdAt: now });
       });
     },

@@ -1,0 +1,328 @@
+// Engine workers at scale: the same load processed by 1, 2 and 3 `warmup worker` processes
+// against PostgreSQL and a real mail stack (Postfix + Dovecot on loopback, started here).
+//
+// The load: every bench mailbox gets the same number of planned messages to the others, all
+// due now, written straight into the database (the planner's partner rules would cap a day far
+// below a benchmark's volume; what is measured is the claim → SMTP → IMAP sync → engage path).
+// Replies are off (replyRate 0) so every run does exactly the same work. A message counts as
+// processed once it was sent, found by its recipient and acted on (read, maybe flagged, filed).
+// Each run gets a fresh PostgreSQL schema and a fresh mail stack.
+//
+//   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
+//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3]
+//    [--without-workspace-rollup])
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql, type Insertable } from 'kysely';
+import pg from 'pg';
+import { systemClock } from '../src/clock.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { newId } from '../src/db/ids.js';
+import type { WarmupMessagesTable } from '../src/db/schema.js';
+import { messageIdFor } from '../src/engine/message-content.js';
+import { createServices } from '../src/services.js';
+import { mailStackAvailable, mailStackPortsFree, startMailStack, stopMailStack, type MailStack } from '../test/mailstack/mail-stack.js';
+import { MAIL_USERS } from '../test/mailstack/users.js';
+import {
+  API_KEY,
+  SECRET_KEY,
+  logLines,
+  machine,
+  sleep,
+  startWorker,
+  stopProcess,
+  waitFor,
+  workerTotals,
+  workState,
+  type WorkerProcess,
+} from '../test/scale/cluster.js';
+
+export interface WorkersBenchOptions {
+  /** 20 messages per mailbox instead of 60. */
+  quick?: boolean;
+  /** Planned messages per mailbox (default 60: 480 on the 8 bench mailboxes). */
+  messagesPerMailbox?: number;
+  /** Worker counts to run (default 1, 2, 3). */
+  workerCounts?: number[];
+  databaseUrl?: string;
+  /**
+   * Drops the trigger that keeps `workspace_daily_stats` (one row per workspace per day, moved by
+   * every interaction) in the bench's schema: measures the engine without that hot row.
+   */
+  withoutWorkspaceRollup?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface WorkersRun {
+  workers: number;
+  messages: number;
+  /** From the load's commit to the last message sent. */
+  sentMs: number;
+  /** From the load's commit to the last message read and filed by its recipient. */
+  doneMs: number;
+  messagesPerSecond: number;
+  /** This run's speed over the 1-worker run's. */
+  speedup: number;
+  /** Messages sent by each worker, from their own cycle logs. */
+  sentByWorker: number[];
+  /** Share of the machine's CPU time that was busy during the run (everything: workers, mail servers, PostgreSQL). */
+  cpuBusy: number;
+  /** CPU seconds the worker processes used in all (Linux /proc; null elsewhere), start-up included. */
+  workerCpuSeconds: number | null;
+  /** Warnings and errors the workers logged, by message (with the first error's text). */
+  problems: Record<string, number>;
+}
+
+export interface WorkersBenchResult {
+  machine: ReturnType<typeof machine>;
+  mailboxes: number;
+  withoutWorkspaceRollup: boolean;
+  runs: WorkersRun[];
+}
+
+const users = MAIL_USERS.bench;
+const WORKER_OPTIONS = { intervalMs: 200, leaseMs: 60_000, ignoreSchedule: true, logLevel: 'debug' } as const;
+
+export async function runWorkersBench(options: WorkersBenchOptions = {}): Promise<WorkersBenchResult | null> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const databaseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    log('workers bench skipped: set TEST_DATABASE_URL=postgres://… (several workers need PostgreSQL)');
+    return null;
+  }
+  const available = mailStackAvailable();
+  if (!available.ok) {
+    log(`workers bench skipped: no mail stack (${available.missing.join(', ') || available.problem})`);
+    return null;
+  }
+  const perMailbox = options.messagesPerMailbox ?? (options.quick ? 20 : 60);
+  const runs: WorkersRun[] = [];
+  for (const count of options.workerCounts ?? [1, 2, 3]) {
+    const run = await oneRun(databaseUrl, count, perMailbox, options.withoutWorkspaceRollup ?? false, log);
+    run.speedup = runs.length > 0 ? Number((run.messagesPerSecond / runs[0].messagesPerSecond).toFixed(2)) : 1;
+    runs.push(run);
+    log(
+      `workers=${run.workers} messages=${run.messages} sent in ${(run.sentMs / 1000).toFixed(1)} s, processed in ${(run.doneMs / 1000).toFixed(1)} s ` +
+        `→ ${run.messagesPerSecond.toFixed(1)} msg/s (×${run.speedup} vs 1 worker); sent per worker ${run.sentByWorker.join('/')}; CPU ${Math.round(run.cpuBusy * 100)} % busy` +
+        (Object.keys(run.problems).length > 0 ? `; worker warnings/errors: ${JSON.stringify(run.problems)}` : ''),
+    );
+  }
+  return { machine: machine(), mailboxes: users.length, withoutWorkspaceRollup: options.withoutWorkspaceRollup ?? false, runs };
+}
+
+async function oneRun(databaseUrl: string, workerCount: number, perMailbox: number, withoutWorkspaceRollup: boolean, log: (line: string) => void): Promise<WorkersRun> {
+  const stack = await startBenchStack();
+  const schema = await createSchema(databaseUrl);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-'));
+  const database = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 4 });
+  const workers: WorkerProcess[] = [];
+  try {
+    await migrateToLatest(database.db, database.dialect);
+    if (withoutWorkspaceRollup) await sql`drop trigger if exists daily_stats_to_workspace on daily_stats`.execute(database.db);
+    await createBenchMailboxes(database, stack, dataDir);
+    const env = { DATABASE_URL: schema.url, WARMUP_DATA_DIR: dataDir, WARMUP_SECRET_KEY: SECRET_KEY };
+    for (let i = 1; i <= workerCount; i++) workers.push(await startWorker(`w${i}`, env, WORKER_OPTIONS));
+    // Let every worker reach its loop (they start at a random offset), then put the whole load in at once.
+    await sleep(1_000);
+    const messages = await insertLoad(database, perMailbox);
+    const start = Date.now();
+    const cpuBefore = cpuTimes();
+    let sentAt: number | undefined;
+    await waitFor(
+      async () => {
+        const state = await workState(database.db);
+        if (sentAt === undefined && state.byStatus.sent === messages) sentAt = Date.now();
+        return state.byStatus.sent === messages && state.found === messages && state.engaged === messages ? true : undefined;
+      },
+      15 * 60_000,
+      async () => JSON.stringify(await workState(database.db)),
+      100,
+    );
+    const doneMs = Date.now() - start;
+    const cpuAfter = cpuTimes();
+    const workerCpuSeconds = processCpuSeconds(workers.map((w) => w.pid));
+    const totals = workerTotals(workers);
+    return {
+      workers: workerCount,
+      messages,
+      sentMs: (sentAt ?? Date.now()) - start,
+      doneMs,
+      messagesPerSecond: messages / (doneMs / 1000),
+      speedup: 1,
+      sentByWorker: totals.map((t) => t.sent),
+      cpuBusy: (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total),
+      workerCpuSeconds,
+      problems: problemsOf(workers),
+    };
+  } catch (error) {
+    log(`workers=${workerCount} failed; last worker output:\n${workers.map((w) => w.process.output().slice(-3000)).join('\n---\n')}`);
+    throw error;
+  } finally {
+    await Promise.all(workers.map((w) => stopProcess(w.process, 'SIGTERM')));
+    await database.close();
+    await schema.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stopMailStack(stack);
+  }
+}
+
+function cpuTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os.cpus()) {
+    const { user, nice, sys, irq, idle } = cpu.times;
+    busy += user + nice + sys + irq;
+    total += user + nice + sys + irq + idle;
+  }
+  return { busy, total };
+}
+
+/** utime + stime of the processes from /proc/<pid>/stat (in USER_HZ ticks, 100 per second), or null without /proc. */
+function processCpuSeconds(pids: readonly number[]): number | null {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // the command name (field 2) may hold spaces: count fields after its closing parenthesis
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return null;
+    }
+  }
+  return ticks / 100;
+}
+
+function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
+  const problems: Record<string, number> = {};
+  for (const worker of workers) {
+    for (const line of logLines(worker.process.output())) {
+      if (Number(line.level) < 40) continue;
+      const err = line.err as { message?: string } | undefined;
+      const key = `${String(line.msg)}${err?.message ? `: ${err.message.slice(0, 120)}` : ''}`;
+      problems[key] = (problems[key] ?? 0) + 1;
+    }
+  }
+  return problems;
+}
+
+async function startBenchStack(): Promise<MailStack> {
+  let offset = (process.pid * 7_919) % 29_000;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const basePort = 20_000 + offset;
+    if (await mailStackPortsFree(basePort)) {
+      return startMailStack({ name: `bench-workers-${process.pid}`, basePort, users: [...users] });
+    }
+    offset = (offset + 1_009) % 29_000;
+  }
+  throw new Error('no free port range for the mail stack');
+}
+
+async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const cleanup = new pg.Client({ connectionString: baseUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** The bench mailboxes through the mailboxes service (each logs in once), planned for today already. */
+async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, dataDir: string): Promise<void> {
+  const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir, secretKey: SECRET_KEY });
+  await services.workspaces.bootstrap(API_KEY);
+  const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+  for (const user of users) {
+    await services.mailboxes.create(workspace.id, {
+      email: user.email,
+      password: user.password,
+      provider: 'custom',
+      connectionType: 'imap',
+      imap: { host: stack.host, port: stack.imapPort, secure: false, tls: { rejectUnauthorized: false } },
+      smtp: { host: stack.host, port: stack.submissionPort, secure: false, tls: { rejectUnauthorized: false } },
+      warmup: { replyRate: 0, timezone: 'UTC', weekdaysOnly: false },
+    });
+  }
+  // The planner has nothing to add today: the load below is the day.
+  const today = new Date().toISOString().slice(0, 10);
+  await database.db.updateTable('mailboxes').set({ last_plan_day: today }).execute();
+}
+
+/** `perMailbox` planned messages from each mailbox, round robin over the others, all due now. */
+async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise<number> {
+  const mailboxes = await database.db.selectFrom('mailboxes').select(['id', 'email']).orderBy('email').execute();
+  const now = new Date();
+  const rows: Insertable<WarmupMessagesTable>[] = [];
+  for (const [i, sender] of mailboxes.entries()) {
+    for (let n = 0; n < perMailbox; n++) {
+      const recipient = mailboxes[(i + 1 + (n % (mailboxes.length - 1))) % mailboxes.length];
+      const messageId = messageIdFor(sender.email, `${now.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
+      rows.push({
+        id: newId('wm'),
+        message_id: messageId,
+        thread_id: messageId,
+        sender_mailbox_id: sender.id,
+        recipient_mailbox_id: recipient.id,
+        kind: 'initial',
+        turn: 1,
+        plan_day: now.toISOString().slice(0, 10),
+        due_at: now.toISOString(),
+        status: 'planned',
+        created_at: now.toISOString(),
+      });
+    }
+  }
+  await database.db.transaction().execute(async (trx) => {
+    for (let start = 0; start < rows.length; start += 200) await trx.insertInto('warmup_messages').values(rows.slice(start, start + 200)).execute();
+  });
+  return rows.length;
+}
+
+/** The BENCHMARKS.md report of a result: the machine, the table, and what the workers complained about. */
+export function workersReport(result: WorkersBenchResult | null): string {
+  if (!result) return 'skipped (needs TEST_DATABASE_URL and the mail stack packages)';
+  const { cpus, model, memoryGb } = result.machine;
+  const lines = [
+    `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes${result.withoutWorkspaceRollup ? '; workspace_daily_stats trigger dropped' : ''}`,
+    '',
+    '| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers\' CPU |',
+    '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    ...result.runs.map(
+      (r) =>
+        `| ${r.workers} | ${r.messages} | ${(r.sentMs / 1000).toFixed(1)} s | ${(r.doneMs / 1000).toFixed(1)} s | ${r.messagesPerSecond.toFixed(1)} | ×${r.speedup.toFixed(2)} | ${r.sentByWorker.join(' / ')} | ${Math.round(r.cpuBusy * 100)} % | ${r.workerCpuSeconds === null ? 'n/a' : `${r.workerCpuSeconds.toFixed(1)} s`} |`,
+    ),
+  ];
+  for (const run of result.runs) {
+    const problems = Object.entries(run.problems).filter(([message]) => message !== 'engine cycle');
+    if (problems.length > 0) lines.push('', `${run.workers} worker(s) logged: ${problems.map(([message, n]) => `${n}× "${message}"`).join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const perMailbox = argument('--messages');
+  const counts = argument('--workers');
+  const result = await runWorkersBench({
+    messagesPerMailbox: perMailbox ? Number(perMailbox) : undefined,
+    workerCounts: counts ? counts.split(',').map(Number) : undefined,
+    withoutWorkspaceRollup: process.argv.includes('--without-workspace-rollup'),
+  });
+  console.log(`\n${workersReport(result)}`);
+}
