@@ -9,14 +9,13 @@
 // Each run gets a fresh PostgreSQL schema and a fresh mail stack.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
-//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3]
-//    [--without-workspace-rollup])
+//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3])
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import pg from 'pg';
 import { systemClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
@@ -48,11 +47,6 @@ export interface WorkersBenchOptions {
   /** Worker counts to run (default 1, 2, 3). */
   workerCounts?: number[];
   databaseUrl?: string;
-  /**
-   * Drops the trigger that keeps `workspace_daily_stats` (one row per workspace per day, moved by
-   * every interaction) in the bench's schema: measures the engine without that hot row.
-   */
-  withoutWorkspaceRollup?: boolean;
   log?: (line: string) => void;
 }
 
@@ -79,7 +73,6 @@ export interface WorkersRun {
 export interface WorkersBenchResult {
   machine: ReturnType<typeof machine>;
   mailboxes: number;
-  withoutWorkspaceRollup: boolean;
   runs: WorkersRun[];
 }
 
@@ -101,7 +94,7 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
   const perMailbox = options.messagesPerMailbox ?? (options.quick ? 20 : 60);
   const runs: WorkersRun[] = [];
   for (const count of options.workerCounts ?? [1, 2, 3]) {
-    const run = await oneRun(databaseUrl, count, perMailbox, options.withoutWorkspaceRollup ?? false, log);
+    const run = await oneRun(databaseUrl, count, perMailbox, log);
     run.speedup = runs.length > 0 ? Number((run.messagesPerSecond / runs[0].messagesPerSecond).toFixed(2)) : 1;
     runs.push(run);
     log(
@@ -110,10 +103,10 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
         (Object.keys(run.problems).length > 0 ? `; worker warnings/errors: ${JSON.stringify(run.problems)}` : ''),
     );
   }
-  return { machine: machine(), mailboxes: users.length, withoutWorkspaceRollup: options.withoutWorkspaceRollup ?? false, runs };
+  return { machine: machine(), mailboxes: users.length, runs };
 }
 
-async function oneRun(databaseUrl: string, workerCount: number, perMailbox: number, withoutWorkspaceRollup: boolean, log: (line: string) => void): Promise<WorkersRun> {
+async function oneRun(databaseUrl: string, workerCount: number, perMailbox: number, log: (line: string) => void): Promise<WorkersRun> {
   const stack = await startBenchStack();
   const schema = await createSchema(databaseUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-'));
@@ -121,7 +114,6 @@ async function oneRun(databaseUrl: string, workerCount: number, perMailbox: numb
   const workers: WorkerProcess[] = [];
   try {
     await migrateToLatest(database.db, database.dialect);
-    if (withoutWorkspaceRollup) await sql`drop trigger if exists daily_stats_to_workspace on daily_stats`.execute(database.db);
     await createBenchMailboxes(database, stack, dataDir);
     const env = { DATABASE_URL: schema.url, WARMUP_DATA_DIR: dataDir, WARMUP_SECRET_KEY: SECRET_KEY };
     for (let i = 1; i <= workerCount; i++) workers.push(await startWorker(`w${i}`, env, WORKER_OPTIONS));
@@ -295,7 +287,7 @@ export function workersReport(result: WorkersBenchResult | null): string {
   if (!result) return 'skipped (needs TEST_DATABASE_URL and the mail stack packages)';
   const { cpus, model, memoryGb } = result.machine;
   const lines = [
-    `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes${result.withoutWorkspaceRollup ? '; workspace_daily_stats trigger dropped' : ''}`,
+    `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes`,
     '',
     '| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers\' CPU |',
     '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
@@ -322,7 +314,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const result = await runWorkersBench({
     messagesPerMailbox: perMailbox ? Number(perMailbox) : undefined,
     workerCounts: counts ? counts.split(',').map(Number) : undefined,
-    withoutWorkspaceRollup: process.argv.includes('--without-workspace-rollup'),
   });
   console.log(`\n${workersReport(result)}`);
 }
