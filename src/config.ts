@@ -10,6 +10,8 @@ export interface Config {
   secretKey: string | undefined;
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit: number;
+  /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
+  statsCacheMs: number;
   logLevel: string;
 }
 
@@ -43,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: env.WARMUP_API_KEY || undefined,
     secretKey: env.WARMUP_SECRET_KEY || undefined,
     rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
+    statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
   };
 }

@@ -51,7 +51,14 @@ export interface RunningServer {
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openMigratedDatabase(config);
-  const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir: config.dataDir, secretKey: config.secretKey });
+  const services = createServices({
+    db: database.db,
+    dialect: database.dialect,
+    clock: systemClock,
+    dataDir: config.dataDir,
+    secretKey: config.secretKey,
+    statsCacheMs: config.statsCacheMs,
+  });
   if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
 
   const app = await buildApp({
