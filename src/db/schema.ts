@@ -166,32 +166,6 @@ export interface DailyStatsTable {
  * `daily_stats` summed over a workspace's mailboxes, one row per workspace per day, kept exact by
  * triggers on `daily_stats` (migration 004): workspace-wide statistics read a row a day.
  */
-/** A view (migration 004): daily_stats summed per workspace and day. Read-only. */
-export interface WorkspaceDailyStatsTable {
-  workspace_id: string;
-  day: string;
-  sent: Generated<number>;
-  received: Generated<number>;
-  inbox: Generated<number>;
-  spam: Generated<number>;
-  promotions: Generated<number>;
-  other: Generated<number>;
-  rescued: Generated<number>;
-  opened: Generated<number>;
-  flagged: Generated<number>;
-  replied: Generated<number>;
-  bounced: Generated<number>;
-  failed: Generated<number>;
-  lost: Generated<number>;
-  received_inbox: Generated<number>;
-  received_spam: Generated<number>;
-  received_promotions: Generated<number>;
-  received_other: Generated<number>;
-  /** Sum and number of the mailbox scores recorded that day: their mean is the day's reputation. */
-  reputation_sum: Generated<number>;
-  reputation_count: Generated<number>;
-}
-
 /** Time-limited claims on named work ("sync:<mailboxId>", "plan:<day>"): the scale-out lock. */
 export interface LeasesTable {
   key: string;
@@ -208,7 +182,6 @@ export interface Database {
   mailbox_plans: MailboxPlansTable;
   interactions: InteractionsTable;
   daily_stats: DailyStatsTable;
-  workspace_daily_stats: WorkspaceDailyStatsTable;
   leases: LeasesTable;
 }
 

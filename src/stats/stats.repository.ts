@@ -4,12 +4,12 @@ import type { DayRange } from './period.js';
 import type { Totals } from './stats.schemas.js';
 
 /*
- * All statistics SQL. It reads the rollups only, never the interactions: `workspace_daily_stats`
- * (one row per workspace per day, kept by triggers, see migration 004) for workspace-wide figures,
- * `daily_stats` (one row per mailbox per day) for one mailbox and for per-mailbox listings, and
- * `mailboxes`. So a workspace-wide series costs one row a day, a per-mailbox listing one row per
- * mailbox per day, and nothing grows with the number of messages. Every query is scoped by
- * workspace, so another workspace's mailbox is simply not found.
+ * All statistics SQL. It reads the rollups only, never the interactions: `daily_stats` (one row
+ * per mailbox per day), summed per day for workspace-wide figures, and `mailboxes`. So a query
+ * costs one row per mailbox per day of its range, and nothing grows with the number of messages.
+ * (A workspace-level rollup kept on the write path was tried and removed: the engine's workers
+ * deadlocked on its one hot row per workspace and day.) Every query is scoped by workspace, so
+ * another workspace's mailbox is simply not found.
  */
 
 export const TOTAL_COLUMNS = ['sent', 'received', 'inbox', 'spam', 'promotions', 'other', 'rescued', 'opened', 'flagged', 'replied', 'bounced'] as const;
@@ -124,8 +124,16 @@ export function createStatsRepository(db: Kysely<Database>) {
   }
 
   function workspaceRows(workspaceId: string, range: DayRange) {
-    return db.selectFrom('workspace_daily_stats').where('workspace_id', '=', workspaceId).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
+    return db.selectFrom('daily_stats').where('workspace_id', '=', workspaceId).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
   }
+
+  /** The workspace's figures per day: the filter goes inside the grouping, so only the range is read. */
+  const workspaceDayColumns = [
+    'day',
+    ...TOTAL_COLUMNS.map((column) => total(column).as(column)),
+    total('reputation').as('reputation_sum'),
+    sql<number>`cast(count(reputation) as integer)`.as('reputation_count'),
+  ] as const;
 
   async function listMailboxes(workspaceId: string, mailboxId?: string): Promise<MailboxListing[]> {
     let query = db.selectFrom('mailboxes').select(['id', 'email', 'status', 'provider', 'reputation']).where('workspace_id', '=', workspaceId);
@@ -186,17 +194,19 @@ export function createStatsRepository(db: Kysely<Database>) {
           .execute();
         rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: nullableNumber(row.reputation) }));
       } else {
-        const columns = ['day', ...TOTAL_COLUMNS, 'reputation_sum', 'reputation_count'] as const;
+        // The last scored day before the range: only its reputation is used (carried forward).
         const before = db
-          .selectFrom('workspace_daily_stats')
-          .select(columns)
+          .selectFrom('daily_stats')
+          .select(workspaceDayColumns)
           .where('workspace_id', '=', workspaceId)
           .where('day', '<', range.startDate)
-          .where('reputation_count', '>', 0)
+          .where('reputation', 'is not', null)
+          .groupBy('day')
           .orderBy('day', 'desc')
           .limit(1);
         const found = await workspaceRows(workspaceId, range)
-          .select(columns)
+          .select(workspaceDayColumns)
+          .groupBy('day')
           .unionAll(db.selectFrom(before.as('before')).selectAll())
           .execute();
         rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: meanScore(row.reputation_sum, row.reputation_count) }));
@@ -218,7 +228,7 @@ export function createStatsRepository(db: Kysely<Database>) {
     /** The mailboxes by status, and what the workspace sent and received on `day`: one statement for the dashboard. */
     async mailboxCounts(workspaceId: string, day: string): Promise<MailboxCounts & { sent: number; received: number }> {
       const onDay = (column: 'sent' | 'received') =>
-        db.selectFrom('workspace_daily_stats').select(column).where('workspace_id', '=', workspaceId).where('day', '=', day);
+        db.selectFrom('daily_stats').select(total(column).as(column)).where('workspace_id', '=', workspaceId).where('day', '=', day);
       const row = await db
         .selectFrom('mailboxes')
         .select([

@@ -2,14 +2,12 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
 import * as engine from './002-engine.js';
 import * as placementByReceiver from './003-placement-by-receiver.js';
-import * as workspaceDailyStats from './004-workspace-daily-stats.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-engine': engine,
   '003-placement-by-receiver': placementByReceiver,
-  '004-workspace-daily-stats': workspaceDailyStats,
 };
 
 export const migrationProvider: MigrationProvider = {
