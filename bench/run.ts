@@ -2,6 +2,8 @@
 // size, `--list` to see them. Each prints the table BENCHMARKS.md quotes.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
+import { engineReport, runEngineBench } from './engine.bench.js';
+import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
 
@@ -27,6 +29,16 @@ const benchmarks: Benchmark[] = [
     name: 'workers',
     description: 'the same load (8 mailboxes, 480 messages due now) processed by 1, 2 and 3 `warmup worker` processes (PostgreSQL, real mail stack)',
     run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log })),
+  },
+  {
+    name: 'engine',
+    description: 'engine throughput (120 messages on 8 mailboxes, SQLite, real mail stack) against a nodemailer + imapflow loop doing the same work',
+    run: async ({ quick, log }) => engineReport(await runEngineBench({ quick, log })),
+  },
+  {
+    name: 'planner',
+    description: 'one `planDay` for 100,000 active mailboxes on SQLite (smaller sizes first): time and peak memory',
+    run: async ({ quick, log }) => plannerReport(await runPlannerBench({ quick, log })),
   },
 ];
 

@@ -1,0 +1,316 @@
+// Planning one day for 100,000 active mailboxes on SQLite: one `planDay`, timed, with the peak
+// resident memory of the process that runs it (rss sampled every 50 ms, and the kernel's maxRSS).
+//
+// The planning runs in a child process so that a run far over the target can be cut off at a time
+// budget: the parent then reports how far it got (plans committed, read from the SQLite file).
+// The parent also samples the child's memory (/proc/<pid>/status VmRSS every 50 ms, and VmHWM,
+// the kernel's maxRSS): better-sqlite3 answers synchronously, so a planDay on SQLite never yields
+// to the event loop and a timer inside the planning process would not fire until it is over.
+// Smaller sizes run first, to show how the time grows.
+//
+//   npm run bench -- --only planner [-- --quick]
+//   (standalone: node --import tsx bench/planner.bench.ts [--mailboxes 100000] [--budget 120])
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
+import type { Insertable } from 'kysely';
+import { pino } from 'pino';
+import { fixedClock } from '../src/clock.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { newId } from '../src/db/ids.js';
+import type { MailboxesTable } from '../src/db/schema.js';
+import { createEngineDeps } from '../src/engine/engine.js';
+import { planDay } from '../src/engine/planner.js';
+import { seededRandom } from '../src/engine/random.js';
+import { machine } from '../test/scale/cluster.js';
+
+export interface PlannerBenchOptions {
+  /** 10,000 mailboxes for the main run instead of 100,000. */
+  quick?: boolean;
+  /** Mailboxes of the main run (default 100,000). */
+  mailboxes?: number;
+  /** Smaller runs first, to show the growth (default 1,000, 2,000, 4,000, 8,000). */
+  steps?: number[];
+  /** Seconds a run may plan before it is cut off (default 120). */
+  budgetSeconds?: number;
+  log?: (line: string) => void;
+}
+
+export interface PlannerRun {
+  mailboxes: number;
+  seedMs: number;
+  /** Whole planDay when it finished; the time until the cut-off otherwise. */
+  planMs: number;
+  finished: boolean;
+  /** Mailboxes with a plan for the day when planDay returned or was cut off. */
+  planned: number;
+  messages: number;
+  /** Highest rss of the planning process sampled during planDay (MB). */
+  peakRssMb: number;
+  /** Its maxRSS (MB), seeding included: VmHWM, or process.resourceUsage().maxRSS when it finished. */
+  maxRssMb: number;
+}
+
+export interface PlannerBenchResult {
+  machine: ReturnType<typeof machine>;
+  node: string;
+  budgetSeconds: number;
+  runs: PlannerRun[];
+}
+
+const TARGET_MS = 10_000;
+const TARGET_MB = 300;
+/** A Wednesday, before every mailbox's send window (08:00–18:00 UTC): a normal morning plan. */
+const PLAN_AT = new Date('2026-03-04T06:00:00.000Z');
+const WORKSPACES = 4;
+/** Mailboxes per domain: 100,000 mailboxes on 5,000 domains. */
+const PER_DOMAIN = 20;
+
+export async function runPlannerBench(options: PlannerBenchOptions = {}): Promise<PlannerBenchResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const main = options.mailboxes ?? (options.quick ? 10_000 : 100_000);
+  const steps = (options.steps ?? (options.quick ? [1_000, 2_000] : [1_000, 2_000, 4_000, 8_000])).filter((n) => n < main);
+  const budgetSeconds = options.budgetSeconds ?? 120;
+  const runs: PlannerRun[] = [];
+  for (const mailboxes of [...steps, main]) {
+    const run = await runChild(mailboxes, budgetSeconds);
+    runs.push(run);
+    log(
+      `mailboxes=${run.mailboxes} seeded in ${(run.seedMs / 1000).toFixed(1)} s; planDay ${run.finished ? 'took' : 'cut off after'} ${(run.planMs / 1000).toFixed(1)} s, ` +
+        `${run.planned} mailboxes planned (${run.messages} messages); peak rss ${run.peakRssMb} MB, maxRSS ${run.maxRssMb} MB`,
+    );
+  }
+  return { machine: machine(), node: process.version, budgetSeconds, runs };
+}
+
+interface ChildLine {
+  phase: 'seeded' | 'done';
+  seedMs?: number;
+  planMs?: number;
+  planned?: number;
+  messages?: number;
+  peakRssMb?: number;
+  maxRssMb?: number;
+}
+
+function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-planner-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dataDir, String(mailboxes)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const run: PlannerRun = { mailboxes, seedMs: 0, planMs: 0, finished: false, planned: 0, messages: 0, peakRssMb: 0, maxRssMb: 0 };
+  let planStarted: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let sampler: NodeJS.Timeout | undefined;
+  const sample = () => {
+    const memory = processMemory(child.pid);
+    if (!memory) return;
+    run.peakRssMb = Math.max(run.peakRssMb, memory.rssMb);
+    run.maxRssMb = Math.max(run.maxRssMb, memory.hwmMb);
+  };
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const text = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (!text.startsWith('{')) continue;
+      const line = JSON.parse(text) as ChildLine;
+      if (line.phase === 'seeded') {
+        run.seedMs = line.seedMs ?? 0;
+        planStarted = performance.now();
+        sampler = setInterval(sample, 50);
+        timer = setTimeout(() => {
+          // Cut off: count what the child committed before stopping it.
+          run.planMs = performance.now() - (planStarted ?? 0);
+          sample();
+          const progress = readProgress(dataDir);
+          run.planned = progress.plans;
+          run.messages = progress.messages;
+          child.kill('SIGKILL');
+        }, budgetSeconds * 1000);
+      }
+      if (line.peakRssMb !== undefined) run.peakRssMb = Math.max(run.peakRssMb, line.peakRssMb);
+      if (line.maxRssMb !== undefined) run.maxRssMb = Math.max(run.maxRssMb, line.maxRssMb);
+      if (line.phase === 'done') {
+        run.finished = true;
+        run.planMs = line.planMs ?? 0;
+        run.planned = line.planned ?? 0;
+        run.messages = line.messages ?? 0;
+      }
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      if (sampler) clearInterval(sampler);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (run.finished || signal === 'SIGKILL') resolve(run);
+      else reject(new Error(`planner child exited with ${code ?? signal}`));
+    });
+  });
+}
+
+/** VmRSS and VmHWM of a process from /proc (Linux), in MB; undefined once it is gone. */
+function processMemory(pid: number | undefined): { rssMb: number; hwmMb: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return undefined;
+  }
+}
+
+function readProgress(dataDir: string): { plans: number; messages: number } {
+  const sqlite = new SQLite(path.join(dataDir, 'warmup.db'), { readonly: true });
+  try {
+    const plans = sqlite.prepare('select count(*) as n from mailbox_plans').get() as { n: number };
+    const messages = sqlite.prepare('select count(*) as n from warmup_messages').get() as { n: number };
+    return { plans: plans.n, messages: messages.n };
+  } finally {
+    sqlite.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The child: seed, then one planDay.
+
+const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+
+async function child(dataDir: string, mailboxes: number): Promise<void> {
+  const emit = (line: ChildLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
+  const database = openDatabase({ dataDir });
+  await migrateToLatest(database.db, database.dialect);
+  const seedStarted = performance.now();
+  await seedMailboxes(database, mailboxes);
+  emit({ phase: 'seeded', seedMs: Math.round(performance.now() - seedStarted) });
+
+  // Fires only when planDay awaits real I/O (not on SQLite); the parent's /proc sampling is the measure there.
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  const deps = createEngineDeps({
+    db: database.db,
+    dialect: database.dialect,
+    clock: fixedClock(PLAN_AT),
+    logger: pino({ level: 'silent' }),
+    random: seededRandom(1),
+    workerId: 'bench-planner',
+    // the planner never touches credentials or templates
+    mailboxes: { getCredentials: () => Promise.reject(new Error('not used by the planner')) },
+    templates: { pickTemplate: () => Promise.resolve(undefined) },
+    // one lease for the whole day, however long it takes
+    settings: { leaseMs: 24 * 3_600_000 },
+  });
+  const started = performance.now();
+  const summary = await planDay(deps, PLAN_AT);
+  const planMs = Math.round(performance.now() - started);
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  emit({
+    phase: 'done',
+    planMs,
+    planned: summary.mailboxes.length,
+    messages: summary.messages,
+    peakRssMb: mb(peak),
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  });
+  await database.close();
+}
+
+/** `count` active mailboxes over a few workspaces and many domains, 1,000 rows per transaction. */
+async function seedMailboxes(database: DatabaseHandle, count: number): Promise<void> {
+  const now = PLAN_AT.toISOString();
+  const workspaceIds: string[] = [];
+  for (let w = 0; w < WORKSPACES; w++) {
+    const id = newId('ws');
+    workspaceIds.push(id);
+    await database.db.insertInto('workspaces').values({ id, name: `bench ${w + 1}`, created_at: now }).execute();
+  }
+  const server = (kind: string, domain: string) => JSON.stringify({ host: `${kind}.${domain}`, port: kind === 'imap' ? 993 : 465, secure: true, username: '' });
+  for (let start = 0; start < count; start += 1_000) {
+    const rows: Insertable<MailboxesTable>[] = [];
+    for (let i = start; i < Math.min(count, start + 1_000); i++) {
+      const domain = `d${Math.floor(i / PER_DOMAIN)}.bench.test`;
+      const email = `m${i}@${domain}`;
+      rows.push({
+        id: newId('mb'),
+        workspace_id: workspaceIds[i % WORKSPACES],
+        email,
+        email_normalized: email,
+        name: null,
+        provider: 'custom',
+        connection_type: 'imap',
+        status: 'active',
+        imap: server('imap', domain),
+        smtp: server('smtp', domain),
+        password_encrypted: 'not-a-real-ciphertext',
+        warmup: JSON.stringify({ replyRate: 0, timezone: 'UTC', weekdaysOnly: false }),
+        // a spread of ramp positions, so targets differ as on a real pool
+        warmup_day: i % 30,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    await database.db.transaction().execute(async (trx) => {
+      // SQLite allows 32,766 bound variables per statement: 500 rows of 17 columns
+      for (let r = 0; r < rows.length; r += 500) await trx.insertInto('mailboxes').values(rows.slice(r, r + 500)).execute();
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The BENCHMARKS.md report: the machine, one row per size, and the targets of the largest run. */
+export function plannerReport(result: PlannerBenchResult): string {
+  const { cpus, model, memoryGb } = result.machine;
+  const main = result.runs[result.runs.length - 1];
+  const rate = (r: PlannerRun) => (r.planMs > 0 ? (r.planned / (r.planMs / 1000)).toFixed(0) : 'n/a');
+  const lines = [
+    `${cpus} CPUs (${model}), ${memoryGb} GB RAM, Node ${result.node}; SQLite; one \`planDay\` per size, cut off after ${result.budgetSeconds} s`,
+    '',
+    '| active mailboxes | seed | planDay | finished | mailboxes planned | messages | mailboxes/s | peak rss | maxRSS |',
+    '|---:|---:|---:|---|---:|---:|---:|---:|---:|',
+    ...result.runs.map(
+      (r) =>
+        `| ${r.mailboxes.toLocaleString('en-US')} | ${(r.seedMs / 1000).toFixed(1)} s | ${(r.planMs / 1000).toFixed(1)} s | ${r.finished ? 'yes' : 'no (cut off)'} | ` +
+        `${r.planned.toLocaleString('en-US')} | ${r.messages.toLocaleString('en-US')} | ${rate(r)} | ${r.peakRssMb} MB | ${r.maxRssMb} MB |`,
+    ),
+    '',
+    `Targets for ${main.mailboxes.toLocaleString('en-US')} mailboxes: time < ${TARGET_MS / 1000} s — ${main.finished && main.planMs < TARGET_MS ? 'met' : 'missed'}` +
+      `${main.finished ? '' : ` (not finished after ${(main.planMs / 1000).toFixed(0)} s)`}; peak memory < ${TARGET_MB} MB — ${Math.max(main.peakRssMb, main.maxRssMb) < TARGET_MB ? 'met' : 'missed'}` +
+      `${main.finished ? '' : ' (so far)'}.`,
+  ];
+  return lines.join('\n');
+}
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const childDir = argument('--child');
+  if (childDir) {
+    await child(childDir, Number(process.argv[process.argv.indexOf('--child') + 2]));
+  } else {
+    const mailboxes = argument('--mailboxes');
+    const budget = argument('--budget');
+    const steps = argument('--steps');
+    const result = await runPlannerBench({
+      quick: process.argv.includes('--quick'),
+      mailboxes: mailboxes ? Number(mailboxes) : undefined,
+      budgetSeconds: budget ? Number(budget) : undefined,
+      steps: steps ? steps.split(',').map(Number) : undefined,
+    });
+    console.log(`\n${plannerReport(result)}`);
+  }
+}
