@@ -228,7 +228,7 @@ async function sendGroup(
       mail = await prepareMail(deps, now, sender, row);
     } catch (err) {
       log.warn({ err, messageId: row.message_id }, 'warmup message cannot be written; giving it up');
-      await giveUp(deps, now, sender, row, `cannot write the message: ${errorText(err)}`);
+      await closeUnsent(deps, now, sender, row, 'failed', `cannot write the message: ${errorText(err)}`);
       summary.failed += 1;
       continue;
     }
@@ -387,7 +387,7 @@ async function handleSendError(
 ): Promise<void> {
   if (isMailConnectionError(err) && err.kind === 'rejected' && err.permanent) {
     log.info({ messageId: row.message_id, response: err.serverResponse }, 'recipient refused the warmup message');
-    await markBounced(deps, now, sender, row, err.message);
+    await closeUnsent(deps, now, sender, row, 'bounced', err.message);
     summary.bounced += 1;
     return;
   }
@@ -396,7 +396,7 @@ async function handleSendError(
   // the server or the login is the problem, not this message: the rest of this sender's rows wait
   if (!isMailConnectionError(err) || err.kind !== 'rejected') state.stopped = true;
   if (attempts >= MAX_SEND_ATTEMPTS) {
-    await giveUp(deps, now, sender, row, errorText(err));
+    await closeUnsent(deps, now, sender, row, 'failed', errorText(err));
     summary.failed += 1;
   } else {
     await deps.db
@@ -445,39 +445,22 @@ export async function countMailboxFailure(db: Kysely<Database>, now: Date, mailb
   });
 }
 
-async function markBounced(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: WarmupMessageRow, reason: string): Promise<void> {
+/**
+ * The send will not be tried again: the row ends `bounced` (the recipient's server refused it) or
+ * `failed` (given up), with the matching entry in the sender's log, in one transaction.
+ */
+async function closeUnsent(
+  deps: MailWorkDeps,
+  now: Date,
+  sender: MailboxRow,
+  row: WarmupMessageRow,
+  outcome: 'bounced' | 'failed',
+  reason: string,
+): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
     const updated = await trx
       .updateTable('warmup_messages')
-      .set({ status: 'bounced', attempts: row.attempts + 1, last_error: reason, lease_owner: null, lease_expires_at: null })
-      .where('id', '=', row.id)
-      .where('status', '=', 'planned')
-      .returning(['subject', 'recipient_mailbox_id'])
-      .executeTakeFirst();
-    if (!updated) return;
-    const recipient = await trx.selectFrom('mailboxes').select('email').where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
-    await recordInteraction(trx, {
-      mailboxId: sender.id,
-      type: 'bounced',
-      senderMailboxId: sender.id,
-      counterpartMailboxId: row.recipient_mailbox_id,
-      counterpartEmail: recipient?.email ?? '',
-      subject: updated.subject,
-      messageId: row.message_id,
-      threadId: row.thread_id,
-      occurredAt: now,
-    });
-    // the login worked: the mailbox itself is fine
-    await trx.updateTable('mailboxes').set({ failure_count: 0 }).where('id', '=', sender.id).where('failure_count', '<>', 0).execute();
-  });
-}
-
-/** The send will not be tried again: status failed and a `failed` entry in the sender's log. */
-async function giveUp(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: WarmupMessageRow, reason: string): Promise<void> {
-  await inTransaction(deps.db, async (trx) => {
-    const updated = await trx
-      .updateTable('warmup_messages')
-      .set({ status: 'failed', attempts: row.attempts + 1, last_error: reason.slice(0, 1000), lease_owner: null, lease_expires_at: null })
+      .set({ status: outcome, attempts: row.attempts + 1, last_error: reason.slice(0, 1000), lease_owner: null, lease_expires_at: null })
       .where('id', '=', row.id)
       .where('status', '=', 'planned')
       .returning('subject')
@@ -486,7 +469,7 @@ async function giveUp(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: Wa
     const recipient = await trx.selectFrom('mailboxes').select('email').where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
     await recordInteraction(trx, {
       mailboxId: sender.id,
-      type: 'failed',
+      type: outcome,
       senderMailboxId: sender.id,
       counterpartMailboxId: row.recipient_mailbox_id,
       counterpartEmail: recipient?.email ?? '',
@@ -495,6 +478,10 @@ async function giveUp(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: Wa
       threadId: row.thread_id,
       occurredAt: now,
     });
+    // a bounce means the login worked: the mailbox itself is fine
+    if (outcome === 'bounced') {
+      await trx.updateTable('mailboxes').set({ failure_count: 0 }).where('id', '=', sender.id).where('failure_count', '<>', 0).execute();
+    }
   });
 }
 
