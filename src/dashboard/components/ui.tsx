@@ -3,7 +3,7 @@ import { useId } from 'preact/hooks';
 import type { MailboxStatus, Pagination } from '../api.js';
 import { ApiError } from '../api.js';
 import { linkClick } from '../router.js';
-import { IconAlert, IconBack, IconRefresh } from './icons.js';
+import { IconAlert, IconBack, IconRefresh, IconSearch } from './icons.js';
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'icon' | 'size' | 'type'> & {
   variant?: 'primary' | 'secondary' | 'ghost' | 'danger' | 'danger-ghost';
@@ -383,6 +383,26 @@ export function CheckboxField({ label, hint, checked, onChecked, name, id: given
           </p>
         )}
       </div>
+    </div>
+  );
+}
+
+/** The search box of a filter bar (the label is visually hidden); every keystroke reports the text. */
+export function SearchInput({ id, label, placeholder, value, onValue }: { id: string; label: string; placeholder: string; value: string; onValue: (value: string) => void }) {
+  return (
+    <div class="search">
+      <IconSearch size={16} class="search-icon" />
+      <label for={id} class="visually-hidden">
+        {label}
+      </label>
+      <input
+        id={id}
+        class="input"
+        type="search"
+        placeholder={placeholder}
+        value={value}
+        onInput={(event) => onValue((event.currentTarget as HTMLInputElement).value)}
+      />
     </div>
   );
 }

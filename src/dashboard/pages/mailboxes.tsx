@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
-import { IconMailbox, IconPlus, IconSearch } from '../components/icons.js';
+import { IconMailbox, IconPlus } from '../components/icons.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
-import { Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, PageHeader, PaginationBar, Progress, ReputationMeter, Skeleton, StatusBadge } from '../components/ui.js';
+import { Card, EmptyState, ErrorBox, FilterSelect, SearchInput, Link, Loading, PageHeader, PaginationBar, Progress, ReputationMeter, Skeleton, StatusBadge } from '../components/ui.js';
 import { PROVIDER_NAMES, formatNumber, relativeTime } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 
@@ -102,23 +102,16 @@ export function MailboxesPage() {
       />
       <Card bodyClass="flush">
         <div class="toolbar">
-          <div class="search">
-            <IconSearch size={16} class="search-icon" />
-            <label for="mailbox-search" class="visually-hidden">
-              Search mailboxes
-            </label>
-            <input
-              id="mailbox-search"
-              class="input"
-              type="search"
-              placeholder="Search by address or name"
-              value={search}
-              onInput={(event) => {
-                setSearch((event.currentTarget as HTMLInputElement).value);
-                setPage(1);
-              }}
-            />
-          </div>
+          <SearchInput
+            id="mailbox-search"
+            label="Search mailboxes"
+            placeholder="Search by address or name"
+            value={search}
+            onValue={(text) => {
+              setSearch(text);
+              setPage(1);
+            }}
+          />
           <FilterSelect
             label="Status"
             value={status}

@@ -2,9 +2,9 @@ import { useRef, useState } from 'preact/hooks';
 import type { Template, TemplateListQuery } from '../api.js';
 import { ApiError, api } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
-import { IconCopy, IconDownload, IconPlus, IconSearch, IconTemplate, IconTrash, IconUpload } from '../components/icons.js';
+import { IconCopy, IconDownload, IconPlus, IconTemplate, IconTrash, IconUpload } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Badge, Button, Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, PageHeader, PaginationBar, errorMessage } from '../components/ui.js';
+import { Badge, Button, Card, EmptyState, ErrorBox, FilterSelect, SearchInput, Link, Loading, PageHeader, PaginationBar, errorMessage } from '../components/ui.js';
 import { LANGUAGES, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -120,23 +120,16 @@ export function TemplatesPage() {
       {importError !== undefined && <ErrorBox error={importError} title="Import failed" />}
       <Card bodyClass="flush">
         <div class="toolbar">
-          <div class="search">
-            <IconSearch size={16} class="search-icon" />
-            <label for="template-search" class="visually-hidden">
-              Search templates
-            </label>
-            <input
-              id="template-search"
-              class="input"
-              type="search"
-              placeholder="Search name or subject"
-              value={search}
-              onInput={(event) => {
-                setSearch((event.currentTarget as HTMLInputElement).value);
-                setPage(1);
-              }}
-            />
-          </div>
+          <SearchInput
+            id="template-search"
+            label="Search templates"
+            placeholder="Search name or subject"
+            value={search}
+            onValue={(text) => {
+              setSearch(text);
+              setPage(1);
+            }}
+          />
           <FilterSelect label="Type" value={type} options={TYPE_FILTERS} onValue={(v) => (setType(v), setPage(1))} />
           <FilterSelect label="Language" value={language} options={LANGUAGE_FILTERS} onValue={(v) => (setLanguage(v), setPage(1))} />
         </div>
