@@ -28,7 +28,13 @@ import { messageIdFor } from '../src/engine/message-content.js';
 import { seededRandom } from '../src/engine/random.js';
 import { WARMUP_FOLDER } from '../src/mail/imap.js';
 import { createTestApp, type TestApp } from '../test/helpers/test-app.js';
-import { mailStackAvailable, mailStackPortsFree, startMailStack, stopMailStack, type MailStack } from '../test/mailstack/mail-stack.js';
+import {
+  mailStackAvailable,
+  mailStackPortsFree,
+  startMailStack,
+  stopMailStack,
+  type MailStack,
+} from '../test/mailstack/mail-stack.js';
 import { MAIL_USERS, type MailUser } from '../test/mailstack/users.js';
 import { machine, workState } from '../test/scale/cluster.js';
 
@@ -96,7 +102,15 @@ export async function runEngineBench(options: EngineBenchOptions = {}): Promise<
     const baselineMedian = median(rounds.map((r) => r.baseline.messagesPerSecond));
     const engineMedian = median(rounds.map((r) => r.engine.messagesPerSecond));
     log(`median: engine / baseline = ×${(engineMedian / baselineMedian).toFixed(2)} (target ≥ ×${TARGET_RATIO})`);
-    return { machine: machine(), node: process.version, mailboxes: users.length, rounds, baselineMedian, engineMedian, ratio: engineMedian / baselineMedian };
+    return {
+      machine: machine(),
+      node: process.version,
+      mailboxes: users.length,
+      rounds,
+      baselineMedian,
+      engineMedian,
+      ratio: engineMedian / baselineMedian,
+    };
   } finally {
     await stopMailStack(stack);
   }
@@ -156,7 +170,8 @@ async function runBaseline(stack: MailStack, perMailbox: number): Promise<Throug
   const deadline = Date.now() + TIMEOUT_MS;
   // Mail arrives through Postfix and LMTP after the send: go round the recipients until all is filed.
   while ([...pending.values()].some((ids) => ids.size > 0)) {
-    if (Date.now() > deadline) throw new Error(`baseline: ${[...pending.values()].reduce((a, s) => a + s.size, 0)} messages never arrived`);
+    if (Date.now() > deadline)
+      throw new Error(`baseline: ${[...pending.values()].reduce((a, s) => a + s.size, 0)} messages never arrived`);
     for (const user of users) {
       const ids = pending.get(user.email);
       if (ids && ids.size > 0) await engageInbox(stack, user, ids);
@@ -169,7 +184,14 @@ async function runBaseline(stack: MailStack, perMailbox: number): Promise<Throug
 
 /** One IMAP session: every expected message already in INBOX is marked read and moved; removes them from `ids`. */
 async function engageInbox(stack: MailStack, user: MailUser, ids: Set<string>): Promise<void> {
-  const client = new ImapFlow({ host: stack.host, port: stack.imapPort, secure: false, tls, auth: { user: user.email, pass: user.password }, logger: false });
+  const client = new ImapFlow({
+    host: stack.host,
+    port: stack.imapPort,
+    secure: false,
+    tls,
+    auth: { user: user.email, pass: user.password },
+    logger: false,
+  });
   await client.connect();
   try {
     await client.noop();
@@ -261,7 +283,9 @@ async function createMailbox(testApp: TestApp, stack: MailStack, user: MailUser)
 /** `perMailbox` planned messages from each mailbox to the same recipients as the baseline's, all due now (as in workers.bench.ts). */
 async function insertLoad(testApp: TestApp, perMailbox: number): Promise<number> {
   const db = testApp.database.db;
-  const byEmail = new Map((await db.selectFrom('mailboxes').select(['id', 'email']).execute()).map((m) => [m.email, m.id]));
+  const byEmail = new Map(
+    (await db.selectFrom('mailboxes').select(['id', 'email']).execute()).map((m) => [m.email, m.id]),
+  );
   const now = new Date().toISOString();
   const rows: Insertable<WarmupMessagesTable>[] = [];
   for (const [i, sender] of users.entries()) {
@@ -283,7 +307,11 @@ async function insertLoad(testApp: TestApp, perMailbox: number): Promise<number>
     }
   }
   await db.transaction().execute(async (trx) => {
-    for (let start = 0; start < rows.length; start += 200) await trx.insertInto('warmup_messages').values(rows.slice(start, start + 200)).execute();
+    for (let start = 0; start < rows.length; start += 200)
+      await trx
+        .insertInto('warmup_messages')
+        .values(rows.slice(start, start + 200))
+        .execute();
   });
   return rows.length;
 }
@@ -292,7 +320,8 @@ async function startBenchStack(): Promise<MailStack> {
   let offset = (process.pid * 6_007) % 29_000;
   for (let attempt = 0; attempt < 20; attempt++) {
     const basePort = 20_000 + offset;
-    if (await mailStackPortsFree(basePort)) return startMailStack({ name: `bench-engine-${process.pid}`, basePort, users: [...users] });
+    if (await mailStackPortsFree(basePort))
+      return startMailStack({ name: `bench-engine-${process.pid}`, basePort, users: [...users] });
     offset = (offset + 1_013) % 29_000;
   }
   throw new Error('no free port range for the mail stack');

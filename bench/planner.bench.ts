@@ -73,7 +73,9 @@ const PER_DOMAIN = 20;
 export async function runPlannerBench(options: PlannerBenchOptions = {}): Promise<PlannerBenchResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const main = options.mailboxes ?? (options.quick ? 10_000 : 100_000);
-  const steps = (options.steps ?? (options.quick ? [1_000, 2_000] : [1_000, 2_000, 4_000, 8_000])).filter((n) => n < main);
+  const steps = (options.steps ?? (options.quick ? [1_000, 2_000] : [1_000, 2_000, 4_000, 8_000])).filter(
+    (n) => n < main,
+  );
   const budgetSeconds = options.budgetSeconds ?? 120;
   const runs: PlannerRun[] = [];
   for (const mailboxes of [...steps, main]) {
@@ -99,10 +101,23 @@ interface ChildLine {
 
 function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-planner-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dataDir, String(mailboxes)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const run: PlannerRun = { mailboxes, seedMs: 0, planMs: 0, finished: false, planned: 0, messages: 0, peakRssMb: 0, maxRssMb: 0 };
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dataDir, String(mailboxes)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const run: PlannerRun = {
+    mailboxes,
+    seedMs: 0,
+    planMs: 0,
+    finished: false,
+    planned: 0,
+    messages: 0,
+    peakRssMb: 0,
+    maxRssMb: 0,
+  };
   let planStarted: number | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sampler: NodeJS.Timeout | undefined;
@@ -233,9 +248,13 @@ async function seedMailboxes(database: DatabaseHandle, count: number): Promise<v
   for (let w = 0; w < WORKSPACES; w++) {
     const id = newId('ws');
     workspaceIds.push(id);
-    await database.db.insertInto('workspaces').values({ id, name: `bench ${w + 1}`, created_at: now }).execute();
+    await database.db
+      .insertInto('workspaces')
+      .values({ id, name: `bench ${w + 1}`, created_at: now })
+      .execute();
   }
-  const server = (kind: string, domain: string) => JSON.stringify({ host: `${kind}.${domain}`, port: kind === 'imap' ? 993 : 465, secure: true, username: '' });
+  const server = (kind: string, domain: string) =>
+    JSON.stringify({ host: `${kind}.${domain}`, port: kind === 'imap' ? 993 : 465, secure: true, username: '' });
   for (let start = 0; start < count; start += 1_000) {
     const rows: Insertable<MailboxesTable>[] = [];
     for (let i = start; i < Math.min(count, start + 1_000); i++) {
@@ -262,7 +281,11 @@ async function seedMailboxes(database: DatabaseHandle, count: number): Promise<v
     }
     await database.db.transaction().execute(async (trx) => {
       // SQLite allows 32,766 bound variables per statement: 500 rows of 17 columns
-      for (let r = 0; r < rows.length; r += 500) await trx.insertInto('mailboxes').values(rows.slice(r, r + 500)).execute();
+      for (let r = 0; r < rows.length; r += 500)
+        await trx
+          .insertInto('mailboxes')
+          .values(rows.slice(r, r + 500))
+          .execute();
     });
   }
 }

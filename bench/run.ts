@@ -22,17 +22,20 @@ interface Benchmark {
 const benchmarks: Benchmark[] = [
   {
     name: 'stats',
-    description: 'statistics queries and HTTP throughput over 1,000 mailboxes × 90 days of history (SQLite, and PostgreSQL with TEST_DATABASE_URL)',
+    description:
+      'statistics queries and HTTP throughput over 1,000 mailboxes × 90 days of history (SQLite, and PostgreSQL with TEST_DATABASE_URL)',
     run: async ({ quick, log }) => statsReport(await runStatsBench({ quick, log })),
   },
   {
     name: 'workers',
-    description: 'the same load (8 mailboxes, 480 messages due now) processed by 1, 2 and 3 `warmup worker` processes (PostgreSQL, real mail stack)',
+    description:
+      'the same load (8 mailboxes, 480 messages due now) processed by 1, 2 and 3 `warmup worker` processes (PostgreSQL, real mail stack)',
     run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log })),
   },
   {
     name: 'engine',
-    description: 'engine throughput (120 messages on 8 mailboxes, SQLite, real mail stack) against a nodemailer + imapflow loop doing the same work',
+    description:
+      'engine throughput (120 messages on 8 mailboxes, SQLite, real mail stack) against a nodemailer + imapflow loop doing the same work',
     run: async ({ quick, log }) => engineReport(await runEngineBench({ quick, log })),
   },
   {

@@ -52,7 +52,15 @@ export interface SeedCounts {
 
 const PROVIDERS = ['gmail', 'gmail', 'gmail', 'outlook', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail', 'custom'];
 /** Receiving providers differ in how harshly they filter. */
-const SPAM_BIAS: Record<string, number> = { gmail: 1.2, outlook: 1.4, yahoo: 1, zoho: 0.8, icloud: 0.9, fastmail: 0.7, custom: 0.6 };
+const SPAM_BIAS: Record<string, number> = {
+  gmail: 1.2,
+  outlook: 1.4,
+  yahoo: 1,
+  zoho: 0.8,
+  icloud: 0.9,
+  fastmail: 0.7,
+  custom: 0.6,
+};
 
 /** mulberry32: a small seeded generator, so every run seeds the same history. */
 export function random(seed: number): () => number {
@@ -80,7 +88,13 @@ export function planHistory(workspaceId: string, size: SeedSize, today: string, 
       spamBase: 0.02 + rng() * rng() * 0.3,
     });
   }
-  return { workspaceId, mailboxes, days: eachDay({ startDate: addDays(today, -(size.days - 1)), endDate: today }), perDay: size.perDay, seed };
+  return {
+    workspaceId,
+    mailboxes,
+    days: eachDay({ startDate: addDays(today, -(size.days - 1)), endDate: today }),
+    perDay: size.perDay,
+    seed,
+  };
 }
 
 /** What the engine records on one day: each mailbox's sends and what its peers did with them. */
@@ -106,7 +120,13 @@ export function historyOfDay(plan: SeedPlan, dayIndex: number): DayHistory {
       const actedAt = receivedAt + rng() * 3 * 3_600_000;
       const fate = rng();
       // One object shape for every entry (no spreads) and one Date per instant: this runs millions of times.
-      const entry = (mailboxId: string, type: InteractionInput['type'], counterpart: SeedMailbox, placement: Placement | null, occurredAt: Date): InteractionInput => ({
+      const entry = (
+        mailboxId: string,
+        type: InteractionInput['type'],
+        counterpart: SeedMailbox,
+        placement: Placement | null,
+        occurredAt: Date,
+      ): InteractionInput => ({
         mailboxId,
         type,
         senderMailboxId: sender.id,
@@ -127,7 +147,14 @@ export function historyOfDay(plan: SeedPlan, dayIndex: number): DayHistory {
       const spam = sender.spamBase * (SPAM_BIAS[recipient.provider] ?? 1);
       const promotions = recipient.provider === 'gmail' ? 0.1 : 0.02;
       const roll = rng();
-      const placement: Placement = roll < spam ? 'spam' : roll < spam + promotions ? 'promotions' : roll < spam + promotions + 0.02 ? 'other' : 'inbox';
+      const placement: Placement =
+        roll < spam
+          ? 'spam'
+          : roll < spam + promotions
+            ? 'promotions'
+            : roll < spam + promotions + 0.02
+              ? 'other'
+              : 'inbox';
       const acted = new Date(actedAt);
       interactions.push(entry(recipient.id, 'received', sender, placement, new Date(receivedAt)));
       if (placement === 'spam') interactions.push(entry(recipient.id, 'rescued', sender, null, acted));
@@ -245,7 +272,11 @@ export function rollupsOfDay(history: DayHistory, mailboxIds: ReadonlySet<string
   const row = (mailboxId: string) => {
     let found = rows.get(mailboxId);
     if (!found) {
-      found = { mailboxId, counts: Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c, 0])) as Record<RollupColumn, number>, reputation: null };
+      found = {
+        mailboxId,
+        counts: Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c, 0])) as Record<RollupColumn, number>,
+        reputation: null,
+      };
       rows.set(mailboxId, found);
     }
     return found;
@@ -271,7 +302,8 @@ export function rollupsOfDay(history: DayHistory, mailboxIds: ReadonlySet<string
         bump(input.senderMailboxId, input.type);
     }
   }
-  for (const { mailboxId, score } of history.reputations) if (mailboxIds.has(mailboxId)) row(mailboxId).reputation = score;
+  for (const { mailboxId, score } of history.reputations)
+    if (mailboxIds.has(mailboxId)) row(mailboxId).reputation = score;
   return [...rows.values()];
 }
 
@@ -302,17 +334,27 @@ export function sqliteWriter(file: string): BulkWriter {
   raw.pragma('cache_size = -1000000');
   raw.pragma('temp_store = memory');
   const ROWS_PER_STATEMENT = 50;
-  const placeholders = (columns: number, rows: number) => Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => '?').join(', ')})`).join(', ');
-  const insertMany = raw.prepare(`insert into interactions (${INTERACTION_COLUMNS.join(', ')}) values ${placeholders(INTERACTION_COLUMNS.length, ROWS_PER_STATEMENT)}`);
-  const insertOne = raw.prepare(`insert into interactions (${INTERACTION_COLUMNS.join(', ')}) values ${placeholders(INTERACTION_COLUMNS.length, 1)}`);
-  const insertRollup = raw.prepare(`insert into daily_stats (${ROLLUP_INSERT_COLUMNS.join(', ')}) values ${placeholders(ROLLUP_INSERT_COLUMNS.length, 1)}`);
+  const placeholders = (columns: number, rows: number) =>
+    Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => '?').join(', ')})`).join(', ');
+  const insertMany = raw.prepare(
+    `insert into interactions (${INTERACTION_COLUMNS.join(', ')}) values ${placeholders(INTERACTION_COLUMNS.length, ROWS_PER_STATEMENT)}`,
+  );
+  const insertOne = raw.prepare(
+    `insert into interactions (${INTERACTION_COLUMNS.join(', ')}) values ${placeholders(INTERACTION_COLUMNS.length, 1)}`,
+  );
+  const insertRollup = raw.prepare(
+    `insert into daily_stats (${ROLLUP_INSERT_COLUMNS.join(', ')}) values ${placeholders(ROLLUP_INSERT_COLUMNS.length, 1)}`,
+  );
   const setReputation = raw.prepare('update mailboxes set reputation = ? where id = ?');
-  const writeDay = raw.transaction((workspaceId: string, day: string, rows: InteractionTuple[], rollups: RollupRow[]) => {
-    let i = 0;
-    for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) insertMany.run(rows.slice(i, i + ROWS_PER_STATEMENT).flat());
-    for (; i < rows.length; i++) insertOne.run(rows[i]);
-    for (const rollup of rollups) insertRollup.run(rollupTuple(workspaceId, day, rollup));
-  });
+  const writeDay = raw.transaction(
+    (workspaceId: string, day: string, rows: InteractionTuple[], rollups: RollupRow[]) => {
+      let i = 0;
+      for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT)
+        insertMany.run(rows.slice(i, i + ROWS_PER_STATEMENT).flat());
+      for (; i < rows.length; i++) insertOne.run(rows[i]);
+      for (const rollup of rollups) insertRollup.run(rollupTuple(workspaceId, day, rollup));
+    },
+  );
   return {
     prepare: async () => {
       raw.exec('drop index interactions_mailbox_time');
@@ -337,12 +379,15 @@ export function postgresWriter(url: string): BulkWriter {
   const client = new pg.Client({ connectionString: url });
   const connected = client.connect();
   const CHUNK = 10_000;
-  const arrays = (columns: readonly string[], type: (column: string) => string) => columns.map((c, i) => `$${i + 1}::${type(c)}[]`).join(', ');
+  const arrays = (columns: readonly string[], type: (column: string) => string) =>
+    columns.map((c, i) => `$${i + 1}::${type(c)}[]`).join(', ');
   const insertInteractions = `insert into interactions (${INTERACTION_COLUMNS.join(', ')}) select * from unnest(${arrays(INTERACTION_COLUMNS, () => 'text')})`;
-  const insertRollups = `insert into daily_stats (${ROLLUP_INSERT_COLUMNS.join(', ')}) select * from unnest(${arrays(ROLLUP_INSERT_COLUMNS, (c) =>
-    ['mailbox_id', 'workspace_id', 'day'].includes(c) ? 'text' : 'int',
+  const insertRollups = `insert into daily_stats (${ROLLUP_INSERT_COLUMNS.join(', ')}) select * from unnest(${arrays(
+    ROLLUP_INSERT_COLUMNS,
+    (c) => (['mailbox_id', 'workspace_id', 'day'].includes(c) ? 'text' : 'int'),
   )})`;
-  const columnsOf = <T>(rows: T[][], count: number) => Array.from({ length: count }, (_, c) => rows.map((row) => row[c]));
+  const columnsOf = <T>(rows: T[][], count: number) =>
+    Array.from({ length: count }, (_, c) => rows.map((row) => row[c]));
   return {
     prepare: async () => {
       await connected;
@@ -355,8 +400,18 @@ export function postgresWriter(url: string): BulkWriter {
     writeDay: async (workspaceId, day, rows, rollups) => {
       await client.query('begin');
       try {
-        for (let start = 0; start < rows.length; start += CHUNK) await client.query(insertInteractions, columnsOf(rows.slice(start, start + CHUNK), INTERACTION_COLUMNS.length));
-        await client.query(insertRollups, columnsOf(rollups.map((r) => rollupTuple(workspaceId, day, r)), ROLLUP_INSERT_COLUMNS.length));
+        for (let start = 0; start < rows.length; start += CHUNK)
+          await client.query(
+            insertInteractions,
+            columnsOf(rows.slice(start, start + CHUNK), INTERACTION_COLUMNS.length),
+          );
+        await client.query(
+          insertRollups,
+          columnsOf(
+            rollups.map((r) => rollupTuple(workspaceId, day, r)),
+            ROLLUP_INSERT_COLUMNS.length,
+          ),
+        );
         await client.query('commit');
       } catch (error) {
         await client.query('rollback');
@@ -367,19 +422,25 @@ export function postgresWriter(url: string): BulkWriter {
       // Session setting of the seeder's own connection: index builds sort in memory.
       await client.query("set maintenance_work_mem = '512MB'");
       await client.query('alter table interactions add constraint interactions_pkey primary key (id)');
-      await client.query('alter table interactions add constraint interactions_once unique (mailbox_id, message_id, type)');
+      await client.query(
+        'alter table interactions add constraint interactions_once unique (mailbox_id, message_id, type)',
+      );
       await client.query('create index interactions_mailbox_time on interactions (mailbox_id, occurred_at)');
-      await client.query('update mailboxes m set reputation = s.score from unnest($1::text[], $2::int[]) as s(id, score) where m.id = s.id', [
-        lastScores.map((s) => s.mailboxId),
-        lastScores.map((s) => s.score),
-      ]);
+      await client.query(
+        'update mailboxes m set reputation = s.score from unnest($1::text[], $2::int[]) as s(id, score) where m.id = s.id',
+        [lastScores.map((s) => s.mailboxId), lastScores.map((s) => s.score)],
+      );
     },
     close: () => client.end(),
   };
 }
 
 /** Seeds the whole plan day by day: each day's interactions and its rollups in one transaction. */
-export async function seedHistory(writer: BulkWriter, plan: SeedPlan, log: (line: string) => void = () => {}): Promise<SeedCounts> {
+export async function seedHistory(
+  writer: BulkWriter,
+  plan: SeedPlan,
+  log: (line: string) => void = () => {},
+): Promise<SeedCounts> {
   const started = performance.now();
   const mailboxIds = new Set(plan.mailboxes.map((m) => m.id));
   let interactions = 0;
@@ -390,14 +451,23 @@ export async function seedHistory(writer: BulkWriter, plan: SeedPlan, log: (line
   for (let d = 0; d < plan.days.length; d++) {
     const day = plan.days[d]!;
     const history = historyOfDay(plan, d);
-    const rows = history.interactions.map((input, i) => tuple(`int_${plan.workspaceId}_${d.toString(36).padStart(3, '0')}_${i.toString(36).padStart(6, '0')}`, plan.workspaceId, input));
+    const rows = history.interactions.map((input, i) =>
+      tuple(
+        `int_${plan.workspaceId}_${d.toString(36).padStart(3, '0')}_${i.toString(36).padStart(6, '0')}`,
+        plan.workspaceId,
+        input,
+      ),
+    );
     const rollups = rollupsOfDay(history, mailboxIds);
     await writer.writeDay(plan.workspaceId, day, rows, rollups);
     interactions += rows.length;
     rollupRows += rollups.length;
     messages += history.interactions.filter((i) => i.type === 'sent').length;
     if (history.reputations.length > 0) lastScores = history.reputations;
-    if (d % 30 === 29) log(`  day ${d + 1}/${plan.days.length}: ${interactions.toLocaleString('en-US')} interactions, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    if (d % 30 === 29)
+      log(
+        `  day ${d + 1}/${plan.days.length}: ${interactions.toLocaleString('en-US')} interactions, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
   }
   await writer.finish(lastScores);
   return { messages, interactions, rollupRows, seconds: (performance.now() - started) / 1000 };

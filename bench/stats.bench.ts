@@ -64,8 +64,20 @@ interface Sizes {
   httpSeconds: number;
 }
 
-const FULL: Sizes = { main: { mailboxes: 1000, days: 90, perDay: 8 }, runs: 200, exportRuns: 20, pdfRuns: 5, httpSeconds: 10 };
-const QUICK: Sizes = { main: { mailboxes: 200, days: 30, perDay: 6 }, runs: 50, exportRuns: 5, pdfRuns: 2, httpSeconds: 3 };
+const FULL: Sizes = {
+  main: { mailboxes: 1000, days: 90, perDay: 8 },
+  runs: 200,
+  exportRuns: 20,
+  pdfRuns: 5,
+  httpSeconds: 10,
+};
+const QUICK: Sizes = {
+  main: { mailboxes: 200, days: 30, perDay: 6 },
+  runs: 50,
+  exportRuns: 5,
+  pdfRuns: 2,
+  httpSeconds: 3,
+};
 
 export interface Timing {
   name: string;
@@ -122,7 +134,12 @@ interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-async function createBenchDatabase(dialect: Dialect, name: string, baseUrl: string | undefined, dir: string): Promise<BenchDatabase> {
+async function createBenchDatabase(
+  dialect: Dialect,
+  name: string,
+  baseUrl: string | undefined,
+  dir: string,
+): Promise<BenchDatabase> {
   if (dialect === 'sqlite') {
     const file = path.join(dir, `${name}.db`);
     const handle = openDatabase({ dataDir: dir, sqliteFile: file });
@@ -162,10 +179,22 @@ async function createBenchDatabase(dialect: Dialect, name: string, baseUrl: stri
 }
 
 function servicesFor(handle: DatabaseHandle, dir: string, statsCacheMs = 0): Services {
-  return createServices({ db: handle.db, dialect: handle.dialect, clock: fixedClock(NOW), dataDir: dir, secretKey: SECRET_KEY, statsCacheMs });
+  return createServices({
+    db: handle.db,
+    dialect: handle.dialect,
+    clock: fixedClock(NOW),
+    dataDir: dir,
+    secretKey: SECRET_KEY,
+    statsCacheMs,
+  });
 }
 
-async function seedDataset(database: BenchDatabase, size: SeedSize, dir: string, log: (line: string) => void): Promise<{ seed: SeedCounts; apiKey: string }> {
+async function seedDataset(
+  database: BenchDatabase,
+  size: SeedSize,
+  dir: string,
+  log: (line: string) => void,
+): Promise<{ seed: SeedCounts; apiKey: string }> {
   const services = servicesFor(database.handle, dir);
   const { apiKey } = await services.workspaces.createWorkspace('Bench', WORKSPACE_ID);
   const plan = planHistory(WORKSPACE_ID, size, TODAY);
@@ -193,7 +222,10 @@ async function rollupsMatchEngine(dialect: Dialect, baseUrl: string | undefined,
   try {
     let interactions = 0;
     for (const database of [viaEngine, viaBulk]) {
-      await database.handle.db.insertInto('workspaces').values({ id: WORKSPACE_ID, name: 'Bench', created_at: NOW }).execute();
+      await database.handle.db
+        .insertInto('workspaces')
+        .values({ id: WORKSPACE_ID, name: 'Bench', created_at: NOW })
+        .execute();
       await insertMailboxes(database.handle.db, plan, NOW);
     }
     for (let d = 0; d < plan.days.length; d++) {
@@ -213,7 +245,11 @@ async function rollupsMatchEngine(dialect: Dialect, baseUrl: string | undefined,
       const key = (row: Record<string, unknown>) => `${String(row.mailbox_id)} ${String(row.day)}`;
       return JSON.stringify({
         rows: rows
-          .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : v === null ? null : Number(v)])))
+          .map((r) =>
+            Object.fromEntries(
+              Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : v === null ? null : Number(v)]),
+            ),
+          )
           .sort((a, b) => (key(a) < key(b) ? -1 : 1)),
         mailboxes: mailboxes.map((m) => [m.id, Number(m.reputation)]).sort(),
       });
@@ -269,7 +305,13 @@ function queries(stats: Services['stats'], mailboxId: string) {
   ] as const;
 }
 
-const GROWTH_QUERIES = new Set(['dashboard', 'analytics 7d', 'analytics 90d', 'placement 90d', 'daily-summary (today)']);
+const GROWTH_QUERIES = new Set([
+  'dashboard',
+  'analytics 7d',
+  'analytics 90d',
+  'placement 90d',
+  'daily-summary (today)',
+]);
 
 async function timeQueries(services: Services, plan: SeedPlan, sizes: Sizes, subset?: Set<string>): Promise<Timing[]> {
   const timings: Timing[] = [];
@@ -303,7 +345,12 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}) => Promise<AutocannonResult>;
 // autocannon ships no type declarations; this is the one call the benchmark makes.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -342,10 +389,22 @@ async function serverCpu(base: string): Promise<number> {
   return ((await response.json()) as { micros: number }).micros;
 }
 
-async function load(name: string, url: string, seconds: number, apiKey: string | undefined, cacheMs: number, cpuBase: string): Promise<HttpRun> {
+async function load(
+  name: string,
+  url: string,
+  seconds: number,
+  apiKey: string | undefined,
+  cacheMs: number,
+  cpuBase: string,
+): Promise<HttpRun> {
   const cpuBefore = await serverCpu(cpuBase);
   const started = performance.now();
-  const result = await autocannon({ url, connections: 50, duration: seconds, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const result = await autocannon({
+    url,
+    connections: 50,
+    duration: seconds,
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+  });
   const elapsedMicros = (performance.now() - started) * 1000;
   const cpu = (await serverCpu(cpuBase)) - cpuBefore;
   return {
@@ -360,7 +419,13 @@ async function load(name: string, url: string, seconds: number, apiKey: string |
   };
 }
 
-async function measureHttp(location: BenchDatabase['location'], apiKey: string, sizes: Sizes, withNaked: boolean, log: (line: string) => void) {
+async function measureHttp(
+  location: BenchDatabase['location'],
+  apiKey: string,
+  sizes: Sizes,
+  withNaked: boolean,
+  log: (line: string) => void,
+) {
   const runs: HttpRun[] = [];
   let naked: HttpRun | null = null;
   for (const cacheMs of [0, 1000]) {
@@ -383,11 +448,20 @@ async function measureHttp(location: BenchDatabase['location'], apiKey: string, 
             ];
       for (const [name, route, key] of targets) {
         const run = await load(name, `${base}${route}`, sizes.httpSeconds, key, cacheMs, base);
-        log(`  ${name} (cache ${cacheMs} ms): ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.p99Ms} ms, ${Math.round(run.cpuMicrosPerRequest)} µs CPU a request`);
+        log(
+          `  ${name} (cache ${cacheMs} ms): ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.p99Ms} ms, ${Math.round(run.cpuMicrosPerRequest)} µs CPU a request`,
+        );
         runs.push(run);
       }
       if (withNaked && cacheMs === 0) {
-        naked = await load('bare Fastify(), constant route', `http://127.0.0.1:${server.nakedPort}/`, sizes.httpSeconds, undefined, 0, base);
+        naked = await load(
+          'bare Fastify(), constant route',
+          `http://127.0.0.1:${server.nakedPort}/`,
+          sizes.httpSeconds,
+          undefined,
+          0,
+          base,
+        );
         log(`  bare Fastify(): ${Math.round(naked.requestsPerSecond)} req/s, p99 ${naked.p99Ms} ms`);
       }
     } finally {
@@ -417,7 +491,8 @@ async function serve(): Promise<void> {
   const naked = Fastify();
   naked.get('/', async () => ({ status: 'ok' }));
   await naked.listen({ port: 0, host: '127.0.0.1' });
-  const port = (address: ReturnType<typeof app.server.address>) => (typeof address === 'object' && address ? address.port : 0);
+  const port = (address: ReturnType<typeof app.server.address>) =>
+    typeof address === 'object' && address ? address.port : 0;
   process.stdout.write(`listening ${port(app.server.address())} ${port(naked.server.address())}\n`);
   process.once('SIGTERM', () => {
     void Promise.all([app.close(), naked.close()])
@@ -434,7 +509,13 @@ async function serve(): Promise<void> {
 export function machine(): StatsBenchResult['machine'] {
   const cpuinfo = fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '';
   const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
-  return { cpus: os.availableParallelism(), model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadBefore: os.loadavg()[0]! };
+  return {
+    cpus: os.availableParallelism(),
+    model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadBefore: os.loadavg()[0]!,
+  };
 }
 
 export async function runStatsBench(options: StatsBenchOptions = {}): Promise<StatsBenchResult> {
@@ -443,9 +524,17 @@ export async function runStatsBench(options: StatsBenchOptions = {}): Promise<St
   const sizes = options.quick ? QUICK : FULL;
   const baseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL;
   const dialects = options.dialects ?? (baseUrl ? ['sqlite', 'postgres'] : ['sqlite']);
-  if (!baseUrl && !options.dialects) log('stats bench: PostgreSQL skipped (set TEST_DATABASE_URL=postgres://… to include it)');
+  if (!baseUrl && !options.dialects)
+    log('stats bench: PostgreSQL skipped (set TEST_DATABASE_URL=postgres://… to include it)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-stats-'));
-  const result: StatsBenchResult = { machine: machine(), quick: Boolean(options.quick), sizes, dialects: [], naked: null, seconds: 0 };
+  const result: StatsBenchResult = {
+    machine: machine(),
+    quick: Boolean(options.quick),
+    sizes,
+    dialects: [],
+    naked: null,
+    seconds: 0,
+  };
   const fewerMessages: SeedSize = { ...sizes.main, perDay: sizes.main.perDay / 10 };
   const fewerDays: SeedSize = { ...sizes.main, days: Math.max(1, Math.round(sizes.main.days / 10)) };
   try {
@@ -465,10 +554,18 @@ export async function runStatsBench(options: StatsBenchOptions = {}): Promise<St
         try {
           log(`  seeding ${label}: ${size.mailboxes} mailboxes × ${size.days} days × ~${size.perDay} sends a day`);
           const { seed, apiKey } = await seedDataset(database, size, dir, log);
-          log(`  seeded ${seed.interactions.toLocaleString('en-US')} interactions, ${seed.rollupRows.toLocaleString('en-US')} rollup rows in ${seed.seconds.toFixed(1)} s`);
+          log(
+            `  seeded ${seed.interactions.toLocaleString('en-US')} interactions, ${seed.rollupRows.toLocaleString('en-US')} rollup rows in ${seed.seconds.toFixed(1)} s`,
+          );
           const plan = planHistory(WORKSPACE_ID, size, TODAY);
-          const timings = await timeQueries(servicesFor(database.handle, dir), plan, sizes, label === 'main' ? undefined : GROWTH_QUERIES);
-          for (const t of timings) log(`    ${t.name}: median ${t.medianMs.toFixed(2)} ms, p99 ${t.p99Ms.toFixed(2)} ms`);
+          const timings = await timeQueries(
+            servicesFor(database.handle, dir),
+            plan,
+            sizes,
+            label === 'main' ? undefined : GROWTH_QUERIES,
+          );
+          for (const t of timings)
+            log(`    ${t.name}: median ${t.medianMs.toFixed(2)} ms, p99 ${t.p99Ms.toFixed(2)} ms`);
           dialectResult.datasets.push({ label, size, seed, timings });
           if (label === 'main') {
             const http = await measureHttp(database.location, apiKey, sizes, result.naked === null, log);
@@ -515,11 +612,15 @@ export function statsReport(result: StatsBenchResult): string {
     const met = (value: number) => (value < 20 ? 'yes' : '**no**');
     for (const t of main.timings) {
       const isQuery = !t.name.startsWith('export');
-      lines.push(`| ${t.name} | ${t.runs} | ${ms(t.medianMs)} ms | ${ms(t.p99Ms)} ms | ${isQuery ? `${met(t.medianMs)} / ${met(t.p99Ms)}` : 'n/a'} |`);
+      lines.push(
+        `| ${t.name} | ${t.runs} | ${ms(t.medianMs)} ms | ${ms(t.p99Ms)} ms | ${isQuery ? `${met(t.medianMs)} / ${met(t.p99Ms)}` : 'n/a'} |`,
+      );
     }
     lines.push('');
     const constant = d.http.find((r) => r.name.startsWith('constant route, same app (no auth)'));
-    lines.push('| HTTP, 50 connections | stats cache | req/s | vs constant route | p50 | p99 | server CPU a request | server busy | errors |');
+    lines.push(
+      '| HTTP, 50 connections | stats cache | req/s | vs constant route | p50 | p99 | server CPU a request | server busy | errors |',
+    );
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     const row = (r: HttpRun, cache: string, ratio: string) =>
       `| ${r.name} | ${cache} | ${Math.round(r.requestsPerSecond).toLocaleString('en-US')} | ${ratio} | ${r.p50Ms} ms | ${r.p99Ms} ms | ${Math.round(r.cpuMicrosPerRequest)} µs | ${Math.round(100 * r.serverBusy)} % | ${r.errors} |`;
@@ -527,7 +628,8 @@ export function statsReport(result: StatsBenchResult): string {
       const ratio = constant ? `${((100 * r.requestsPerSecond) / constant.requestsPerSecond).toFixed(0)} %` : '';
       lines.push(row(r, r.name.startsWith('constant') ? '' : `${r.cacheMs} ms`, ratio));
     }
-    if (result.naked && d === result.dialects[0]) lines.push(row({ ...result.naked, name: `${result.naked.name} (framework ceiling)` }, '', ''));
+    if (result.naked && d === result.dialects[0])
+      lines.push(row({ ...result.naked, name: `${result.naked.name} (framework ceiling)` }, '', ''));
     lines.push('');
     const fewerMessages = d.datasets.find((x) => x.label.includes('messages'));
     const fewerDays = d.datasets.find((x) => x.label.includes('days'));
@@ -540,12 +642,16 @@ export function statsReport(result: StatsBenchResult): string {
       for (const t of fewerMessages.timings) {
         const big = main.timings.find((x) => x.name === t.name)!;
         const short = fewerDays.timings.find((x) => x.name === t.name)!;
-        lines.push(`| ${t.name} | ${ms(t.medianMs)} ms | ${ms(big.medianMs)} ms | ×${(big.medianMs / t.medianMs).toFixed(2)} | ${ms(short.medianMs)} ms | ×${(big.medianMs / short.medianMs).toFixed(2)} |`);
+        lines.push(
+          `| ${t.name} | ${ms(t.medianMs)} ms | ${ms(big.medianMs)} ms | ×${(big.medianMs / t.medianMs).toFixed(2)} | ${ms(short.medianMs)} ms | ×${(big.medianMs / short.medianMs).toFixed(2)} |`,
+        );
       }
       lines.push('');
     }
   }
-  lines.push(`Runs: ${sizes.runs} per query (${sizes.exportRuns} for the CSV export, ${sizes.pdfRuns} for the PDF), after 5 warm-up runs; HTTP: autocannon, 50 connections, ${sizes.httpSeconds} s per target after a 2 s warm-up.`);
+  lines.push(
+    `Runs: ${sizes.runs} per query (${sizes.exportRuns} for the CSV export, ${sizes.pdfRuns} for the PDF), after 5 warm-up runs; HTTP: autocannon, 50 connections, ${sizes.httpSeconds} s per target after a 2 s warm-up.`,
+  );
   return lines.join('\n');
 }
 
@@ -559,7 +665,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     await serve();
   } else {
     const dialect = argument('--dialect');
-    const result = await runStatsBench({ quick: process.argv.includes('--quick'), dialects: dialect ? [dialect as Dialect] : undefined });
+    const result = await runStatsBench({
+      quick: process.argv.includes('--quick'),
+      dialects: dialect ? [dialect as Dialect] : undefined,
+    });
     console.log(`\n${statsReport(result)}`);
   }
 }

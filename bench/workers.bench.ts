@@ -23,7 +23,13 @@ import { newId } from '../src/db/ids.js';
 import type { WarmupMessagesTable } from '../src/db/schema.js';
 import { messageIdFor } from '../src/engine/message-content.js';
 import { createServices } from '../src/services.js';
-import { mailStackAvailable, mailStackPortsFree, startMailStack, stopMailStack, type MailStack } from '../test/mailstack/mail-stack.js';
+import {
+  mailStackAvailable,
+  mailStackPortsFree,
+  startMailStack,
+  stopMailStack,
+  type MailStack,
+} from '../test/mailstack/mail-stack.js';
 import { MAIL_USERS } from '../test/mailstack/users.js';
 import {
   API_KEY,
@@ -106,7 +112,12 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
   return { machine: machine(), mailboxes: users.length, runs };
 }
 
-async function oneRun(databaseUrl: string, workerCount: number, perMailbox: number, log: (line: string) => void): Promise<WorkersRun> {
+async function oneRun(
+  databaseUrl: string,
+  workerCount: number,
+  perMailbox: number,
+  log: (line: string) => void,
+): Promise<WorkersRun> {
   const stack = await startBenchStack();
   const schema = await createSchema(databaseUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-'));
@@ -127,7 +138,9 @@ async function oneRun(databaseUrl: string, workerCount: number, perMailbox: numb
       async () => {
         const state = await workState(database.db);
         if (sentAt === undefined && state.byStatus.sent === messages) sentAt = Date.now();
-        return state.byStatus.sent === messages && state.found === messages && state.engaged === messages ? true : undefined;
+        return state.byStatus.sent === messages && state.found === messages && state.engaged === messages
+          ? true
+          : undefined;
       },
       15 * 60_000,
       async () => JSON.stringify(await workState(database.db)),
@@ -150,7 +163,9 @@ async function oneRun(databaseUrl: string, workerCount: number, perMailbox: numb
       problems: problemsOf(workers),
     };
   } catch (error) {
-    log(`workers=${workerCount} failed; last worker output:\n${workers.map((w) => w.process.output().slice(-3000)).join('\n---\n')}`);
+    log(
+      `workers=${workerCount} failed; last worker output:\n${workers.map((w) => w.process.output().slice(-3000)).join('\n---\n')}`,
+    );
     throw error;
   } finally {
     await Promise.all(workers.map((w) => stopProcess(w.process, 'SIGTERM')));
@@ -233,7 +248,13 @@ async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Pro
 
 /** The bench mailboxes through the mailboxes service (each logs in once), planned for today already. */
 async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, dataDir: string): Promise<void> {
-  const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir, secretKey: SECRET_KEY });
+  const services = createServices({
+    db: database.db,
+    dialect: database.dialect,
+    clock: systemClock,
+    dataDir,
+    secretKey: SECRET_KEY,
+  });
   await services.workspaces.bootstrap(API_KEY);
   const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
   for (const user of users) {
@@ -260,7 +281,10 @@ async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise
   for (const [i, sender] of mailboxes.entries()) {
     for (let n = 0; n < perMailbox; n++) {
       const recipient = mailboxes[(i + 1 + (n % (mailboxes.length - 1))) % mailboxes.length];
-      const messageId = messageIdFor(sender.email, `${now.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
+      const messageId = messageIdFor(
+        sender.email,
+        `${now.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`,
+      );
       rows.push({
         id: newId('wm'),
         message_id: messageId,
@@ -277,7 +301,11 @@ async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise
     }
   }
   await database.db.transaction().execute(async (trx) => {
-    for (let start = 0; start < rows.length; start += 200) await trx.insertInto('warmup_messages').values(rows.slice(start, start + 200)).execute();
+    for (let start = 0; start < rows.length; start += 200)
+      await trx
+        .insertInto('warmup_messages')
+        .values(rows.slice(start, start + 200))
+        .execute();
   });
   return rows.length;
 }
@@ -289,7 +317,7 @@ export function workersReport(result: WorkersBenchResult | null): string {
   const lines = [
     `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes`,
     '',
-    '| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers\' CPU |',
+    "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers' CPU |",
     '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
     ...result.runs.map(
       (r) =>
@@ -298,7 +326,11 @@ export function workersReport(result: WorkersBenchResult | null): string {
   ];
   for (const run of result.runs) {
     const problems = Object.entries(run.problems).filter(([message]) => message !== 'engine cycle');
-    if (problems.length > 0) lines.push('', `${run.workers} worker(s) logged: ${problems.map(([message, n]) => `${n}× "${message}"`).join(', ')}`);
+    if (problems.length > 0)
+      lines.push(
+        '',
+        `${run.workers} worker(s) logged: ${problems.map(([message, n]) => `${n}× "${message}"`).join(', ')}`,
+      );
   }
   return lines.join('\n');
 }

@@ -45,7 +45,12 @@ export const LOG_REDACT_PATHS = [
 ];
 
 /** The HTTP application; it never listens (main.ts does), so tests inject requests into it. */
-export async function buildApp({ services, rateLimit: perMinute, logger, healthCheck }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  services,
+  rateLimit: perMinute,
+  logger,
+  healthCheck,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
@@ -77,7 +82,11 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
   await app.register(helmet, {
     contentSecurityPolicy: {
       // No upgrade-insecure-requests: a self-hosted install is often served over plain HTTP on a LAN.
-      directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'connect-src': ["'self'"], 'upgrade-insecure-requests': null },
+      directives: {
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'connect-src': ["'self'"],
+        'upgrade-insecure-requests': null,
+      },
     },
     crossOriginEmbedderPolicy: false,
   });
@@ -111,29 +120,36 @@ export async function buildApp({ services, rateLimit: perMinute, logger, healthC
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
 
-  await app.register(async (api) => {
-    requireApiKey(api, services.workspaces.authenticate);
-    if (perMinute > 0) {
-      await api.register(rateLimit, {
-        max: perMinute,
-        timeWindow: 60_000,
-        hook: 'onRequest',
-        keyGenerator: (request) => {
-          const key = bearerToken(request);
-          return key ? hashApiKey(key) : request.ip;
-        },
-        errorResponseBuilder: (_request, context) =>
-          new AppError(429, 'rate_limited', `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
-      });
-    }
-    registerNotFound(api);
-    // Route modules are registered here, each under its own prefix.
-    await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
-    await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
-    await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
-    await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
-    await api.register(statsRoutes(services.stats), { prefix: '/stats' });
-  }, { prefix: '/api' });
+  await app.register(
+    async (api) => {
+      requireApiKey(api, services.workspaces.authenticate);
+      if (perMinute > 0) {
+        await api.register(rateLimit, {
+          max: perMinute,
+          timeWindow: 60_000,
+          hook: 'onRequest',
+          keyGenerator: (request) => {
+            const key = bearerToken(request);
+            return key ? hashApiKey(key) : request.ip;
+          },
+          errorResponseBuilder: (_request, context) =>
+            new AppError(
+              429,
+              'rate_limited',
+              `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+            ),
+        });
+      }
+      registerNotFound(api);
+      // Route modules are registered here, each under its own prefix.
+      await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
+      await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
+      await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
+      await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
+      await api.register(statsRoutes(services.stats), { prefix: '/stats' });
+    },
+    { prefix: '/api' },
+  );
 
   return app;
 }

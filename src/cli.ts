@@ -27,7 +27,8 @@ function parseInstant(text: string): Date | null {
 /** A whole number of milliseconds for an option, from 100 ms to a day. */
 function milliseconds(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 100 || value > 86_400_000) throw new InvalidArgumentError('must be a whole number of milliseconds from 100 to 86400000');
+  if (!Number.isInteger(value) || value < 100 || value > 86_400_000)
+    throw new InvalidArgumentError('must be a whole number of milliseconds from 100 to 86400000');
   return value;
 }
 
@@ -41,7 +42,9 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    const engine = options.engine ? createEngineFor({ database: server.database, services: server.services, logger, clock: systemClock }) : undefined;
+    const engine = options.engine
+      ? createEngineFor({ database: server.database, services: server.services, logger, clock: systemClock })
+      : undefined;
     engine?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
     // The engine first: it waits for its running cycle and still needs the database.
@@ -55,19 +58,36 @@ program
   .command('worker')
   .description('run the warmup engine alone (scale-out: any number of workers on one PostgreSQL database)')
   .option('--interval <ms>', 'pause between engine cycles (default 120000)', milliseconds)
-  .option('--lease <ms>', "how long a claim holds before another worker may take over a dead worker's work (default 300000)", milliseconds)
+  .option(
+    '--lease <ms>',
+    "how long a claim holds before another worker may take over a dead worker's work (default 300000)",
+    milliseconds,
+  )
   .option('--ignore-schedule', 'every cycle treats everything planned for the day as due now (tests, benchmarks)')
   .action(async (options: { interval?: number; lease?: number; ignoreSchedule?: boolean }) => {
     const settings = config();
     const logger = createLogger(settings);
     const database = await openMigratedDatabase(settings);
-    const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir: settings.dataDir, secretKey: settings.secretKey });
+    const services = createServices({
+      db: database.db,
+      dialect: database.dialect,
+      clock: systemClock,
+      dataDir: settings.dataDir,
+      secretKey: settings.secretKey,
+    });
     const engine = createEngineFor(
       { database, services, logger, clock: systemClock },
-      { intervalMs: options.interval, ignoreSchedule: options.ignoreSchedule, ...(options.lease ? { settings: { leaseMs: options.lease } } : {}) },
+      {
+        intervalMs: options.interval,
+        ignoreSchedule: options.ignoreSchedule,
+        ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
+      },
     );
     engine.start();
-    logger.info({ workerId: engine.deps.workerId }, `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`);
+    logger.info(
+      { workerId: engine.deps.workerId },
+      `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`,
+    );
     closeOnSignals(logger, async () => {
       await engine.stop();
       await database.close();
@@ -78,7 +98,10 @@ program
   .command('run-once')
   .description('run one whole engine cycle (plan, send, sync, reputation), print a JSON summary and exit')
   .option('--at <time>', 'business time of the cycle, ISO 8601 (default: now)')
-  .option('--ignore-schedule', 'everything planned for the day is due now: sends outside the window, no reading delays, replies in the same cycle')
+  .option(
+    '--ignore-schedule',
+    'everything planned for the day is due now: sends outside the window, no reading delays, replies in the same cycle',
+  )
   .action(async (options: { at?: string; ignoreSchedule?: boolean }) => {
     const at = options.at === undefined ? undefined : parseInstant(options.at);
     if (at === null) {
@@ -89,7 +112,13 @@ program
     const logger = createLogger(settings, { stderr: true });
     const database = await openMigratedDatabase(settings);
     const clock = at ? fixedClock(at) : systemClock;
-    const services = createServices({ db: database.db, dialect: database.dialect, clock, dataDir: settings.dataDir, secretKey: settings.secretKey });
+    const services = createServices({
+      db: database.db,
+      dialect: database.dialect,
+      clock,
+      dataDir: settings.dataDir,
+      secretKey: settings.secretKey,
+    });
     const engine = createEngineFor({ database, services, logger, clock });
     // A signal lets the running step finish, skips the rest and gives the leases back.
     const stop = (): void => void engine.stop();
@@ -126,7 +155,13 @@ workspace
     const settings = config();
     const database = await openMigratedDatabase(settings);
     try {
-      const services = createServices({ db: database.db, dialect: database.dialect, clock: systemClock, dataDir: settings.dataDir, secretKey: settings.secretKey });
+      const services = createServices({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        dataDir: settings.dataDir,
+        secretKey: settings.secretKey,
+      });
       const created = await services.workspaces.createWorkspace(trimmed);
       process.stdout.write(`${JSON.stringify(created)}\n`);
     } finally {

@@ -29,7 +29,15 @@ describe('loadConfig', () => {
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
     });
-    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: '/var/lib/warmup', databaseUrl: 'postgres://u@db:5432/warmup', rateLimit: 0, statsCacheMs: 1000, logLevel: 'debug' });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/warmup',
+      databaseUrl: 'postgres://u@db:5432/warmup',
+      rateLimit: 0,
+      statsCacheMs: 1000,
+      logLevel: 'debug',
+    });
   });
 
   it.each([

@@ -23,7 +23,8 @@ declare module 'vitest' {
   }
 }
 
-const INSTALL_HINT = 'install with: apt-get install postfix dovecot-imapd dovecot-lmtpd dovecot-sieve (or run test/mailstack/install.sh)';
+const INSTALL_HINT =
+  'install with: apt-get install postfix dovecot-imapd dovecot-lmtpd dovecot-sieve (or run test/mailstack/install.sh)';
 
 // Ports are base + 25 … base + 993, so bases stay within 20000–49000. The first
 // candidate comes from the pid, so parallel runs on one machine start apart; a
@@ -77,7 +78,9 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const started = Date.now();
   const stack = await startWithRetry();
   if (process.env.WARMUP_TEST_MAILSTACK_VERBOSE) {
-    console.info(`mail stack ${stack.name} up in ${Date.now() - started} ms (imap ${stack.imapPort}, submission ${stack.submissionPort})`);
+    console.info(
+      `mail stack ${stack.name} up in ${Date.now() - started} ms (imap ${stack.imapPort}, submission ${stack.submissionPort})`,
+    );
   }
   let stopped = false;
   // Ctrl-C makes vitest exit without running the teardown below.

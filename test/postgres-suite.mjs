@@ -7,7 +7,9 @@ if (!process.env.TEST_DATABASE_URL) {
     console.error('PostgreSQL suite: TEST_DATABASE_URL is not set (required under CI)');
     process.exit(1);
   }
-  console.log('PostgreSQL suite skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run every test on PostgreSQL too');
+  console.log(
+    'PostgreSQL suite skipped: set TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run every test on PostgreSQL too',
+  );
   process.exit(0);
 }
 const result = spawnSync('npx', ['vitest', 'run', ...process.argv.slice(2)], {

@@ -11,7 +11,18 @@ import type {
   UpdateMailboxBody as MailboxPatch,
   WarmupSettings,
 } from '../mailboxes/mailboxes.schemas.js';
-import type { Analytics, DailyRow, DailySummary, DashboardStats, ExportRow, MailboxStats, PeriodQuery, Rates, Reputation, Totals } from '../stats/stats.schemas.js';
+import type {
+  Analytics,
+  DailyRow,
+  DailySummary,
+  DashboardStats,
+  ExportRow,
+  MailboxStats,
+  PeriodQuery,
+  Rates,
+  Reputation,
+  Totals,
+} from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { FieldError } from '../http/errors.js';
@@ -139,7 +150,11 @@ async function problemOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, body.code ?? 'http_error', message, body.errors ?? []);
 }
 
-async function send(method: string, path: string, options: { query?: Query; body?: unknown; key?: string } = {}): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown; key?: string } = {},
+): Promise<Response> {
   const key = options.key ?? session.key();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
@@ -162,7 +177,11 @@ async function send(method: string, path: string, options: { query?: Query; body
   throw error;
 }
 
-async function json<T>(method: string, path: string, options: { query?: Query; body?: unknown; key?: string } = {}): Promise<T> {
+async function json<T>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown; key?: string } = {},
+): Promise<T> {
   const response = await send(method, path, options);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
@@ -194,47 +213,67 @@ async function download(path: string, query: Query, fallbackName: string): Promi
   return name;
 }
 
-
-
 export const api = {
   workspace: (key?: string) => json<{ workspace: { id: string; name: string } }>('GET', '/workspace', { key }),
 
   dashboard: () => json<{ stats: DashboardStats }>('GET', '/stats/dashboard').then((r) => r.stats),
   analytics: (period: PeriodQuery, mailboxId?: string) =>
-    json<{ analytics: Analytics }>('GET', '/stats/analytics', { query: { ...period, mailboxId } }).then((r) => r.analytics),
-  reputation: (period: PeriodQuery, mailboxId?: string) =>
-    json<{ reputation: Reputation }>('GET', '/stats/reputation', { query: { ...period, mailboxId } }).then((r) => r.reputation),
-  dailySummary: (date?: string) => json<{ summary: DailySummary }>('GET', '/stats/daily-summary', { query: { date } }).then((r) => r.summary),
-  exportRows: (period: PeriodQuery) =>
-    json<{ export: { startDate: string; endDate: string; rows: ExportRow[] } }>('GET', '/stats/export', { query: { ...period, format: 'json' } }).then(
-      (r) => r.export,
+    json<{ analytics: Analytics }>('GET', '/stats/analytics', { query: { ...period, mailboxId } }).then(
+      (r) => r.analytics,
     ),
-  downloadExport: (format: 'csv' | 'json' | 'pdf', period: PeriodQuery) => download('/stats/export', { ...period, format }, `warmup-stats.${format}`),
+  reputation: (period: PeriodQuery, mailboxId?: string) =>
+    json<{ reputation: Reputation }>('GET', '/stats/reputation', { query: { ...period, mailboxId } }).then(
+      (r) => r.reputation,
+    ),
+  dailySummary: (date?: string) =>
+    json<{ summary: DailySummary }>('GET', '/stats/daily-summary', { query: { date } }).then((r) => r.summary),
+  exportRows: (period: PeriodQuery) =>
+    json<{ export: { startDate: string; endDate: string; rows: ExportRow[] } }>('GET', '/stats/export', {
+      query: { ...period, format: 'json' },
+    }).then((r) => r.export),
+  downloadExport: (format: 'csv' | 'json' | 'pdf', period: PeriodQuery) =>
+    download('/stats/export', { ...period, format }, `warmup-stats.${format}`),
 
   providers: () => json<{ providers: ProviderPreset[] }>('GET', '/mailboxes/providers').then((r) => r.providers),
   mailboxes: (query: { page?: number; limit?: number; status?: string; q?: string } = {}) =>
     json<{ mailboxes: Mailbox[]; pagination: Pagination }>('GET', '/mailboxes', { query }),
-  mailbox: (id: string) => json<{ mailbox: Mailbox }>('GET', `/mailboxes/${encodeURIComponent(id)}`).then((r) => r.mailbox),
-  createMailbox: (body: MailboxCreate) => json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
+  mailbox: (id: string) =>
+    json<{ mailbox: Mailbox }>('GET', `/mailboxes/${encodeURIComponent(id)}`).then((r) => r.mailbox),
+  createMailbox: (body: MailboxCreate) =>
+    json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
   updateMailbox: (id: string, body: MailboxPatch) =>
     json<{ mailbox: Mailbox }>('PATCH', `/mailboxes/${encodeURIComponent(id)}`, { body }).then((r) => r.mailbox),
   deleteMailbox: (id: string) => json<void>('DELETE', `/mailboxes/${encodeURIComponent(id)}`),
-  pauseMailbox: (id: string) => json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/pause`).then((r) => r.mailbox),
-  resumeMailbox: (id: string) => json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/resume`).then((r) => r.mailbox),
+  pauseMailbox: (id: string) =>
+    json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/pause`).then((r) => r.mailbox),
+  resumeMailbox: (id: string) =>
+    json<{ mailbox: Mailbox }>('POST', `/mailboxes/${encodeURIComponent(id)}/resume`).then((r) => r.mailbox),
   mailboxStats: (id: string, period: PeriodQuery) =>
-    json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then((r) => r.stats),
+    json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then(
+      (r) => r.stats,
+    ),
   interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
-    json<{ interactions: Interaction[]; pagination: Pagination }>('GET', `/mailboxes/${encodeURIComponent(id)}/interactions`, { query }),
+    json<{ interactions: Interaction[]; pagination: Pagination }>(
+      'GET',
+      `/mailboxes/${encodeURIComponent(id)}/interactions`,
+      { query },
+    ),
 
-  templates: (query: TemplateListQuery) => json<{ templates: Template[]; pagination: Pagination }>('GET', '/templates', { query: { ...query } }),
-  template: (id: string) => json<{ template: Template }>('GET', `/templates/${encodeURIComponent(id)}`).then((r) => r.template),
-  createTemplate: (body: TemplateFields) => json<{ template: Template }>('POST', '/templates', { body }).then((r) => r.template),
+  templates: (query: TemplateListQuery) =>
+    json<{ templates: Template[]; pagination: Pagination }>('GET', '/templates', { query: { ...query } }),
+  template: (id: string) =>
+    json<{ template: Template }>('GET', `/templates/${encodeURIComponent(id)}`).then((r) => r.template),
+  createTemplate: (body: TemplateFields) =>
+    json<{ template: Template }>('POST', '/templates', { body }).then((r) => r.template),
   updateTemplate: (id: string, body: Partial<TemplateFields>) =>
     json<{ template: Template }>('PATCH', `/templates/${encodeURIComponent(id)}`, { body }).then((r) => r.template),
   deleteTemplate: (id: string) => json<void>('DELETE', `/templates/${encodeURIComponent(id)}`),
-  duplicateTemplate: (id: string) => json<{ template: Template }>('POST', `/templates/${encodeURIComponent(id)}/duplicate`).then((r) => r.template),
+  duplicateTemplate: (id: string) =>
+    json<{ template: Template }>('POST', `/templates/${encodeURIComponent(id)}/duplicate`).then((r) => r.template),
   previewTemplate: (body: { subject: string; body: string; seed?: number; variables?: Record<string, string> }) =>
     json<{ preview: Preview }>('POST', '/templates/preview', { body }).then((r) => r.preview),
-  importTemplates: (document: unknown) => json<{ imported: number }>('POST', '/templates/import', { body: document }).then((r) => r.imported),
-  exportTemplates: (query: { type?: string; language?: string }) => download('/templates/export', query, 'warmup-templates.json'),
+  importTemplates: (document: unknown) =>
+    json<{ imported: number }>('POST', '/templates/import', { body: document }).then((r) => r.imported),
+  exportTemplates: (query: { type?: string; language?: string }) =>
+    download('/templates/export', query, 'warmup-templates.json'),
 };

@@ -38,7 +38,10 @@ if (reason) {
     process.exit(1);
   }
   console.log(`dashboard: building (${reason})`);
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(here, 'vite.config.ts')], { cwd: repo, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(here, 'vite.config.ts')], {
+    cwd: repo,
+    stdio: 'inherit',
+  });
   if (result.status !== 0) {
     console.error('dashboard: build failed');
     process.exit(result.status ?? 1);

@@ -23,7 +23,8 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resourc
         if (ticket === latest.current) setState({ data, loading: false });
       },
       (error: unknown) => {
-        if (ticket === latest.current) setState({ error: error instanceof Error ? error : new Error(String(error)), loading: false });
+        if (ticket === latest.current)
+          setState({ error: error instanceof Error ? error : new Error(String(error)), loading: false });
       },
     );
     // Callers pass the inputs of `load` as deps; `load` itself is a fresh closure on every render.

@@ -53,7 +53,8 @@ export function match(pattern: string, path: string): Record<string, string> | n
 
 /** Handles a click on an in-app link: plain left clicks navigate without a reload. */
 export function linkClick(event: MouseEvent, to: string): void {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
   event.preventDefault();
   navigate(to);
 }

@@ -25,7 +25,20 @@ vi.mock('./reader.js', () => ({
   syncMailboxes: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean }) => {
     mail.calls.push(`sync ${options.now.toISOString()} ${options.ignoreSchedule}`);
     await mail.syncImpl();
-    return { synced: 0, skipped: 0, failed: 0, received: 0, rescued: 0, opened: 0, flagged: 0, replied: 0, filed: 0, bounced: 0, lost: 0, mailboxErrors: [] };
+    return {
+      synced: 0,
+      skipped: 0,
+      failed: 0,
+      received: 0,
+      rescued: 0,
+      opened: 0,
+      flagged: 0,
+      replied: 0,
+      filed: 0,
+      bounced: 0,
+      lost: 0,
+      mailboxErrors: [],
+    };
   },
 }));
 

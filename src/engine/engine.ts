@@ -39,7 +39,11 @@ export interface EngineDeps {
   workerId: string;
   mailboxes: { getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }> };
   templates: {
-    pickTemplate(workspaceId: string, criteria: { type: TemplateType; language: string }, seed: number): Promise<{ id: string; subject: string; body: string } | undefined>;
+    pickTemplate(
+      workspaceId: string,
+      criteria: { type: TemplateType; language: string },
+      seed: number,
+    ): Promise<{ id: string; subject: string; body: string } | undefined>;
   };
   settings: EngineSettings;
 }

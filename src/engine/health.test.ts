@@ -23,7 +23,10 @@ describe('assessHealth', () => {
 
   it('restores the volume once spam is back at 20% or below', () => {
     expect(assessHealth('a@x.test', counts({ spam: 4 }), 0.5)).toEqual({ action: 'restore', volumeFactor: 1 });
-    expect(assessHealth('a@x.test', counts({ sent: 0, found: 0 }), 0.5)).toEqual({ action: 'restore', volumeFactor: 1 });
+    expect(assessHealth('a@x.test', counts({ sent: 0, found: 0 }), 0.5)).toEqual({
+      action: 'restore',
+      volumeFactor: 1,
+    });
     // still high on fewer samples: stays halved
     expect(assessHealth('a@x.test', counts({ found: 10, spam: 5 }), 0.5)).toEqual({ action: 'none' });
   });
@@ -31,10 +34,14 @@ describe('assessHealth', () => {
   it('stops warmup above 40% spam or 10% bounces, saying what to fix', () => {
     const spam = assessHealth('ann@alpha.test', counts({ found: 25, spam: 11 }), 1);
     expect(spam.action).toBe('stop');
-    expect(spam.action === 'stop' && spam.lastError).toMatch(/44% .* spam .* \(11 of 25\)\. Check SPF, DKIM and DMARC for alpha\.test/);
+    expect(spam.action === 'stop' && spam.lastError).toMatch(
+      /44% .* spam .* \(11 of 25\)\. Check SPF, DKIM and DMARC for alpha\.test/,
+    );
     const bounces = assessHealth('ann@alpha.test', counts({ sent: 30, bounced: 4 }), 1);
     expect(bounces.action).toBe('stop');
-    expect(bounces.action === 'stop' && bounces.lastError).toMatch(/13% .* bounced .* \(4 of 30\)\. Check that the account may send/);
+    expect(bounces.action === 'stop' && bounces.lastError).toMatch(
+      /13% .* bounced .* \(4 of 30\)\. Check that the account may send/,
+    );
     expect(assessHealth('ann@alpha.test', counts({ sent: 30, bounced: 3 }), 1)).toEqual({ action: 'none' });
     expect(assessHealth('ann@alpha.test', counts({ sent: 10, found: 10, bounced: 5 }), 1)).toEqual({ action: 'none' });
   });
@@ -44,9 +51,20 @@ describe('applyHealthGuard', () => {
   const TODAY = '2025-03-20';
   let testApp: TestApp;
 
-  async function stats(mailboxId: string, day: string, values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced', number>>) {
-    const { workspace_id } = await testApp.database.db.selectFrom('mailboxes').select('workspace_id').where('id', '=', mailboxId).executeTakeFirstOrThrow();
-    await testApp.database.db.insertInto('daily_stats').values({ mailbox_id: mailboxId, workspace_id, day, ...values }).execute();
+  async function stats(
+    mailboxId: string,
+    day: string,
+    values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced', number>>,
+  ) {
+    const { workspace_id } = await testApp.database.db
+      .selectFrom('mailboxes')
+      .select('workspace_id')
+      .where('id', '=', mailboxId)
+      .executeTakeFirstOrThrow();
+    await testApp.database.db
+      .insertInto('daily_stats')
+      .values({ mailbox_id: mailboxId, workspace_id, day, ...values })
+      .execute();
   }
 
   async function mailbox(id: string) {
@@ -55,7 +73,11 @@ describe('applyHealthGuard', () => {
   }
 
   async function volumeFactor(id: string): Promise<number> {
-    const row = await testApp.database.db.selectFrom('mailboxes').select('volume_factor').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await testApp.database.db
+      .selectFrom('mailboxes')
+      .select('volume_factor')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     return Number(row.volume_factor);
   }
 
@@ -87,11 +109,17 @@ describe('applyHealthGuard', () => {
     expect(await volumeFactor(fine)).toBe(1);
     expect(await mailbox(fine)).toMatchObject({ status: 'active', lastError: null });
     expect((await mailbox(junk)).status).toBe('error');
-    expect((await mailbox(junk)).lastError).toMatch(/43% of this mailbox's warmup emails landed in spam .*gamma\.test.*resume the mailbox/);
+    expect((await mailbox(junk)).lastError).toMatch(
+      /43% of this mailbox's warmup emails landed in spam .*gamma\.test.*resume the mailbox/,
+    );
     expect((await mailbox(bouncing)).lastError).toMatch(/15% of this mailbox's warmup emails bounced/);
 
     // the next run changes nothing; a week later spammy has recovered
-    expect(await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T13:00:00Z`))).toEqual({ slowedDown: [], restored: [], stopped: [] });
+    expect(await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T13:00:00Z`))).toEqual({
+      slowedDown: [],
+      restored: [],
+      stopped: [],
+    });
     const later = await applyHealthGuard({ db: testApp.database.db }, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
     expect(later.restored).toEqual([spammy]);
     expect(await volumeFactor(spammy)).toBe(1);

@@ -51,7 +51,8 @@ export function assessHealth(email: string, counts: DeliveryCounts, volumeFactor
     };
   }
   const spamHigh = counts.found >= HEALTH_MIN_FOUND && counts.spam / counts.found > SPAM_RATE_SLOW_DOWN;
-  if (spamHigh && volumeFactor !== REDUCED_VOLUME_FACTOR) return { action: 'slow-down', volumeFactor: REDUCED_VOLUME_FACTOR };
+  if (spamHigh && volumeFactor !== REDUCED_VOLUME_FACTOR)
+    return { action: 'slow-down', volumeFactor: REDUCED_VOLUME_FACTOR };
   // Recovered: the rate is back under the line (or there is not enough mail to say it is high).
   const spamLow = counts.found === 0 || counts.spam / counts.found <= SPAM_RATE_SLOW_DOWN;
   if (spamLow && volumeFactor !== 1) return { action: 'restore', volumeFactor: 1 };
@@ -72,7 +73,11 @@ export async function applyHealthGuard(deps: { db: Kysely<Database> }, at: Date)
   const { db } = deps;
   const today = utcDay(at);
   const counts = await loadDeliveryCounts(db, addDays(today, -(HEALTH_WINDOW_DAYS - 1)), today);
-  const mailboxes = await db.selectFrom('mailboxes').select(['id', 'email', 'volume_factor']).where('status', '=', 'active').execute();
+  const mailboxes = await db
+    .selectFrom('mailboxes')
+    .select(['id', 'email', 'volume_factor'])
+    .where('status', '=', 'active')
+    .execute();
   const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
   const nowIso = at.toISOString();
   for (const mailbox of mailboxes) {
@@ -92,7 +97,11 @@ export async function applyHealthGuard(deps: { db: Kysely<Database> }, at: Date)
         break;
       case 'slow-down':
       case 'restore':
-        await db.updateTable('mailboxes').set({ volume_factor: verdict.volumeFactor, updated_at: nowIso }).where('id', '=', mailbox.id).execute();
+        await db
+          .updateTable('mailboxes')
+          .set({ volume_factor: verdict.volumeFactor, updated_at: nowIso })
+          .where('id', '=', mailbox.id)
+          .execute();
         (verdict.action === 'slow-down' ? summary.slowedDown : summary.restored).push(mailbox.id);
         break;
     }

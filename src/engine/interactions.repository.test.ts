@@ -54,7 +54,12 @@ function received(overrides: Partial<InteractionInput> = {}): InteractionInput {
 }
 
 async function rollup(mailboxId: string) {
-  return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', '2026-03-02').executeTakeFirst();
+  return database.db
+    .selectFrom('daily_stats')
+    .selectAll()
+    .where('mailbox_id', '=', mailboxId)
+    .where('day', '=', '2026-03-02')
+    .executeTakeFirst();
 }
 
 describe('recordInteraction', () => {
@@ -65,39 +70,92 @@ describe('recordInteraction', () => {
 
     const recipient = await rollup('mb_recipient');
     const sender = await rollup('mb_sender');
-    expect(recipient).toMatchObject({ received: 1, spam: 0, rescued: 0, received_spam: 1, received_inbox: 0, workspace_id: 'ws_b' });
+    expect(recipient).toMatchObject({
+      received: 1,
+      spam: 0,
+      rescued: 0,
+      received_spam: 1,
+      received_inbox: 0,
+      workspace_id: 'ws_b',
+    });
     expect(sender).toMatchObject({ received: 0, spam: 1, rescued: 1, received_spam: 0, workspace_id: 'ws_a' });
 
-    const log = await database.db.selectFrom('interactions').selectAll().where('mailbox_id', '=', 'mb_recipient').orderBy('type').execute();
+    const log = await database.db
+      .selectFrom('interactions')
+      .selectAll()
+      .where('mailbox_id', '=', 'mb_recipient')
+      .orderBy('type')
+      .execute();
     expect(log.map((i) => i.type)).toEqual(['received', 'rescued']);
-    expect(log[0]).toMatchObject({ workspace_id: 'ws_b', counterpart_workspace_id: 'ws_a', day: '2026-03-02', placement: 'spam' });
+    expect(log[0]).toMatchObject({
+      workspace_id: 'ws_b',
+      counterpart_workspace_id: 'ws_a',
+      day: '2026-03-02',
+      placement: 'spam',
+    });
   });
 
   it('keeps placement on the receiving side too, unknown placement as other', async () => {
-    expect(await recordInteraction(database.db, received({ messageId: '<m5@alpha.test>', placement: 'inbox' }))).toBe(true);
-    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(true);
-    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(false);
-    expect(await rollup('mb_recipient')).toMatchObject({ received: 3, received_spam: 1, received_inbox: 1, received_other: 1, received_promotions: 0 });
-    expect(await rollup('mb_sender')).toMatchObject({ spam: 1, inbox: 1, other: 1, received_inbox: 0, received_other: 0 });
+    expect(await recordInteraction(database.db, received({ messageId: '<m5@alpha.test>', placement: 'inbox' }))).toBe(
+      true,
+    );
+    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(
+      true,
+    );
+    expect(await recordInteraction(database.db, received({ messageId: '<m6@alpha.test>', placement: null }))).toBe(
+      false,
+    );
+    expect(await rollup('mb_recipient')).toMatchObject({
+      received: 3,
+      received_spam: 1,
+      received_inbox: 1,
+      received_other: 1,
+      received_promotions: 0,
+    });
+    expect(await rollup('mb_sender')).toMatchObject({
+      spam: 1,
+      inbox: 1,
+      other: 1,
+      received_inbox: 0,
+      received_other: 0,
+    });
   });
 
   it('counts sent mail for the sender itself', async () => {
-    const sent = received({ mailboxId: 'mb_sender', type: 'sent', counterpartMailboxId: 'mb_recipient', counterpartEmail: 'bob@beta.test', placement: null, messageId: '<m2@alpha.test>' });
+    const sent = received({
+      mailboxId: 'mb_sender',
+      type: 'sent',
+      counterpartMailboxId: 'mb_recipient',
+      counterpartEmail: 'bob@beta.test',
+      placement: null,
+      messageId: '<m2@alpha.test>',
+    });
     expect(await recordInteraction(database.db, sent)).toBe(true);
     expect(await recordInteraction(database.db, sent)).toBe(false);
     expect(await rollup('mb_sender')).toMatchObject({ sent: 1 });
   });
 
   it('skips a mailbox that no longer exists instead of failing', async () => {
-    expect(await recordInteraction(database.db, received({ mailboxId: 'mb_gone', messageId: '<m3@alpha.test>' }))).toBe(false);
-    expect(await recordInteraction(database.db, received({ senderMailboxId: 'mb_gone', counterpartMailboxId: 'mb_gone', messageId: '<m4@alpha.test>' }))).toBe(true);
+    expect(await recordInteraction(database.db, received({ mailboxId: 'mb_gone', messageId: '<m3@alpha.test>' }))).toBe(
+      false,
+    );
+    expect(
+      await recordInteraction(
+        database.db,
+        received({ senderMailboxId: 'mb_gone', counterpartMailboxId: 'mb_gone', messageId: '<m4@alpha.test>' }),
+      ),
+    ).toBe(true);
   });
 
   it('keeps reputation as daily history and as the current score', async () => {
     await recordReputation(database.db, 'mb_sender', '2026-03-02', 71);
     await recordReputation(database.db, 'mb_sender', '2026-03-02', 73);
     expect(await rollup('mb_sender')).toMatchObject({ reputation: 73, sent: 1 });
-    const mailbox = await database.db.selectFrom('mailboxes').select('reputation').where('id', '=', 'mb_sender').executeTakeFirstOrThrow();
+    const mailbox = await database.db
+      .selectFrom('mailboxes')
+      .select('reputation')
+      .where('id', '=', 'mb_sender')
+      .executeTakeFirstOrThrow();
     expect(mailbox.reputation).toBe(73);
   });
 });

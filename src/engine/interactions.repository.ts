@@ -2,7 +2,16 @@ import { sql, type Kysely } from 'kysely';
 import { newId } from '../db/ids.js';
 import type { Database, DailyStatsTable } from '../db/schema.js';
 
-export const INTERACTION_TYPES = ['sent', 'received', 'opened', 'flagged', 'rescued', 'replied', 'bounced', 'failed'] as const;
+export const INTERACTION_TYPES = [
+  'sent',
+  'received',
+  'opened',
+  'flagged',
+  'rescued',
+  'replied',
+  'bounced',
+  'failed',
+] as const;
 export type InteractionType = (typeof INTERACTION_TYPES)[number];
 export const PLACEMENTS = ['inbox', 'spam', 'promotions', 'other'] as const;
 export type Placement = (typeof PLACEMENTS)[number];
@@ -58,7 +67,12 @@ function rollupEffects(input: InteractionInput): Array<{ mailboxId: string; colu
 }
 
 /** Adds 1 to one daily counter of a mailbox; a mailbox deleted meanwhile is skipped, not an error. */
-export async function incrementDaily(trx: Kysely<Database>, mailboxId: string, day: string, column: DailyCounter): Promise<void> {
+export async function incrementDaily(
+  trx: Kysely<Database>,
+  mailboxId: string,
+  day: string,
+  column: DailyCounter,
+): Promise<void> {
   await trx
     .insertInto('daily_stats')
     .columns(['mailbox_id', 'workspace_id', 'day', column])
@@ -68,7 +82,9 @@ export async function incrementDaily(trx: Kysely<Database>, mailboxId: string, d
         .select((s) => ['id', 'workspace_id', s.val(day).as('day'), sql.lit(1).as(column)])
         .where('id', '=', mailboxId),
     )
-    .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doUpdateSet({ [column]: sql`daily_stats.${sql.ref(column)} + 1` }))
+    .onConflict((oc) =>
+      oc.columns(['mailbox_id', 'day']).doUpdateSet({ [column]: sql`daily_stats.${sql.ref(column)} + 1` }),
+    )
     .execute();
 }
 
@@ -127,7 +143,9 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
   if (!inserted) return false;
   // Rows are locked in mailbox-id order: a receipt moves the recipient's and the sender's rows, and
   // two receipts in opposite directions would otherwise deadlock on PostgreSQL.
-  const effects = rollupEffects(input).sort((a, b) => (a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0));
+  const effects = rollupEffects(input).sort((a, b) =>
+    a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0,
+  );
   for (const effect of effects) {
     await incrementDaily(trx, effect.mailboxId, day, effect.column);
   }
@@ -135,7 +153,12 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
 }
 
 /** The day's reputation score, kept as history in the rollup and as the mailbox's current score. */
-export async function recordReputation(trx: Kysely<Database>, mailboxId: string, day: string, score: number): Promise<void> {
+export async function recordReputation(
+  trx: Kysely<Database>,
+  mailboxId: string,
+  day: string,
+  score: number,
+): Promise<void> {
   await trx
     .insertInto('daily_stats')
     .columns(['mailbox_id', 'workspace_id', 'day', 'reputation'])

@@ -13,7 +13,13 @@ export function newWorkerId(): string {
  * One statement (insert, or update only where the current lease has expired or is ours), so two
  * workers racing on either database cannot both win.
  */
-export async function acquireLease(db: Kysely<Database>, key: string, owner: string, ttlMs: number, now: Date): Promise<boolean> {
+export async function acquireLease(
+  db: Kysely<Database>,
+  key: string,
+  owner: string,
+  ttlMs: number,
+  now: Date,
+): Promise<boolean> {
   const nowIso = now.toISOString();
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
   const row = await db

@@ -74,7 +74,8 @@ describe('messageVariables', () => {
     const one = messageVariables(base);
     expect(messageVariables({ ...base, at: new Date('2026-03-13T10:00:00Z') }).topic).toBe(one.topic);
     const topics = new Set<string>();
-    for (let i = 0; i < 40; i += 1) topics.add(messageVariables({ ...base, threadSeed: seedFrom(`<t${i}@echo.test>`) }).topic);
+    for (let i = 0; i < 40; i += 1)
+      topics.add(messageVariables({ ...base, threadSeed: seedFrom(`<t${i}@echo.test>`) }).topic);
     expect(topics.size).toBeGreaterThan(5);
   });
 
@@ -138,7 +139,9 @@ describe('quoting the parent', () => {
     expect(reply.body).toBe(
       'Sounds good.\n\nFrank\n\nOn Mar 12, 2026, 9:05 AM, Erin Echo wrote:\n> Hi Frank,\n>\n> Are we still on for <Thursday>?\n',
     );
-    expect(reply.html).toContain('<blockquote><p>Hi Frank,</p>\n<p>Are we still on for &lt;Thursday&gt;?</p></blockquote>');
+    expect(reply.html).toContain(
+      '<blockquote><p>Hi Frank,</p>\n<p>Are we still on for &lt;Thursday&gt;?</p></blockquote>',
+    );
     expect(reply.html.startsWith('<p>Sounds good.</p>')).toBe(true);
   });
 });

@@ -225,6 +225,11 @@ export function composeMessage(input: ComposeInput): RenderedMessage {
   if (input.kind !== 'reply' || !parent) return rendered;
   const subject = replySubject(parent.subject ?? rendered.subject);
   if (!parent.body || !parent.sentAt) return { ...rendered, subject };
-  const quoted = withQuote(rendered, { body: parent.body, sentAt: parent.sentAt, author: displayName(input.recipient) }, input.language, input.timeZone);
+  const quoted = withQuote(
+    rendered,
+    { body: parent.body, sentAt: parent.sentAt, author: displayName(input.recipient) },
+    input.language,
+    input.timeZone,
+  );
   return { subject, ...quoted };
 }

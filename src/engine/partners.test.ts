@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesFor, choosePartners, emailDomain, isEligible, PAIR_LIMIT_PER_WEEK, partnerWeight, type PartnerCandidate } from './partners.js';
+import {
+  candidatesFor,
+  choosePartners,
+  emailDomain,
+  isEligible,
+  PAIR_LIMIT_PER_WEEK,
+  partnerWeight,
+  type PartnerCandidate,
+} from './partners.js';
 import { seededRandom } from './random.js';
 
 const DOMAINS = ['alpha.test', 'beta.test', 'gamma.test'];
@@ -91,20 +99,31 @@ describe('choosePartners: preferences', () => {
   }
 
   it('prefers the partner that received least lately', () => {
-    const counts = pickCounts([candidate('quiet', { inbound: 0, outbound: 10 }), candidate('busy', { inbound: 9, outbound: 10 })], 1, 2000);
+    const counts = pickCounts(
+      [candidate('quiet', { inbound: 0, outbound: 10 }), candidate('busy', { inbound: 9, outbound: 10 })],
+      1,
+      2000,
+    );
     // weights 1 : 1/10, so "quiet" wins about 91% of the draws
     expect(counts.get('quiet') ?? 0).toBeGreaterThan(1700);
     expect(counts.get('busy') ?? 0).toBeGreaterThan(50);
   });
 
   it('holds back a partner whose inbound already exceeds its outbound (reciprocity)', () => {
-    const counts = pickCounts([candidate('balanced', { inbound: 4, outbound: 4 }), candidate('swamped', { inbound: 4, outbound: 0 })], 1, 2000);
+    const counts = pickCounts(
+      [candidate('balanced', { inbound: 4, outbound: 4 }), candidate('swamped', { inbound: 4, outbound: 0 })],
+      1,
+      2000,
+    );
     expect(counts.get('balanced') ?? 0).toBeGreaterThan(3 * (counts.get('swamped') ?? 0));
     expect(partnerWeight(candidate('x', { inbound: 4, outbound: 0 }))).toBeCloseTo(1 / 5 / 5);
   });
 
   it('picks another domain first even when it is busier', () => {
-    const pool = [candidate('same', { domain: SENDER_DOMAIN }), candidate('other', { domain: 'beta.test', inbound: 20 })];
+    const pool = [
+      candidate('same', { domain: SENDER_DOMAIN }),
+      candidate('other', { domain: 'beta.test', inbound: 20 }),
+    ];
     for (let seed = 0; seed < 50; seed++) {
       expect(choose(pool, 1, seed).map((p) => p.mailboxId)).toEqual(['other']);
     }
@@ -124,9 +143,20 @@ describe('choosePartners: preferences', () => {
 describe('candidatesFor', () => {
   it('leaves out the sender and the same address connected in another workspace, and fills in the counts', () => {
     const sender = { id: 'm1', emailNormalized: 'ann@alpha.test' };
-    const pool = [sender, { id: 'm2', emailNormalized: 'ann@alpha.test' }, { id: 'm3', emailNormalized: 'bob@Beta.test' }];
-    const candidates = candidatesFor(sender, pool, new Map([['m3', { inbound: 2, outbound: 5 }]]), new Map([['m3', { week: 2, today: 1 }]]));
-    expect(candidates).toEqual([{ mailboxId: 'm3', domain: 'beta.test', inbound: 2, outbound: 5, pairWeek: 2, pairToday: 1 }]);
+    const pool = [
+      sender,
+      { id: 'm2', emailNormalized: 'ann@alpha.test' },
+      { id: 'm3', emailNormalized: 'bob@Beta.test' },
+    ];
+    const candidates = candidatesFor(
+      sender,
+      pool,
+      new Map([['m3', { inbound: 2, outbound: 5 }]]),
+      new Map([['m3', { week: 2, today: 1 }]]),
+    );
+    expect(candidates).toEqual([
+      { mailboxId: 'm3', domain: 'beta.test', inbound: 2, outbound: 5, pairWeek: 2, pairToday: 1 },
+    ]);
   });
 
   it('emailDomain is the lower-cased part after the @', () => {

@@ -78,7 +78,9 @@ function weightedSample(pool: readonly PartnerCandidate[], count: number, random
  */
 export function choosePartners({ senderDomain, candidates, count, random }: PartnerChoice): PartnerCandidate[] {
   // A fixed order, so that the same seed picks the same partners whatever order the rows came in.
-  const eligible = candidates.filter(isEligible).sort((a, b) => (a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0));
+  const eligible = candidates
+    .filter(isEligible)
+    .sort((a, b) => (a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0));
   const otherDomain = eligible.filter((c) => c.domain !== senderDomain);
   const sameDomain = eligible.filter((c) => c.domain === senderDomain);
   const picked = weightedSample(otherDomain, count, random);
@@ -91,7 +93,10 @@ export interface PoolMember {
 }
 
 /** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
-export async function loadPoolTraffic(db: Kysely<Database>, since: string): Promise<Map<string, { inbound: number; outbound: number }>> {
+export async function loadPoolTraffic(
+  db: Kysely<Database>,
+  since: string,
+): Promise<Map<string, { inbound: number; outbound: number }>> {
   const traffic = new Map<string, { inbound: number; outbound: number }>();
   const entry = (id: string) => {
     let found = traffic.get(id);

@@ -68,9 +68,13 @@ describe('planner arithmetic', () => {
       ),
     );
     // at the limit, a 1.10 day stays at the limit
-    const highDay = Array.from({ length: 100 }, (_, i) => addDays('2025-01-01', i)).find((d) => dayVariance('mbx_x', d) > 1.05)!;
+    const highDay = Array.from({ length: 100 }, (_, i) => addDays('2025-01-01', i)).find(
+      (d) => dayVariance('mbx_x', d) > 1.05,
+    )!;
     expect(dailyTarget({ settings, warmupDay: 50, mailboxId: 'mbx_x', day: highDay, volumeFactor: 1 })).toBe(40);
-    expect(dailyTarget({ settings, warmupDay: 50, mailboxId: 'mbx_x', day: highDay, volumeFactor: 0.5 })).toBe(Math.round(40 * dayVariance('mbx_x', highDay) * 0.5));
+    expect(dailyTarget({ settings, warmupDay: 50, mailboxId: 'mbx_x', day: highDay, volumeFactor: 0.5 })).toBe(
+      Math.round(40 * dayVariance('mbx_x', highDay) * 0.5),
+    );
   });
 
   it('knows the local day and turns local times into instants, across DST changes', () => {
@@ -119,7 +123,9 @@ describe('planner arithmetic', () => {
     );
     // a roomy window keeps the full gap and uses the whole window
     const day = spreadSendTimes(40, from, new Date('2025-03-03T18:00:00Z'), MIN_SEND_GAP_MS, seededRandom(3));
-    expect(Math.min(...day.slice(1).map((t, i) => t.getTime() - day[i].getTime()))).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    expect(Math.min(...day.slice(1).map((t, i) => t.getTime() - day[i].getTime()))).toBeGreaterThanOrEqual(
+      MIN_SEND_GAP_MS,
+    );
     expect(day[day.length - 1].getTime() - day[0].getTime()).toBeGreaterThan(6 * HOUR);
   });
 });
@@ -132,7 +138,13 @@ describe('planDay', () => {
   const ramp = { startVolume: 2, rampUpIncrement: 1, dailyLimit: 4 };
 
   function deps(workerId = 'planner-test', seed = 1): PlannerDeps {
-    return { db: testApp.database.db, random: seededRandom(seed), logger: silentLogger, workerId, settings: { leaseMs: 60_000 } };
+    return {
+      db: testApp.database.db,
+      random: seededRandom(seed),
+      logger: silentLogger,
+      workerId,
+      settings: { leaseMs: 60_000 },
+    };
   }
 
   async function getMailbox(id: string) {
@@ -151,7 +163,12 @@ describe('planDay', () => {
   }
 
   function planOf(mailboxId: string, day: string) {
-    return testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', day).executeTakeFirst();
+    return testApp.database.db
+      .selectFrom('mailbox_plans')
+      .selectAll()
+      .where('mailbox_id', '=', mailboxId)
+      .where('day', '=', day)
+      .executeTakeFirst();
   }
 
   beforeAll(async () => {
@@ -182,13 +199,24 @@ describe('planDay', () => {
       expect(recipients).not.toContain(id);
       const domain = email.split('@')[1];
       rows.forEach((row, i) => {
-        expect(row).toMatchObject({ kind: 'initial', turn: 1, status: 'planned', parent_message_id: null, thread_id: row.message_id });
+        expect(row).toMatchObject({
+          kind: 'initial',
+          turn: 1,
+          status: 'planned',
+          parent_message_id: null,
+          thread_id: row.message_id,
+        });
         expect(row.message_id).toMatch(new RegExp(`^<[^@<>\\s]+@${domain.replace('.', '\\.')}>$`));
         expect(row.due_at >= `${MONDAY}T08:00:00.000Z` && row.due_at <= `${MONDAY}T18:00:00.000Z`).toBe(true);
-        if (i > 0) expect(Date.parse(row.due_at) - Date.parse(rows[i - 1].due_at)).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+        if (i > 0)
+          expect(Date.parse(row.due_at) - Date.parse(rows[i - 1].due_at)).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
       });
       // a partner on another domain whenever one is free (the pool has five other domains)
-      const domains = await testApp.database.db.selectFrom('mailboxes').select('email').where('id', 'in', recipients).execute();
+      const domains = await testApp.database.db
+        .selectFrom('mailboxes')
+        .select('email')
+        .where('id', 'in', recipients)
+        .execute();
       expect(domains.every((m) => !m.email.endsWith(`@${domain}`))).toBe(true);
     }
     const ann = await getMailbox(ids['ann@alpha.test']);
@@ -212,12 +240,24 @@ describe('planDay', () => {
     // another worker already planned ann's Tuesday (its plan row is there; its transaction committed)
     await testApp.database.db
       .insertInto('mailbox_plans')
-      .values({ mailbox_id: ids['ann@alpha.test'], day: tuesday, warmup_day: 2, target: 1, planned: 0, created_at: clock.now().toISOString() })
+      .values({
+        mailbox_id: ids['ann@alpha.test'],
+        day: tuesday,
+        warmup_day: 2,
+        target: 1,
+        planned: 0,
+        created_at: clock.now().toISOString(),
+      })
       .execute();
     const at = new Date(`${tuesday}T07:00:00Z`);
     const [a, b] = await Promise.all([planDay(deps('worker-a'), at), planDay(deps('worker-b'), at)]);
     const plannedBy = [a, b].flatMap((s) => s.mailboxes.map((m) => m.mailboxId));
-    expect(plannedBy.sort()).toEqual(Object.entries(ids).filter(([email]) => email !== 'ann@alpha.test').map(([, id]) => id).sort());
+    expect(plannedBy.sort()).toEqual(
+      Object.entries(ids)
+        .filter(([email]) => email !== 'ann@alpha.test')
+        .map(([, id]) => id)
+        .sort(),
+    );
     expect(await rowsOf(ids['ann@alpha.test'], tuesday)).toHaveLength(0);
     expect((await getMailbox(ids['bob@beta.test'])).warmupDay).toBe(2);
   });
@@ -231,7 +271,12 @@ describe('planDay', () => {
     expect(summary.mailboxes.map((m) => m.mailboxId)).not.toContain(bob);
     expect(await planOf(bob, wednesday)).toBeUndefined();
     // nobody writes to a paused mailbox either
-    const toBob = await testApp.database.db.selectFrom('warmup_messages').select('id').where('recipient_mailbox_id', '=', bob).where('plan_day', '=', wednesday).execute();
+    const toBob = await testApp.database.db
+      .selectFrom('warmup_messages')
+      .select('id')
+      .where('recipient_mailbox_id', '=', bob)
+      .where('plan_day', '=', wednesday)
+      .execute();
     expect(toBob).toHaveLength(0);
     expect((await getMailbox(bob)).warmupDay).toBe(2);
 
@@ -250,7 +295,9 @@ describe('planDay', () => {
     await planDay(deps(), new Date(`${friday}T07:00:00Z`));
     const plan = await planOf(dan, friday);
     expect(plan?.warmup_day).toBe(5);
-    expect(plan?.target).toBe(dailyTarget({ settings: ramp, warmupDay: 5, mailboxId: dan, day: friday, volumeFactor: 0.5 }));
+    expect(plan?.target).toBe(
+      dailyTarget({ settings: ramp, warmupDay: 5, mailboxId: dan, day: friday, volumeFactor: 0.5 }),
+    );
     expect(plan?.target).toBe(Math.max(1, Math.round(4 * dayVariance(dan, friday) * 0.5)));
   });
 });
@@ -267,21 +314,38 @@ describe('planDay: schedule and time zones', () => {
   });
 
   function deps(): PlannerDeps {
-    return { db: testApp.database.db, random: seededRandom(9), logger: silentLogger, workerId: 'tz-test', settings: { leaseMs: 60_000 } };
+    return {
+      db: testApp.database.db,
+      random: seededRandom(9),
+      logger: silentLogger,
+      workerId: 'tz-test',
+      settings: { leaseMs: 60_000 },
+    };
   }
 
   async function plans(mailboxId: string) {
-    return testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).orderBy('day').execute();
+    return testApp.database.db
+      .selectFrom('mailbox_plans')
+      .selectAll()
+      .where('mailbox_id', '=', mailboxId)
+      .orderBy('day')
+      .execute();
   }
 
   it('plans the local day in the local send window', async () => {
-    const tokyo = await createMailbox(testApp.workspace, 'kei@tokyo.test', { warmup: { timezone: 'Asia/Tokyo', sendWindow: { start: '09:00', end: '17:00' } } });
+    const tokyo = await createMailbox(testApp.workspace, 'kei@tokyo.test', {
+      warmup: { timezone: 'Asia/Tokyo', sendWindow: { start: '09:00', end: '17:00' } },
+    });
     await createMailbox(testApp.workspace, 'lou@paris.test', { warmup: { timezone: 'Europe/Paris' } });
     // Thursday 20:00 UTC is Friday 05:00 in Tokyo
     await planDay(deps(), new Date('2025-03-06T20:00:00Z'));
     const [plan] = await plans(tokyo);
     expect(plan).toMatchObject({ day: '2025-03-07', planned: 1 });
-    const [row] = await testApp.database.db.selectFrom('warmup_messages').selectAll().where('sender_mailbox_id', '=', tokyo).execute();
+    const [row] = await testApp.database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('sender_mailbox_id', '=', tokyo)
+      .execute();
     expect(row.plan_day).toBe('2025-03-07');
     expect(row.due_at >= '2025-03-07T00:00:00.000Z' && row.due_at <= '2025-03-07T08:00:00.000Z').toBe(true);
   });
@@ -294,7 +358,11 @@ describe('planDay: schedule and time zones', () => {
     expect(await plans(late)).toHaveLength(0);
     const ignoring = await planDay(deps(), evening, { ignoreSchedule: true });
     expect(ignoring.mailboxes.map((m) => m.mailboxId)).toContain(late);
-    const [row] = await testApp.database.db.selectFrom('warmup_messages').selectAll().where('sender_mailbox_id', '=', late).execute();
+    const [row] = await testApp.database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('sender_mailbox_id', '=', late)
+      .execute();
     expect(row.plan_day).toBe('2025-03-07');
   });
 
@@ -326,12 +394,25 @@ describe('planDay: a pool too small for the target', () => {
     const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
     const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
     await createMailbox(testApp.workspace, 'bob@beta.test', { warmup });
-    const deps: PlannerDeps = { db: testApp.database.db, random: seededRandom(5), logger: silentLogger, workerId: 'small', settings: { leaseMs: 60_000 } };
+    const deps: PlannerDeps = {
+      db: testApp.database.db,
+      random: seededRandom(5),
+      logger: silentLogger,
+      workerId: 'small',
+      settings: { leaseMs: 60_000 },
+    };
     for (let i = 0; i < 9; i++) await planDay(deps, new Date(`${addDays('2025-03-03', i)}T07:00:00Z`));
-    const plans = await testApp.database.db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', ann).orderBy('day').execute();
+    const plans = await testApp.database.db
+      .selectFrom('mailbox_plans')
+      .selectAll()
+      .where('mailbox_id', '=', ann)
+      .orderBy('day')
+      .execute();
     expect(plans.map((p) => p.planned)).toEqual([1, 1, 1, 0, 0, 0, 0, 1, 1]);
     // days without a send do not advance the ramp
     expect(plans.map((p) => p.warmup_day)).toEqual([1, 2, 3, 3, 3, 3, 3, 4, 5]);
-    expect(plans[0].target).toBe(dailyTarget({ settings: warmup, warmupDay: 1, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 }));
+    expect(plans[0].target).toBe(
+      dailyTarget({ settings: warmup, warmupDay: 1, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 }),
+    );
   });
 });

@@ -7,7 +7,14 @@ import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { DEFAULT_WARMUP } from '../mailboxes/mailboxes.service.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
-import { candidatesFor, choosePartners, emailDomain, loadPairCounts, loadPoolTraffic, type PoolMember } from './partners.js';
+import {
+  candidatesFor,
+  choosePartners,
+  emailDomain,
+  loadPairCounts,
+  loadPoolTraffic,
+  type PoolMember,
+} from './partners.js';
 import { shuffled, type Random } from './random.js';
 
 /** Sends of one day are at least this far apart (less only when the window is too short). */
@@ -64,12 +71,22 @@ export function validTimeZone(timeZone: string): string {
 }
 
 /** Wall-clock fields of an instant in a time zone. */
-function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+function wallClock(
+  at: Date,
+  timeZone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timeZone).formatToParts(at)) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
 }
 
 /** How far the zone's wall clock is ahead of UTC at that instant. */
@@ -116,7 +133,10 @@ export function isWeekend(day: string): boolean {
 // Volume arithmetic: pure, so tests can predict every day of a ramp.
 
 /** The ramp before variance: min(dailyLimit, startVolume + rampUpIncrement × (n − 1)). */
-export function rampVolume(settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>, warmupDay: number): number {
+export function rampVolume(
+  settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>,
+  warmupDay: number,
+): number {
   return Math.min(settings.dailyLimit, settings.startVolume + settings.rampUpIncrement * (Math.max(1, warmupDay) - 1));
 }
 
@@ -158,7 +178,9 @@ export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: n
   const span = Math.max(0, to.getTime() - from.getTime());
   const gap = count > 1 ? Math.floor(Math.min(minGapMs, span / (count - 1)) / 1000) * 1000 : 0;
   const slack = span - gap * (count - 1);
-  const offsets = Array.from({ length: count }, () => Math.floor((random() * slack) / 1000) * 1000).sort((a, b) => a - b);
+  const offsets = Array.from({ length: count }, () => Math.floor((random() * slack) / 1000) * 1000).sort(
+    (a, b) => a - b,
+  );
   return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
 }
 
@@ -211,8 +233,14 @@ export const PLAN_LEASE_KEY = 'plan';
  * plan row's key (mailbox, day), so a rerun or a second worker never plans a day twice.
  * A mailbox whose send window already closed today starts tomorrow, unless `ignoreSchedule`.
  */
-export async function planDay(deps: PlannerDeps, at: Date, options: { ignoreSchedule?: boolean } = {}): Promise<PlanSummary> {
-  const outcome = await withLease(deps.db, PLAN_LEASE_KEY, deps.workerId, deps.settings.leaseMs, at, () => planUnderLease(deps, at, options.ignoreSchedule ?? false));
+export async function planDay(
+  deps: PlannerDeps,
+  at: Date,
+  options: { ignoreSchedule?: boolean } = {},
+): Promise<PlanSummary> {
+  const outcome = await withLease(deps.db, PLAN_LEASE_KEY, deps.workerId, deps.settings.leaseMs, at, () =>
+    planUnderLease(deps, at, options.ignoreSchedule ?? false),
+  );
   return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
 }
 
@@ -264,7 +292,13 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
       if (!claimed) return undefined;
 
       const warmupDay = mailbox.warmup_day + 1;
-      const target = dailyTarget({ settings, warmupDay, mailboxId: member.id, day, volumeFactor: Number(mailbox.volume_factor) });
+      const target = dailyTarget({
+        settings,
+        warmupDay,
+        mailboxId: member.id,
+        day,
+        volumeFactor: Number(mailbox.volume_factor),
+      });
       const pairs = await loadPairCounts(trx, member.id, addDays(day, -6), day);
       const partners = choosePartners({
         senderDomain: emailDomain(member.emailNormalized),
@@ -306,7 +340,14 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
         .set({ warmup_day: nextWarmupDay, daily_target: rows.length, last_plan_day: day, updated_at: at.toISOString() })
         .where('id', '=', member.id)
         .execute();
-      return { mailboxId: member.id, day, warmupDay: nextWarmupDay, target, planned: rows.length, recipients: partners.map((p) => p.mailboxId) };
+      return {
+        mailboxId: member.id,
+        day,
+        warmupDay: nextWarmupDay,
+        target,
+        planned: rows.length,
+        recipients: partners.map((p) => p.mailboxId),
+      };
     });
     if (!planned) continue;
     const { recipients, ...plan } = planned;
@@ -321,7 +362,10 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
     summary.mailboxes.push(plan);
     summary.messages += plan.planned;
     if (plan.planned < plan.target) {
-      deps.logger.info({ mailboxId: member.id, day, target: plan.target, planned: plan.planned }, 'pool too small for the full target today');
+      deps.logger.info(
+        { mailboxId: member.id, day, target: plan.target, planned: plan.planned },
+        'pool too small for the full target today',
+      );
     }
   }
   return summary;

@@ -3,7 +3,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { openImapSession } from '../mail/imap.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
-import { FakeImap, imapError, insertMailbox, insertMessage, insertWorkspace, mailWorkDeps, type FixtureDeps } from '../../test/helpers/engine-fixtures.js';
+import {
+  FakeImap,
+  imapError,
+  insertMailbox,
+  insertMessage,
+  insertWorkspace,
+  mailWorkDeps,
+  type FixtureDeps,
+} from '../../test/helpers/engine-fixtures.js';
 import { acquireLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
 import { humanDelay, intoWakingHours, MAX_TURNS, replyProbability, SYNC_INTERVAL_MS, syncMailboxes } from './reader.js';
@@ -27,7 +35,10 @@ beforeEach(async () => {
   deps = mailWorkDeps(database.db, database.dialect, { imap: imap.factory });
   const workspaceId = await insertWorkspace(database.db);
   erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
-  frank = await insertMailbox(database.db, workspaceId, { email: 'frank@foxtrot.test', warmup: { replyRate: 100, timezone: 'UTC' } });
+  frank = await insertMailbox(database.db, workspaceId, {
+    email: 'frank@foxtrot.test',
+    warmup: { replyRate: 100, timezone: 'UTC' },
+  });
 });
 
 afterEach(async () => {
@@ -35,7 +46,10 @@ afterEach(async () => {
 });
 
 /** A message Erin sent to Frank an hour ago, and its delivery into one of Frank's folders. */
-async function sentToFrank(folder: 'INBOX' | 'Junk' | null, fixture: Partial<Parameters<typeof insertMessage>[1]> = {}): Promise<WarmupMessageRow> {
+async function sentToFrank(
+  folder: 'INBOX' | 'Junk' | null,
+  fixture: Partial<Parameters<typeof insertMessage>[1]> = {},
+): Promise<WarmupMessageRow> {
   const row = await insertMessage(database.db, {
     sender: erin,
     recipient: frank,
@@ -108,11 +122,19 @@ describe('syncMailboxes', () => {
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
 
     expect(summary).toMatchObject({ received: 1, rescued: 1, opened: 1, flagged: 1, replied: 1, filed: 1 });
-    expect(await messageRow(row.id)).toMatchObject({ placement: 'spam', rescued_at: NOW.toISOString(), engaged_at: NOW.toISOString() });
+    expect(await messageRow(row.id)).toMatchObject({
+      placement: 'spam',
+      rescued_at: NOW.toISOString(),
+      engaged_at: NOW.toISOString(),
+    });
     expect(await daily(erin.id)).toMatchObject({ spam: 1, rescued: 1 });
     expect(imap.account('frank@foxtrot.test').locate(row.message_id)?.folder).toBe('Warmup');
 
-    const reply = await database.db.selectFrom('warmup_messages').selectAll().where('parent_message_id', '=', row.message_id).executeTakeFirstOrThrow();
+    const reply = await database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('parent_message_id', '=', row.message_id)
+      .executeTakeFirstOrThrow();
     expect(reply).toMatchObject({
       message_id: replyMessageIdFor('frank@foxtrot.test', row.message_id),
       thread_id: row.thread_id,
@@ -161,18 +183,29 @@ describe('syncMailboxes', () => {
     expect(recovered).toMatchObject({ received: 0, rescued: 0, opened: 0, flagged: 0, replied: 0, filed: 0 });
     expect((await messageRow(row.id)).engaged_at).toBe(at(minutes(2)).toISOString());
     expect(await database.db.selectFrom('daily_stats').selectAll().orderBy('mailbox_id').execute()).toEqual(counts);
-    const replies = await database.db.selectFrom('warmup_messages').select('id').where('parent_message_id', '=', row.message_id).execute();
+    const replies = await database.db
+      .selectFrom('warmup_messages')
+      .select('id')
+      .where('parent_message_id', '=', row.message_id)
+      .execute();
     expect(replies).toHaveLength(1);
   });
 
   it('sometimes only reads: no flag, no reply, still filed', async () => {
-    await database.db.updateTable('mailboxes').set({ warmup: JSON.stringify({ replyRate: 50 }) }).where('id', '=', frank.id).execute();
+    await database.db
+      .updateTable('mailboxes')
+      .set({ warmup: JSON.stringify({ replyRate: 50 }) })
+      .where('id', '=', frank.id)
+      .execute();
     const row = await sentToFrank('INBOX');
     const answers = [0.5, 0.99, 0.6]; // open yes, flag no, reply no (0.6 ≥ 50 %)
     deps.random = () => answers.shift() ?? 0.99;
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
     expect(summary).toMatchObject({ opened: 1, flagged: 0, replied: 0, filed: 1 });
-    expect(imap.account('frank@foxtrot.test').locate(row.message_id)).toMatchObject({ folder: 'Warmup', message: { seen: true, flagged: false } });
+    expect(imap.account('frank@foxtrot.test').locate(row.message_id)).toMatchObject({
+      folder: 'Warmup',
+      message: { seen: true, flagged: false },
+    });
   });
 
   it('ends a thread after a few turns, each rarer than the one before', async () => {
@@ -188,7 +221,11 @@ describe('syncMailboxes', () => {
   });
 
   it('never replies from a mailbox with replyRate 0', async () => {
-    await database.db.updateTable('mailboxes').set({ warmup: JSON.stringify({ replyRate: 0 }) }).where('id', '=', frank.id).execute();
+    await database.db
+      .updateTable('mailboxes')
+      .set({ warmup: JSON.stringify({ replyRate: 0 }) })
+      .where('id', '=', frank.id)
+      .execute();
     await sentToFrank('INBOX');
     deps.random = always;
     expect((await syncMailboxes(deps, { now: NOW, ignoreSchedule: true })).replied).toBe(0);
@@ -208,12 +245,23 @@ describe('syncMailboxes', () => {
     const fine = await sentToFrank(null);
     const erinsAccount = imap.account('erin@echo.test');
     const uid = erinsAccount.deliver('INBOX', '<dsn@mailer.test>');
-    erinsAccount.bounces = [{ messageId: bounced.message_id, recipient: 'frank@foxtrot.test', diagnostic: 'smtp; 550 5.1.1 user unknown', folder: 'INBOX', uid }];
+    erinsAccount.bounces = [
+      {
+        messageId: bounced.message_id,
+        recipient: 'frank@foxtrot.test',
+        diagnostic: 'smtp; 550 5.1.1 user unknown',
+        folder: 'INBOX',
+        uid,
+      },
+    ];
 
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
 
     expect(summary.bounced).toBe(1);
-    expect(await messageRow(bounced.id)).toMatchObject({ status: 'bounced', last_error: 'smtp; 550 5.1.1 user unknown' });
+    expect(await messageRow(bounced.id)).toMatchObject({
+      status: 'bounced',
+      last_error: 'smtp; 550 5.1.1 user unknown',
+    });
     expect((await messageRow(fine.id)).status).toBe('sent');
     expect(await interactionTypes(bounced.message_id, erin.id)).toEqual(['bounced']);
     expect(await daily(erin.id)).toMatchObject({ bounced: 1 });
@@ -234,19 +282,35 @@ describe('syncMailboxes', () => {
     expect((await messageRow(lost.id)).status).toBe('lost');
     expect((await messageRow(recent.id)).status).toBe('sent');
     const sentDay = at(-hours(49)).toISOString().slice(0, 10);
-    expect(await database.db.selectFrom('daily_stats').select(['day', 'lost']).where('mailbox_id', '=', erin.id).where('lost', '>', 0).execute()).toEqual([
-      { day: sentDay, lost: 1 },
-    ]);
+    expect(
+      await database.db
+        .selectFrom('daily_stats')
+        .select(['day', 'lost'])
+        .where('mailbox_id', '=', erin.id)
+        .where('lost', '>', 0)
+        .execute(),
+    ).toEqual([{ day: sentDay, lost: 1 }]);
     expect((await syncMailboxes(deps, { now: at(minutes(2)), ignoreSchedule: true })).lost).toBe(0);
   });
 
   it('backs off after a refused login and puts the mailbox into error on the third', async () => {
     await sentToFrank('INBOX');
-    imap.failLogin.set('frank@foxtrot.test', imapError('auth', 'IMAP login refused by 127.0.0.1:143: [AUTHENTICATIONFAILED] Authentication failed.', '[AUTHENTICATIONFAILED] Authentication failed.'));
+    imap.failLogin.set(
+      'frank@foxtrot.test',
+      imapError(
+        'auth',
+        'IMAP login refused by 127.0.0.1:143: [AUTHENTICATIONFAILED] Authentication failed.',
+        '[AUTHENTICATIONFAILED] Authentication failed.',
+      ),
+    );
 
     const first = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
     expect(first).toMatchObject({ failed: 1, synced: 1, mailboxErrors: [] });
-    expect(await mailbox(frank.id)).toMatchObject({ status: 'active', sync_failures: 1, next_sync_at: at(minutes(5)).toISOString() });
+    expect(await mailbox(frank.id)).toMatchObject({
+      status: 'active',
+      sync_failures: 1,
+      next_sync_at: at(minutes(5)).toISOString(),
+    });
     // during the backoff the mailbox is left alone
     const waiting = await syncMailboxes(deps, { now: at(minutes(4)), ignoreSchedule: false });
     expect(waiting.failed).toBe(0);
@@ -272,10 +336,17 @@ describe('syncMailboxes', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const hanging = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test' });
-      await insertMessage(database.db, { sender: erin, recipient: hanging, dueAt: at(-hours(1)), status: 'sent', sentAt: at(-hours(1)) });
+      await insertMessage(database.db, {
+        sender: erin,
+        recipient: hanging,
+        dueAt: at(-hours(1)),
+        status: 'sent',
+        sentAt: at(-hours(1)),
+      });
       const row = await sentToFrank('INBOX');
       deps.settings = { ...deps.settings, imapTimeoutMs: 300 };
-      deps.imap = (config, opts) => (config.username === 'hank@hotel.test' ? openImapSession({ ...config, port }, opts) : imap.factory(config));
+      deps.imap = (config, opts) =>
+        config.username === 'hank@hotel.test' ? openImapSession({ ...config, port }, opts) : imap.factory(config);
 
       const started = performance.now();
       const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
@@ -301,7 +372,8 @@ describe('syncMailboxes', () => {
         ...session,
         // the owner deleted it between the search and the STORE
         markSeen: async (folder, uid) => {
-          if (account.locate(vanishing.message_id)?.message.uid === uid) throw imapError('protocol', 'IMAP server refused STORE: NO message not found');
+          if (account.locate(vanishing.message_id)?.message.uid === uid)
+            throw imapError('protocol', 'IMAP server refused STORE: NO message not found');
           return session.markSeen(folder, uid);
         },
       };

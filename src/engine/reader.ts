@@ -15,7 +15,13 @@ import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
-import { incrementDaily, recordInteraction, utcDay, type InteractionType, type Placement } from './interactions.repository.js';
+import {
+  incrementDaily,
+  recordInteraction,
+  utcDay,
+  type InteractionType,
+  type Placement,
+} from './interactions.repository.js';
 import { acquireLease, withLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
 import { addDays, localDay, localTimeToUtc, parseWarmupSettings, validTimeZone } from './planner.js';
@@ -89,7 +95,8 @@ export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): P
 
   const nowIso = now.toISOString();
   let query = deps.db.selectFrom('mailboxes').select('id').where('status', '=', 'active');
-  if (!options.ignoreSchedule) query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', nowIso)]));
+  if (!options.ignoreSchedule)
+    query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', nowIso)]));
   const mailboxes = await query.orderBy('last_sync_at').orderBy('id').execute();
 
   await forEachLimited(mailboxes, SYNC_CONCURRENCY, async ({ id }) => {
@@ -109,7 +116,12 @@ export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): P
 
 type PendingRow = WarmupMessageRow & { sender_email: string };
 
-async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncOptions, summary: SyncSummary): Promise<void> {
+async function syncMailbox(
+  deps: MailWorkDeps,
+  mailboxId: string,
+  options: SyncOptions,
+  summary: SyncSummary,
+): Promise<void> {
   const { now } = options;
   const mailbox = await deps.db.selectFrom('mailboxes').selectAll().where('id', '=', mailboxId).executeTakeFirst();
   if (!mailbox || mailbox.status !== 'active') return;
@@ -126,7 +138,10 @@ async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncO
       eb.or([
         eb('w.found_at', 'is', null),
         // a found message that vanished (deleted by the owner) is not looked for forever
-        eb.and([eb('w.engaged_at', 'is', null), eb('w.found_at', '>=', new Date(now.getTime() - ENGAGE_GIVE_UP_MS).toISOString())]),
+        eb.and([
+          eb('w.engaged_at', 'is', null),
+          eb('w.found_at', '>=', new Date(now.getTime() - ENGAGE_GIVE_UP_MS).toISOString()),
+        ]),
       ]),
     )
     .orderBy('w.sent_at')
@@ -148,7 +163,16 @@ async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncO
     try {
       const { imap } = await deps.mailboxes.getCredentials(mailboxId);
       session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs });
-      const context: SessionContext = { deps, mailbox, habits: habitsOf(mailbox), session, options, summary, log, warmupPath: null };
+      const context: SessionContext = {
+        deps,
+        mailbox,
+        habits: habitsOf(mailbox),
+        session,
+        options,
+        summary,
+        log,
+        warmupPath: null,
+      };
       if (pending.length > 0) await readMail(context, pending);
       if (ownSent.length > 0) await findBounces(context, ownSent);
     } catch (err) {
@@ -163,7 +187,11 @@ async function syncMailbox(deps: MailWorkDeps, mailboxId: string, options: SyncO
   }
   await deps.db
     .updateTable('mailboxes')
-    .set({ last_sync_at: now.toISOString(), sync_failures: 0, next_sync_at: new Date(now.getTime() + SYNC_INTERVAL_MS).toISOString() })
+    .set({
+      last_sync_at: now.toISOString(),
+      sync_failures: 0,
+      next_sync_at: new Date(now.getTime() + SYNC_INTERVAL_MS).toISOString(),
+    })
     .where('id', '=', mailboxId)
     .execute();
   summary.synced += 1;
@@ -217,7 +245,8 @@ async function readMail(context: SessionContext, pending: PendingRow[]): Promise
     if (handled % LEASE_RENEW_EVERY === 0) await renewSyncLease(context);
     try {
       if (!row.found_at) await recordReceived(context, row, message);
-      const due = options.ignoreSchedule || (row.engage_after !== null && row.engage_after <= options.now.toISOString());
+      const due =
+        options.ignoreSchedule || (row.engage_after !== null && row.engage_after <= options.now.toISOString());
       if (row.engaged_at === null && due) await engage(context, row, message);
     } catch (err) {
       // The server refused something about this one message (the owner moved or deleted it
@@ -299,7 +328,12 @@ async function engage(context: SessionContext, row: PendingRow, message: FoundMe
       uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
     }
     const recorded = await inTransaction(deps.db, async (trx) => {
-      await trx.updateTable('warmup_messages').set({ rescued_at: now.toISOString() }).where('id', '=', row.id).where('rescued_at', 'is', null).execute();
+      await trx
+        .updateTable('warmup_messages')
+        .set({ rescued_at: now.toISOString() })
+        .where('id', '=', row.id)
+        .where('rescued_at', 'is', null)
+        .execute();
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
     });
     if (recorded) summary.rescued += 1;
@@ -322,7 +356,11 @@ async function engage(context: SessionContext, row: PendingRow, message: FoundMe
     await session.move(folder, uid, context.warmupPath);
     summary.filed += 1;
   }
-  await deps.db.updateTable('warmup_messages').set({ engaged_at: now.toISOString() }).where('id', '=', row.id).execute();
+  await deps.db
+    .updateTable('warmup_messages')
+    .set({ engaged_at: now.toISOString() })
+    .where('id', '=', row.id)
+    .execute();
   row.engaged_at = now.toISOString();
 }
 
@@ -379,7 +417,10 @@ async function planReply(context: SessionContext, row: PendingRow): Promise<bool
 async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[]): Promise<void> {
   const { deps, mailbox, session, options, summary, log } = context;
   const now = options.now;
-  const earliest = ownSent.reduce((min, row) => ((row.sent_at ?? min) < min ? (row.sent_at ?? min) : min), now.toISOString());
+  const earliest = ownSent.reduce(
+    (min, row) => ((row.sent_at ?? min) < min ? (row.sent_at ?? min) : min),
+    now.toISOString(),
+  );
   // IMAP SINCE is a calendar day on the server's clock; a day's margin keeps zone differences out.
   const since = new Date(new Date(earliest).getTime() - 24 * 60 * 60_000);
   const bounces = await session.findBounces(
@@ -401,7 +442,11 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
         .returning('id')
         .executeTakeFirst();
       if (!updated) return false;
-      const recipient = await trx.selectFrom('mailboxes').select('email').where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
+      const recipient = await trx
+        .selectFrom('mailboxes')
+        .select('email')
+        .where('id', '=', row.recipient_mailbox_id)
+        .executeTakeFirst();
       return recordInteraction(trx, {
         mailboxId: mailbox.id,
         type: 'bounced',
@@ -461,10 +506,17 @@ export async function markLostMessages(deps: Pick<MailWorkDeps, 'db'>, now: Date
  * One more consecutive sync failure: the next try waits (5, 10, 20 min…); the third puts the
  * mailbox into `error` with a lastError that says what to fix. True when it did.
  */
-async function countSyncFailure(deps: MailWorkDeps, now: Date, mailbox: MailboxRow, err: MailConnectionError): Promise<boolean> {
+async function countSyncFailure(
+  deps: MailWorkDeps,
+  now: Date,
+  mailbox: MailboxRow,
+  err: MailConnectionError,
+): Promise<boolean> {
   const answer = err.serverResponse ?? err.message;
   const lastError =
-    err.kind === 'auth' ? `IMAP login refused: check the app password (${answer})` : `IMAP sync failed ${MAX_SYNC_FAILURES} times in a row: ${err.message}`;
+    err.kind === 'auth'
+      ? `IMAP login refused: check the app password (${answer})`
+      : `IMAP sync failed ${MAX_SYNC_FAILURES} times in a row: ${err.message}`;
   return inTransaction(deps.db, async (trx) => {
     const row = await trx
       .updateTable('mailboxes')
@@ -484,7 +536,13 @@ async function countSyncFailure(deps: MailWorkDeps, now: Date, mailbox: MailboxR
     // In `error` the engine leaves it alone; the count starts over once the user resumes it.
     await trx
       .updateTable('mailboxes')
-      .set({ status: 'error', last_error: lastError, sync_failures: 0, next_sync_at: null, updated_at: now.toISOString() })
+      .set({
+        status: 'error',
+        last_error: lastError,
+        sync_failures: 0,
+        next_sync_at: null,
+        updated_at: now.toISOString(),
+      })
       .where('id', '=', mailbox.id)
       .where('status', '=', 'active')
       .execute();
@@ -499,7 +557,13 @@ async function countSyncFailure(deps: MailWorkDeps, now: Date, mailbox: MailboxR
  * `at` + a human delay of minMinutes..maxMinutes, moved into waking hours (07:00–22:00 local):
  * a message that would be read at night is read the next morning, within the first hour.
  */
-export function humanDelay(at: Date, timeZone: string, random: () => number, minMinutes: number, maxMinutes: number): Date {
+export function humanDelay(
+  at: Date,
+  timeZone: string,
+  random: () => number,
+  minMinutes: number,
+  maxMinutes: number,
+): Date {
   const minutes = minMinutes + random() * (maxMinutes - minMinutes);
   const when = new Date(at.getTime() + Math.round(minutes * 60_000));
   return intoWakingHours(when, timeZone, random);

@@ -54,9 +54,20 @@ describe('updateReputation', () => {
   let newcomer: string;
   let paused: string;
 
-  async function stats(mailboxId: string, day: string, values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced' | 'lost', number>>) {
-    const { workspace_id } = await testApp.database.db.selectFrom('mailboxes').select('workspace_id').where('id', '=', mailboxId).executeTakeFirstOrThrow();
-    await testApp.database.db.insertInto('daily_stats').values({ mailbox_id: mailboxId, workspace_id, day, ...values }).execute();
+  async function stats(
+    mailboxId: string,
+    day: string,
+    values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced' | 'lost', number>>,
+  ) {
+    const { workspace_id } = await testApp.database.db
+      .selectFrom('mailboxes')
+      .select('workspace_id')
+      .where('id', '=', mailboxId)
+      .executeTakeFirstOrThrow();
+    await testApp.database.db
+      .insertInto('daily_stats')
+      .values({ mailbox_id: mailboxId, workspace_id, day, ...values })
+      .execute();
   }
 
   async function reputationOf(id: string): Promise<number> {
@@ -77,7 +88,9 @@ describe('updateReputation', () => {
     await stats(spammy, addDays(TODAY, -1), { sent: 10, inbox: 7, spam: 3 });
     await stats(spammy, TODAY, { sent: 10, inbox: 7, spam: 3 });
     await stats(paused, TODAY, { sent: 10, spam: 10 });
-    expect((await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${paused}/pause` })).statusCode).toBe(200);
+    expect(
+      (await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${paused}/pause` })).statusCode,
+    ).toBe(200);
   });
 
   afterAll(async () => {
@@ -94,7 +107,11 @@ describe('updateReputation', () => {
     expect(await reputationOf(newcomer)).toBe(50);
     // paused: left as it was
     expect(await reputationOf(paused)).toBe(50);
-    const history = await testApp.database.db.selectFrom('daily_stats').select(['mailbox_id', 'reputation']).where('day', '=', TODAY).execute();
+    const history = await testApp.database.db
+      .selectFrom('daily_stats')
+      .select(['mailbox_id', 'reputation'])
+      .where('day', '=', TODAY)
+      .execute();
     expect(new Map(history.map((h) => [h.mailbox_id, h.reputation]))).toEqual(
       new Map([
         [good, 95],
@@ -104,15 +121,32 @@ describe('updateReputation', () => {
       ]),
     );
     // the rollup counters of today's row are untouched
-    const spammyToday = await testApp.database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', spammy).where('day', '=', TODAY).executeTakeFirstOrThrow();
+    const spammyToday = await testApp.database.db
+      .selectFrom('daily_stats')
+      .selectAll()
+      .where('mailbox_id', '=', spammy)
+      .where('day', '=', TODAY)
+      .executeTakeFirstOrThrow();
     expect(spammyToday).toMatchObject({ sent: 10, inbox: 7, spam: 3, reputation: 70 });
   });
 
   it('writes nothing when no score moved, and a new day gets its own history row', async () => {
-    expect(await updateReputation({ db: testApp.database.db }, new Date(`${TODAY}T18:00:00Z`))).toEqual({ scored: 3, updated: 0 });
+    expect(await updateReputation({ db: testApp.database.db }, new Date(`${TODAY}T18:00:00Z`))).toEqual({
+      scored: 3,
+      updated: 0,
+    });
     const tomorrow = addDays(TODAY, 1);
-    expect(await updateReputation({ db: testApp.database.db }, new Date(`${tomorrow}T01:00:00Z`))).toEqual({ scored: 3, updated: 3 });
-    const rows = await testApp.database.db.selectFrom('daily_stats').select(['day', 'reputation']).where('mailbox_id', '=', good).where('day', '>=', TODAY).orderBy('day').execute();
+    expect(await updateReputation({ db: testApp.database.db }, new Date(`${tomorrow}T01:00:00Z`))).toEqual({
+      scored: 3,
+      updated: 3,
+    });
+    const rows = await testApp.database.db
+      .selectFrom('daily_stats')
+      .select(['day', 'reputation'])
+      .where('mailbox_id', '=', good)
+      .where('day', '>=', TODAY)
+      .orderBy('day')
+      .execute();
     expect(rows).toEqual([
       { day: TODAY, reputation: 95 },
       // the spam day 13 days back has left the window

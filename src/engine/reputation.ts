@@ -50,7 +50,11 @@ export function reputationScore(counts: DeliveryCounts): number {
 }
 
 /** Sums of the sender-side rollups per mailbox over the days [fromDay, toDay]. */
-export async function loadDeliveryCounts(db: Kysely<Database>, fromDay: string, toDay: string): Promise<Map<string, DeliveryCounts>> {
+export async function loadDeliveryCounts(
+  db: Kysely<Database>,
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, DeliveryCounts>> {
   const rows = await db
     .selectFrom('daily_stats')
     .select([
@@ -68,7 +72,13 @@ export async function loadDeliveryCounts(db: Kysely<Database>, fromDay: string, 
   return new Map(
     rows.map((row) => [
       row.mailbox_id,
-      { sent: Number(row.sent), found: Number(row.found), spam: Number(row.spam), bounced: Number(row.bounced), lost: Number(row.lost) },
+      {
+        sent: Number(row.sent),
+        found: Number(row.found),
+        spam: Number(row.spam),
+        bounced: Number(row.bounced),
+        lost: Number(row.lost),
+      },
     ]),
   );
 }
@@ -98,7 +108,8 @@ export async function updateReputation(deps: { db: Kysely<Database> }, at: Date)
   let updated = 0;
   for (const mailbox of mailboxes) {
     const score = reputationScore(counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 });
-    if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score) continue;
+    if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score)
+      continue;
     await db.transaction().execute((trx) => recordReputation(trx, mailbox.id, today, score));
     updated += 1;
   }

@@ -33,7 +33,11 @@ beforeEach(async () => {
   const workspaceId = await insertWorkspace(database.db);
   erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
   frank = await insertMailbox(database.db, workspaceId, { email: 'frank.fox@foxtrot.test' });
-  grace = await insertMailbox(database.db, workspaceId, { email: 'grace@golf.test', name: 'Grace', warmup: { language: 'de', timezone: 'Europe/Berlin' } });
+  grace = await insertMailbox(database.db, workspaceId, {
+    email: 'grace@golf.test',
+    name: 'Grace',
+    warmup: { language: 'de', timezone: 'Europe/Berlin' },
+  });
 });
 
 afterEach(async () => {
@@ -124,7 +128,13 @@ describe('sendDueMessages', () => {
     const german = smtp.sent[0].mail;
     expect(german.from.address).toBe('grace@golf.test');
     expect(german.text).toMatch(/Erin/);
-    const templateId = (await database.db.selectFrom('warmup_messages').select('template_id').where('message_id', '=', german.messageId).executeTakeFirstOrThrow()).template_id;
+    const templateId = (
+      await database.db
+        .selectFrom('warmup_messages')
+        .select('template_id')
+        .where('message_id', '=', german.messageId)
+        .executeTakeFirstOrThrow()
+    ).template_id;
     expect(DEFAULT_TEMPLATES[Number(templateId?.slice(4))].language).toBe('de');
     expect((await messageRow(toPaused.id)).status).toBe('planned');
     expect((await messageRow(fromPaused.id)).status).toBe('planned');
@@ -132,8 +142,16 @@ describe('sendDueMessages', () => {
 
   it('drops mail that waited more than a day for a paused mailbox instead of sending it in a burst', async () => {
     const paused = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test', status: 'paused' });
-    const stale = await insertMessage(database.db, { sender: erin, recipient: paused, dueAt: at(-STALE_AFTER_MS - minutes(1)) });
-    const recent = await insertMessage(database.db, { sender: erin, recipient: paused, dueAt: at(-STALE_AFTER_MS + minutes(1)) });
+    const stale = await insertMessage(database.db, {
+      sender: erin,
+      recipient: paused,
+      dueAt: at(-STALE_AFTER_MS - minutes(1)),
+    });
+    const recent = await insertMessage(database.db, {
+      sender: erin,
+      recipient: paused,
+      dueAt: at(-STALE_AFTER_MS + minutes(1)),
+    });
     await database.db.updateTable('mailboxes').set({ status: 'active' }).where('id', '=', paused.id).execute();
 
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
@@ -154,8 +172,22 @@ describe('sendDueMessages', () => {
       subject: 'Planning for next week',
       body: 'Hi Frank,\n\nDo you have a minute for the planning?\n\nErin',
     });
-    const reply = await insertMessage(database.db, { sender: frank, recipient: erin, parent: first, dueAt: at(-minutes(60)), status: 'sent', sentAt: at(-minutes(60)), subject: 'Re: Planning for next week', body: 'Sure.\n\nOn Mar 12, Erin wrote:\n> Hi Frank,' });
-    const second = await insertMessage(database.db, { sender: erin, recipient: frank, parent: reply, dueAt: at(-minutes(1)) });
+    const reply = await insertMessage(database.db, {
+      sender: frank,
+      recipient: erin,
+      parent: first,
+      dueAt: at(-minutes(60)),
+      status: 'sent',
+      sentAt: at(-minutes(60)),
+      subject: 'Re: Planning for next week',
+      body: 'Sure.\n\nOn Mar 12, Erin wrote:\n> Hi Frank,',
+    });
+    const second = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      parent: reply,
+      dueAt: at(-minutes(1)),
+    });
 
     await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
 
@@ -180,7 +212,12 @@ describe('sendDueMessages', () => {
 
     expect(failed).toMatchObject({ claimed: 1, sent: 0, retried: 1 });
     const afterFailure = await messageRow(row.id);
-    expect(afterFailure).toMatchObject({ status: 'planned', attempts: 1, lease_owner: null, due_at: at(retryDelayMs(1)).toISOString() });
+    expect(afterFailure).toMatchObject({
+      status: 'planned',
+      attempts: 1,
+      lease_owner: null,
+      due_at: at(retryDelayMs(1)).toISOString(),
+    });
     expect(afterFailure.last_error).toContain('did not answer');
     expect(afterFailure.subject).not.toBeNull();
     expect((await mailbox(erin.id)).failure_count).toBe(1);
@@ -191,7 +228,12 @@ describe('sendDueMessages', () => {
     const retried = await sendDueMessages(deps, { now: at(minutes(5)), ignoreSchedule: false });
 
     expect(retried.sent).toBe(1);
-    expect(smtp.sent[0].mail).toMatchObject({ subject: afterFailure.subject, text: afterFailure.body_text, html: afterFailure.body_html, messageId: row.message_id });
+    expect(smtp.sent[0].mail).toMatchObject({
+      subject: afterFailure.subject,
+      text: afterFailure.body_text,
+      html: afterFailure.body_html,
+      messageId: row.message_id,
+    });
     expect(await messageRow(row.id)).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
     expect((await mailbox(erin.id)).failure_count).toBe(0);
     expect(await interactions()).toHaveLength(1);
@@ -202,7 +244,9 @@ describe('sendDueMessages', () => {
     expect(retryDelayMs(30)).toBe(4 * 60 * 60_000);
     const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
     smtp.onSend = () => {
-      throw smtpError('rejected', 'SMTP server refused recipient frank.fox@foxtrot.test: 451 4.3.0 try again later', { permanent: false });
+      throw smtpError('rejected', 'SMTP server refused recipient frank.fox@foxtrot.test: 451 4.3.0 try again later', {
+        permanent: false,
+      });
     };
     let now = NOW;
     for (let attempt = 1; attempt <= MAX_SEND_ATTEMPTS; attempt += 1) {
@@ -225,7 +269,10 @@ describe('sendDueMessages', () => {
     const other = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
     smtp.onSend = (mail) => {
       if (mail.to.address === 'frank.fox@foxtrot.test') {
-        throw smtpError('rejected', 'SMTP server refused recipient: 550 5.1.1 user unknown', { permanent: true, serverResponse: '550 5.1.1 user unknown' });
+        throw smtpError('rejected', 'SMTP server refused recipient: 550 5.1.1 user unknown', {
+          permanent: true,
+          serverResponse: '550 5.1.1 user unknown',
+        });
       }
     };
 
@@ -235,13 +282,17 @@ describe('sendDueMessages', () => {
     expect(await messageRow(row.id)).toMatchObject({ status: 'bounced', attempts: 1 });
     expect((await messageRow(other.id)).status).toBe('sent');
     const bounced = await interactions('bounced');
-    expect(bounced.map((i) => [i.mailbox_id, i.counterpart_mailbox_id, i.message_id])).toEqual([[erin.id, frank.id, row.message_id]]);
+    expect(bounced.map((i) => [i.mailbox_id, i.counterpart_mailbox_id, i.message_id])).toEqual([
+      [erin.id, frank.id, row.message_id],
+    ]);
     expect(await daily(erin.id)).toMatchObject({ sent: 1, bounced: 1 });
     expect((await mailbox(erin.id)).status).toBe('active');
   });
 
   it('puts the mailbox into error after three refused logins, with a lastError that says what to fix', async () => {
-    const rows = await Promise.all([1, 2, 3].map((n) => insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(n)) })));
+    const rows = await Promise.all(
+      [1, 2, 3].map((n) => insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(n)) })),
+    );
     const graces = await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) });
     const refusal = smtpError('auth', 'SMTP login refused by 127.0.0.1:587: 535 5.7.8 Error: authentication failed', {
       serverResponse: '535 5.7.8 Error: authentication failed',
@@ -263,7 +314,9 @@ describe('sendDueMessages', () => {
 
     const broken = await mailbox(erin.id);
     expect(broken.status).toBe('error');
-    expect(broken.last_error).toBe('SMTP login refused: check the app password (535 5.7.8 Error: authentication failed)');
+    expect(broken.last_error).toBe(
+      'SMTP login refused: check the app password (535 5.7.8 Error: authentication failed)',
+    );
     expect(broken.last_error).not.toContain('secret');
     // Grace's mail went out on the first call; nothing of Erin's did, and nothing is claimed any more
     expect((await messageRow(graces.id)).status).toBe('sent');
@@ -277,7 +330,9 @@ describe('sendDueMessages', () => {
     const fine = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
     deps.templates = {
       pickTemplate: async (workspaceId, criteria, seed) =>
-        seed === seedFrom(broken.message_id) ? { id: 'tpl_broken', subject: 'Hello {name', body: 'x' } : pickDefaultTemplate(workspaceId, criteria, seed),
+        seed === seedFrom(broken.message_id)
+          ? { id: 'tpl_broken', subject: 'Hello {name', body: 'x' }
+          : pickDefaultTemplate(workspaceId, criteria, seed),
     };
 
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
@@ -305,7 +360,8 @@ describe('sendDueMessages', () => {
     deps.templates = {
       pickTemplate: async (workspaceId, criteria, seed) => {
         // Frank is deleted while his message is being written
-        if (seed === seedFrom(gone.message_id)) await database.db.deleteFrom('mailboxes').where('id', '=', frank.id).execute();
+        if (seed === seedFrom(gone.message_id))
+          await database.db.deleteFrom('mailboxes').where('id', '=', frank.id).execute();
         return pickDefaultTemplate(workspaceId, criteria, seed);
       },
     };
@@ -314,7 +370,9 @@ describe('sendDueMessages', () => {
 
     expect(summary.sent).toBe(1);
     expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([kept.message_id]);
-    expect(await database.db.selectFrom('warmup_messages').select('id').where('id', '=', gone.id).executeTakeFirst()).toBeUndefined();
+    expect(
+      await database.db.selectFrom('warmup_messages').select('id').where('id', '=', gone.id).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('never lets two workers send the same message', async () => {

@@ -88,7 +88,11 @@ export function retryDelayMs(attempts: number): number {
 }
 
 /** Runs `work` over `items` with at most `limit` at a time. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
@@ -146,37 +150,46 @@ interface SenderState {
   stopped: boolean;
 }
 
-async function claimDueRows(deps: MailWorkDeps, now: Date, ignoreSchedule: boolean, limit: number): Promise<WarmupMessageRow[]> {
+async function claimDueRows(
+  deps: MailWorkDeps,
+  now: Date,
+  ignoreSchedule: boolean,
+  limit: number,
+): Promise<WarmupMessageRow[]> {
   const nowIso = now.toISOString();
   const lastPlanDay = utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS));
   const leaseUntil = new Date(now.getTime() + deps.settings.leaseMs).toISOString();
-  return deps.db
-    .updateTable('warmup_messages')
-    .set({ lease_owner: deps.workerId, lease_expires_at: leaseUntil })
-    .where('id', 'in', (eb) => {
-      let due = eb
-        .selectFrom('warmup_messages as w')
-        .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
-        .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
-        .select('w.id')
-        .where('w.status', '=', 'planned')
-        .where('s.status', '=', 'active')
-        // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
-        .where('r.status', '=', 'active')
-        .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
-        .where((w) =>
-          ignoreSchedule ? w.or([w('w.due_at', '<=', nowIso), w('w.plan_day', '<=', lastPlanDay)]) : w('w.due_at', '<=', nowIso),
-        )
-        .orderBy('w.due_at')
-        .limit(limit);
-      if (deps.dialect === 'postgres') due = due.forUpdate(['w']).skipLocked();
-      return due;
-    })
-    // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
-    .where('status', '=', 'planned')
-    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
-    .returningAll()
-    .execute();
+  return (
+    deps.db
+      .updateTable('warmup_messages')
+      .set({ lease_owner: deps.workerId, lease_expires_at: leaseUntil })
+      .where('id', 'in', (eb) => {
+        let due = eb
+          .selectFrom('warmup_messages as w')
+          .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+          .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
+          .select('w.id')
+          .where('w.status', '=', 'planned')
+          .where('s.status', '=', 'active')
+          // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
+          .where('r.status', '=', 'active')
+          .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
+          .where((w) =>
+            ignoreSchedule
+              ? w.or([w('w.due_at', '<=', nowIso), w('w.plan_day', '<=', lastPlanDay)])
+              : w('w.due_at', '<=', nowIso),
+          )
+          .orderBy('w.due_at')
+          .limit(limit);
+        if (deps.dialect === 'postgres') due = due.forUpdate(['w']).skipLocked();
+        return due;
+      })
+      // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
+      .where('status', '=', 'planned')
+      .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
+      .returningAll()
+      .execute()
+  );
 }
 
 /** Marks long-overdue planned rows `expired`: nothing was sent or counted for them, so nothing is lost. */
@@ -277,8 +290,17 @@ export function outgoingMail(input: {
  * The message as it goes out. Written at the first attempt and stored on the row, so a retry
  * sends exactly the same text. Null when the row or its recipient no longer exists.
  */
-async function prepareMail(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: WarmupMessageRow): Promise<OutgoingMail | null> {
-  const recipient = await deps.db.selectFrom('mailboxes').select(['email', 'name']).where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
+async function prepareMail(
+  deps: MailWorkDeps,
+  now: Date,
+  sender: MailboxRow,
+  row: WarmupMessageRow,
+): Promise<OutgoingMail | null> {
+  const recipient = await deps.db
+    .selectFrom('mailboxes')
+    .select(['email', 'name'])
+    .where('id', '=', row.recipient_mailbox_id)
+    .executeTakeFirst();
   if (!recipient) return null;
   const senderParty = { email: sender.email, name: sender.name };
   const isReply = row.kind === 'reply' && row.parent_message_id !== null;
@@ -289,7 +311,10 @@ async function prepareMail(deps: MailWorkDeps, now: Date, sender: MailboxRow, ro
         .where('message_id', '=', row.parent_message_id)
         .executeTakeFirst()
     : undefined;
-  const threading = isReply && row.parent_message_id ? { inReplyTo: row.parent_message_id, references: await threadReferences(deps.db, row) } : {};
+  const threading =
+    isReply && row.parent_message_id
+      ? { inReplyTo: row.parent_message_id, references: await threadReferences(deps.db, row) }
+      : {};
 
   let content: RenderedMessage | undefined =
     row.subject !== null && row.body_text !== null && row.body_html !== null
@@ -298,7 +323,11 @@ async function prepareMail(deps: MailWorkDeps, now: Date, sender: MailboxRow, ro
   if (!content) {
     const settings = parseWarmupSettings(sender.warmup);
     const type: TemplateType = isReply ? 'reply' : 'initial';
-    const template = await deps.templates.pickTemplate(sender.workspace_id, { type, language: settings.language }, seedFrom(row.message_id));
+    const template = await deps.templates.pickTemplate(
+      sender.workspace_id,
+      { type, language: settings.language },
+      seedFrom(row.message_id),
+    );
     if (!template) throw new Error(`the workspace has no "${type}" template (language ${settings.language} or en)`);
     const composed = composeMessage({
       template,
@@ -310,7 +339,15 @@ async function prepareMail(deps: MailWorkDeps, now: Date, sender: MailboxRow, ro
       at: now,
       messageId: row.message_id,
       threadId: row.thread_id,
-      ...(parent ? { parent: { subject: parent.subject, body: parent.body_text, sentAt: parent.sent_at ? new Date(parent.sent_at) : null } } : {}),
+      ...(parent
+        ? {
+            parent: {
+              subject: parent.subject,
+              body: parent.body_text,
+              sentAt: parent.sent_at ? new Date(parent.sent_at) : null,
+            },
+          }
+        : {}),
     });
     // Only the first writer's text counts: a worker racing on the same row sends the same words.
     await deps.db
@@ -319,9 +356,17 @@ async function prepareMail(deps: MailWorkDeps, now: Date, sender: MailboxRow, ro
       .where('id', '=', row.id)
       .where('subject', 'is', null)
       .execute();
-    const stored = await deps.db.selectFrom('warmup_messages').select(['subject', 'body_text', 'body_html']).where('id', '=', row.id).executeTakeFirst();
+    const stored = await deps.db
+      .selectFrom('warmup_messages')
+      .select(['subject', 'body_text', 'body_html'])
+      .where('id', '=', row.id)
+      .executeTakeFirst();
     if (!stored) return null;
-    content = { subject: stored.subject ?? composed.subject, body: stored.body_text ?? composed.body, html: stored.body_html ?? composed.html };
+    content = {
+      subject: stored.subject ?? composed.subject,
+      body: stored.body_text ?? composed.body,
+      html: stored.body_html ?? composed.html,
+    };
   }
   return outgoingMail({ sender: senderParty, recipient, messageId: row.message_id, content, date: now, ...threading });
 }
@@ -344,7 +389,13 @@ async function threadReferences(db: Kysely<Database>, row: WarmupMessageRow): Pr
   return chain;
 }
 
-async function markSent(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: WarmupMessageRow, mail: OutgoingMail): Promise<void> {
+async function markSent(
+  deps: MailWorkDeps,
+  now: Date,
+  sender: MailboxRow,
+  row: WarmupMessageRow,
+  mail: OutgoingMail,
+): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
     await trx
       .updateTable('warmup_messages')
@@ -370,7 +421,12 @@ async function markSent(deps: MailWorkDeps, now: Date, sender: MailboxRow, row: 
       threadId: row.thread_id,
       occurredAt: now,
     });
-    await trx.updateTable('mailboxes').set({ failure_count: 0 }).where('id', '=', sender.id).where('failure_count', '<>', 0).execute();
+    await trx
+      .updateTable('mailboxes')
+      .set({ failure_count: 0 })
+      .where('id', '=', sender.id)
+      .where('failure_count', '<>', 0)
+      .execute();
   });
 }
 
@@ -401,7 +457,11 @@ async function handleSendError(
   } else {
     await deps.db
       .updateTable('warmup_messages')
-      .set({ attempts, due_at: new Date(now.getTime() + retryDelayMs(attempts)).toISOString(), last_error: errorText(err) })
+      .set({
+        attempts,
+        due_at: new Date(now.getTime() + retryDelayMs(attempts)).toISOString(),
+        last_error: errorText(err),
+      })
       .where('id', '=', row.id)
       .where('status', '=', 'planned')
       .execute();
@@ -426,7 +486,12 @@ function smtpLastError(err: MailConnectionError): string {
  * One more consecutive failure; the third puts an active mailbox into `error` with `lastError`
  * (the engine then leaves it alone until the user fixes and resumes it). True when it did.
  */
-export async function countMailboxFailure(db: Kysely<Database>, now: Date, mailboxId: string, lastError: string): Promise<boolean> {
+export async function countMailboxFailure(
+  db: Kysely<Database>,
+  now: Date,
+  mailboxId: string,
+  lastError: string,
+): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const row = await trx
       .updateTable('mailboxes')
@@ -460,13 +525,23 @@ async function closeUnsent(
   await inTransaction(deps.db, async (trx) => {
     const updated = await trx
       .updateTable('warmup_messages')
-      .set({ status: outcome, attempts: row.attempts + 1, last_error: reason.slice(0, 1000), lease_owner: null, lease_expires_at: null })
+      .set({
+        status: outcome,
+        attempts: row.attempts + 1,
+        last_error: reason.slice(0, 1000),
+        lease_owner: null,
+        lease_expires_at: null,
+      })
       .where('id', '=', row.id)
       .where('status', '=', 'planned')
       .returning('subject')
       .executeTakeFirst();
     if (!updated) return;
-    const recipient = await trx.selectFrom('mailboxes').select('email').where('id', '=', row.recipient_mailbox_id).executeTakeFirst();
+    const recipient = await trx
+      .selectFrom('mailboxes')
+      .select('email')
+      .where('id', '=', row.recipient_mailbox_id)
+      .executeTakeFirst();
     await recordInteraction(trx, {
       mailboxId: sender.id,
       type: outcome,
@@ -480,7 +555,12 @@ async function closeUnsent(
     });
     // a bounce means the login worked: the mailbox itself is fine
     if (outcome === 'bounced') {
-      await trx.updateTable('mailboxes').set({ failure_count: 0 }).where('id', '=', sender.id).where('failure_count', '<>', 0).execute();
+      await trx
+        .updateTable('mailboxes')
+        .set({ failure_count: 0 })
+        .where('id', '=', sender.id)
+        .where('failure_count', '<>', 0)
+        .execute();
     }
   });
 }

@@ -23,10 +23,26 @@ if (!available && process.env.CI === 'true') {
 }
 
 const PEOPLE: Record<string, { sender: Party; recipient: Party; timeZone: string }> = {
-  en: { sender: { email: 'erin.walsh@echo-mail.com', name: 'Erin Walsh' }, recipient: { email: 'frank@foxtrot-group.com', name: 'Frank Miller' }, timeZone: 'America/New_York' },
-  de: { sender: { email: 'greta.braun@golf-gmbh.de', name: 'Greta Braun' }, recipient: { email: 'hans@hotel-ag.de', name: 'Hans Vogel' }, timeZone: 'Europe/Berlin' },
-  fr: { sender: { email: 'ines.martin@india-conseil.fr', name: 'Inès Martin' }, recipient: { email: 'julien@juliet.fr', name: 'Julien Petit' }, timeZone: 'Europe/Paris' },
-  es: { sender: { email: 'lucia.garcia@lima-grupo.es', name: 'Lucía García' }, recipient: { email: 'mateo@mike.es', name: 'Mateo López' }, timeZone: 'Europe/Madrid' },
+  en: {
+    sender: { email: 'erin.walsh@echo-mail.com', name: 'Erin Walsh' },
+    recipient: { email: 'frank@foxtrot-group.com', name: 'Frank Miller' },
+    timeZone: 'America/New_York',
+  },
+  de: {
+    sender: { email: 'greta.braun@golf-gmbh.de', name: 'Greta Braun' },
+    recipient: { email: 'hans@hotel-ag.de', name: 'Hans Vogel' },
+    timeZone: 'Europe/Berlin',
+  },
+  fr: {
+    sender: { email: 'ines.martin@india-conseil.fr', name: 'Inès Martin' },
+    recipient: { email: 'julien@juliet.fr', name: 'Julien Petit' },
+    timeZone: 'Europe/Paris',
+  },
+  es: {
+    sender: { email: 'lucia.garcia@lima-grupo.es', name: 'Lucía García' },
+    recipient: { email: 'mateo@mike.es', name: 'Mateo López' },
+    timeZone: 'Europe/Madrid',
+  },
 };
 
 interface Scored {
@@ -41,13 +57,22 @@ interface Scored {
 async function renderAll(): Promise<Scored[]> {
   const at = new Date('2026-03-12T14:20:00Z');
   const out: Scored[] = [];
-  const initials = (language: string) => DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' && t.language === language);
+  const initials = (language: string) =>
+    DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' && t.language === language);
   for (const template of DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' || t.type === 'reply')) {
     const people = PEOPLE[template.language] ?? PEOPLE.en;
     for (let variant = 0; variant < VARIANTS; variant += 1) {
       const threadId = messageIdFor(people.sender.email, `t${variant}.${template.name.length}.${out.length}`);
       if (template.type === 'initial') {
-        const content = composeMessage({ template, kind: 'initial', ...people, language: template.language, at, messageId: threadId, threadId });
+        const content = composeMessage({
+          template,
+          kind: 'initial',
+          ...people,
+          language: template.language,
+          at,
+          messageId: threadId,
+          threadId,
+        });
         out.push({
           label: `${template.language}/initial "${template.name}" #${variant}`,
           messageId: threadId,
@@ -98,7 +123,9 @@ async function raw(
   date: Date,
   threading: { inReplyTo?: string; references?: string[] } = {},
 ): Promise<Buffer> {
-  return buildRawMessage(outgoingMail({ sender: people.sender, recipient: people.recipient, messageId, content, date, ...threading }));
+  return buildRawMessage(
+    outgoingMail({ sender: people.sender, recipient: people.recipient, messageId, content, date, ...threading }),
+  );
 }
 
 const SEPARATOR = 'From spam-check@localhost Thu Mar 12 14:20:00 2026';
@@ -107,7 +134,10 @@ const SEPARATOR = 'From spam-check@localhost Thu Mar 12 14:20:00 2026';
 function toMbox(messages: Scored[]): string {
   return messages
     .map((m) => {
-      const text = m.raw.toString('utf8').replace(/\r\n/g, '\n').replace(/^(>*From )/gm, '>$1');
+      const text = m.raw
+        .toString('utf8')
+        .replace(/\r\n/g, '\n')
+        .replace(/^(>*From )/gm, '>$1');
       return `${SEPARATOR}\n${text.trimEnd()}\n\n`;
     })
     .join('');
@@ -117,9 +147,12 @@ function toMbox(messages: Scored[]): string {
 function parseScores(output: string): Map<string, { score: number; tests: string }> {
   const scores = new Map<string, { score: number; tests: string }>();
   for (const chunk of output.split(`${SEPARATOR}\n`)) {
-    const status = /^X-Spam-Status: (?:Yes|No), score=(-?[\d.]+) required=[\d.]+ tests=([\s\S]*?)\s+autolearn=/m.exec(chunk);
+    const status = /^X-Spam-Status: (?:Yes|No), score=(-?[\d.]+) required=[\d.]+ tests=([\s\S]*?)\s+autolearn=/m.exec(
+      chunk,
+    );
     const messageId = /^Message-I[Dd]: (<[^>\s]+>)/m.exec(chunk);
-    if (status && messageId) scores.set(messageId[1], { score: Number(status[1]), tests: status[2].replace(/\s+/g, '') });
+    if (status && messageId)
+      scores.set(messageId[1], { score: Number(status[1]), tests: status[2].replace(/\s+/g, '') });
   }
   return scores;
 }
@@ -134,11 +167,16 @@ describe.skipIf(!available)('SpamAssassin score of the default templates', () =>
       label: 'control',
       messageId: controlId,
       language: 'control',
-      raw: await raw(PEOPLE.en, controlId, {
-        subject: 'FREE MONEY!!! Claim your PRIZE now',
-        body: 'Dear friend,\n\nCLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.\nAct now, limited time offer, risk free, cash bonus $$$.\n\nTo unsubscribe reply REMOVE.',
-        html: '<p>Dear friend,</p>\n<p>CLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.<br>Act now, limited time offer, risk free, cash bonus $$$.</p>\n<p>To unsubscribe reply REMOVE.</p>',
-      }, new Date('2026-03-12T14:20:00Z')),
+      raw: await raw(
+        PEOPLE.en,
+        controlId,
+        {
+          subject: 'FREE MONEY!!! Claim your PRIZE now',
+          body: 'Dear friend,\n\nCLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.\nAct now, limited time offer, risk free, cash bonus $$$.\n\nTo unsubscribe reply REMOVE.',
+          html: '<p>Dear friend,</p>\n<p>CLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.<br>Act now, limited time offer, risk free, cash bonus $$$.</p>\n<p>To unsubscribe reply REMOVE.</p>',
+        },
+        new Date('2026-03-12T14:20:00Z'),
+      ),
     };
     messages.push(control);
 
@@ -149,7 +187,13 @@ describe.skipIf(!available)('SpamAssassin score of the default templates', () =>
       const run = spawnSync(
         'spamassassin',
         ['-L', '-t', '-x', '--mbox', '--cf=use_bayes 0', '--cf=bayes_auto_learn 0'],
-        { input: toMbox(messages), encoding: 'utf8', env: { ...process.env, HOME: home }, maxBuffer: 256 * 1024 * 1024, timeout: 110_000 },
+        {
+          input: toMbox(messages),
+          encoding: 'utf8',
+          env: { ...process.env, HOME: home },
+          maxBuffer: 256 * 1024 * 1024,
+          timeout: 110_000,
+        },
       );
       expect(run.status, run.stderr).toBe(0);
       const scores = parseScores(run.stdout);
@@ -175,7 +219,9 @@ describe.skipIf(!available)('SpamAssassin score of the default templates', () =>
       `SpamAssassin (local rules), ${messages.length} messages: max score per language: ` +
         [...byLanguage.entries()].map(([language, m]) => `${language} ${m.score} (${m.tests})`).join('; '),
     );
-    const tooHigh = messages.filter((m) => (m.score ?? Infinity) >= MAX_SCORE).map((m) => `${m.label}: ${m.score} ${m.tests}`);
+    const tooHigh = messages
+      .filter((m) => (m.score ?? Infinity) >= MAX_SCORE)
+      .map((m) => `${m.label}: ${m.score} ${m.tests}`);
     expect(tooHigh).toEqual([]);
   });
 });

@@ -16,7 +16,10 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** Requires a valid API key on every route registered inside `scope`. */
-export function requireApiKey(scope: FastifyInstance, authenticate: (key: string) => Promise<string | undefined>): void {
+export function requireApiKey(
+  scope: FastifyInstance,
+  authenticate: (key: string) => Promise<string | undefined>,
+): void {
   scope.decorateRequest('workspaceId', '');
   scope.addHook('onRequest', async (request) => {
     const key = bearerToken(request);

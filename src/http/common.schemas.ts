@@ -1,6 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export const IdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
 
 export const PaginationQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),

@@ -46,7 +46,10 @@ function describe(errors: FieldError[]): string {
 }
 
 function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, errors?: FieldError[]) {
-  return reply.code(status).type('application/problem+json; charset=utf-8').send(problemBody(status, code, detail, errors));
+  return reply
+    .code(status)
+    .type('application/problem+json; charset=utf-8')
+    .send(problemBody(status, code, detail, errors));
 }
 
 /** 404 for a route that does not exist; set per scope so that scope's hooks (auth) run first. */
@@ -59,41 +62,54 @@ export function registerNotFound(scope: FastifyInstance): void {
 export function registerErrorHandling(app: FastifyInstance): void {
   registerNotFound(app);
 
-  app.setErrorHandler((error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      return sendProblem(reply, error.status, error.code, error.message, error.errors);
-    }
-    if (error.validation) {
-      // Fastify names the query string `querystring`; the contract's pointers say `/query/...`.
-      const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
-      const errors = fieldErrors(context, error.validation);
-      return sendProblem(reply, 400, 'validation_error', describe(errors), errors);
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(reply, 400, 'validation_error', `the body is not valid JSON: ${error.message}`, [
+  app.setErrorHandler(
+    (
+      error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) => {
+      if (error instanceof AppError) {
+        if (error.headers) reply.headers(error.headers);
+        return sendProblem(reply, error.status, error.code, error.message, error.errors);
+      }
+      if (error.validation) {
+        // Fastify names the query string `querystring`; the contract's pointers say `/query/...`.
+        const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
+        const errors = fieldErrors(context, error.validation);
+        return sendProblem(reply, 400, 'validation_error', describe(errors), errors);
+      }
+      switch (error.code) {
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return sendProblem(reply, 400, 'validation_error', `the body is not valid JSON: ${error.message}`, [
+            { path: '/body', message: 'is not valid JSON' },
+          ]);
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return sendProblem(reply, 413, 'payload_too_large', 'the request body is larger than this route accepts');
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          return sendProblem(reply, 415, 'unsupported_media_type', 'the request body must be application/json');
+        default:
+          break;
+      }
+      if (error instanceof SyntaxError && error.statusCode === 400) {
+        return sendProblem(reply, 400, 'validation_error', 'the body is not valid JSON', [
           { path: '/body', message: 'is not valid JSON' },
         ]);
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, 413, 'payload_too_large', 'the request body is larger than this route accepts');
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendProblem(reply, 415, 'unsupported_media_type', 'the request body must be application/json');
-      default:
-        break;
-    }
-    if (error instanceof SyntaxError && error.statusCode === 400) {
-      return sendProblem(reply, 400, 'validation_error', 'the body is not valid JSON', [{ path: '/body', message: 'is not valid JSON' }]);
-    }
-    if (error.statusCode === 429) {
-      return sendProblem(reply, 429, 'rate_limited', error.message || 'too many requests');
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, error.statusCode, 'bad_request', error.message);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, 500, 'internal_error', `an internal error occurred; quote request id ${request.id} when reporting it`);
-  });
+      }
+      if (error.statusCode === 429) {
+        return sendProblem(reply, 429, 'rate_limited', error.message || 'too many requests');
+      }
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        return sendProblem(reply, error.statusCode, 'bad_request', error.message);
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(
+        reply,
+        500,
+        'internal_error',
+        `an internal error occurred; quote request id ${request.id} when reporting it`,
+      );
+    },
+  );
 }

@@ -26,7 +26,9 @@ export class ValidationError extends AppError {
 
   /** A 400 about one field. */
   static field(path: string, message: string): ValidationError {
-    return new ValidationError(`${path.split('/').filter(Boolean).slice(1).join('.') || path}: ${message}`, [{ path, message }]);
+    return new ValidationError(`${path.split('/').filter(Boolean).slice(1).join('.') || path}: ${message}`, [
+      { path, message },
+    ]);
   }
 }
 

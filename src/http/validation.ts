@@ -4,7 +4,13 @@ import type { FastifySchemaCompiler } from 'fastify';
 
 function makeAjv(coerceTypes: boolean | 'array') {
   // removeAdditional is off on purpose: an unknown field is a 400, so a typo never passes silently.
-  const ajv = new Ajv.default({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false });
+  const ajv = new Ajv.default({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes,
+    strict: false,
+  });
   addFormats.default(ajv);
   return ajv;
 }

@@ -50,7 +50,8 @@ export class MailConnectionError extends Error {
     this.kind = init.kind;
     this.host = init.host;
     this.port = init.port;
-    if (init.serverResponse !== undefined) this.serverResponse = scrubSecret(init.serverResponse, init.secret, init.username);
+    if (init.serverResponse !== undefined)
+      this.serverResponse = scrubSecret(init.serverResponse, init.secret, init.username);
     if (init.permanent !== undefined) this.permanent = init.permanent;
     if (init.code !== undefined) this.code = init.code;
   }
@@ -117,7 +118,13 @@ const NETWORK_CODES = new Set([
 ]);
 
 export function isNetworkCode(code: string | undefined): boolean {
-  return code !== undefined && (NETWORK_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED/.test(code));
+  return (
+    code !== undefined &&
+    (NETWORK_CODES.has(code) ||
+      code.startsWith('ERR_TLS') ||
+      code.startsWith('ERR_SSL') ||
+      /CERT|SELF_SIGNED/.test(code))
+  );
 }
 
 /** Runs `op` with a deadline; `onTimeout` must make the operation give up (close sockets). */

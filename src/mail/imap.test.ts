@@ -102,7 +102,7 @@ function dsn(opts: { to: string; ourId: string; recipient: string; messageId?: s
     '--B0UND',
     'Content-Type: text/plain; charset=us-ascii',
     '',
-    'I\'m sorry to have to inform you that your message could not be delivered.',
+    "I'm sorry to have to inform you that your message could not be delivered.",
     '',
     '--B0UND',
     'Content-Type: message/delivery-status',
@@ -246,7 +246,11 @@ describeWithMailStack('IMAP against the local mail stack', () => {
   }
 
   /** Polls until every id is found (delivery is asynchronous), returns them and the time it took. */
-  async function waitForAll(session: ImapSession, ids: string[], timeoutMs = 10_000): Promise<{ found: FoundMessage[]; ms: number }> {
+  async function waitForAll(
+    session: ImapSession,
+    ids: string[],
+    timeoutMs = 10_000,
+  ): Promise<{ found: FoundMessage[]; ms: number }> {
     const started = Date.now();
     for (;;) {
       const found = await session.findMessages(ids);
@@ -275,7 +279,14 @@ describeWithMailStack('IMAP against the local mail stack', () => {
   it('lists the special-use folders with their roles', async () => {
     const folders = await benSession.folders();
     const roles = Object.fromEntries(folders.map((f) => [f.path, f.role]));
-    expect(roles).toMatchObject({ INBOX: 'inbox', Junk: 'spam', Sent: 'sent', Trash: 'trash', Drafts: 'drafts', Archive: 'archive' });
+    expect(roles).toMatchObject({
+      INBOX: 'inbox',
+      Junk: 'spam',
+      Sent: 'sent',
+      Trash: 'trash',
+      Drafts: 'drafts',
+      Archive: 'archive',
+    });
     expect(folders.find((f) => f.path === 'Junk')?.specialUse).toBe('\\Junk');
   });
 
@@ -302,7 +313,10 @@ describeWithMailStack('IMAP against the local mail stack', () => {
     const sent = [mail(ann, ben), mail(ann, ben), mail(ann, ben), mail(ann, ben), mail(ann, ben)];
     for (const m of sent) await annSmtp.send(m);
     const unknown = Array.from({ length: 45 }, () => `<${randomUUID()}@mail-alpha.test>`);
-    const { found } = await waitForAll(benSession, sent.map((m) => m.messageId));
+    const { found } = await waitForAll(
+      benSession,
+      sent.map((m) => m.messageId),
+    );
     expect(found).toHaveLength(5);
     const started = Date.now();
     const again = await benSession.findMessages([...unknown, ...sent.map((m) => m.messageId.slice(1, -1))]);
@@ -381,7 +395,10 @@ describeWithMailStack('IMAP against the local mail stack', () => {
       const otherId = `<${randomUUID()}@mail-gamma.test>`;
       const since = new Date(Date.now() - 60_000);
       await session.append('INBOX', dsn({ to: cody.email, ourId, recipient: 'gone@mail-beta.test' }));
-      await session.append('INBOX', dsn({ to: cody.email, ourId: `<${randomUUID()}@elsewhere.test>`, recipient: 'x@y.test' }));
+      await session.append(
+        'INBOX',
+        dsn({ to: cody.email, ourId: `<${randomUUID()}@elsewhere.test>`, recipient: 'x@y.test' }),
+      );
       await session.append('INBOX', `From: ${ann.email}\r\nSubject: Re: hi\r\nIn-Reply-To: ${ourId}\r\n\r\nthanks\r\n`);
       const bounces = await session.findBounces([ourId, otherId], since);
       expect(bounces).toEqual([

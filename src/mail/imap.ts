@@ -98,7 +98,16 @@ const SEARCH_BATCH = 50;
 /** At most this many delivery reports are downloaded per folder and call. */
 const MAX_BOUNCE_CANDIDATES = 200;
 
-const SPAM_NAMES = new Set(['spam', 'junk', 'bulk', 'junk e-mail', 'junk email', 'junk mail', 'bulk mail', 'spam mail']);
+const SPAM_NAMES = new Set([
+  'spam',
+  'junk',
+  'bulk',
+  'junk e-mail',
+  'junk email',
+  'junk mail',
+  'bulk mail',
+  'spam mail',
+]);
 const PROMOTION_NAMES = new Set(['promotions', 'social', 'updates', 'forums']);
 const SENT_NAMES = new Set(['sent', 'sent items', 'sent mail', 'sent messages']);
 const TRASH_NAMES = new Set(['trash', 'deleted items', 'deleted messages', 'bin']);
@@ -106,7 +115,12 @@ const DRAFT_NAMES = new Set(['drafts', 'draft']);
 const ARCHIVE_NAMES = new Set(['archive', 'archives', 'all mail']);
 
 /** The role of a folder from its SPECIAL-USE flag, else from its name. */
-export function classifyFolder(folder: { path: string; name?: string; delimiter?: string; specialUse?: string }): FolderRole {
+export function classifyFolder(folder: {
+  path: string;
+  name?: string;
+  delimiter?: string;
+  specialUse?: string;
+}): FolderRole {
   const path = folder.path;
   const leaf = (folder.name ?? lastSegment(path, folder.delimiter)).trim().toLowerCase();
   const full = path.toLowerCase();
@@ -298,9 +312,19 @@ class Session implements ImapSession {
 
     const all = await this.cachedFolders();
     const included = new Set((opts.includeFolders ?? []).map((p) => p.toLowerCase()));
-    const rank: Record<FolderRole, number> = { inbox: 0, spam: 1, promotions: 2, other: 3, archive: 4, sent: 9, trash: 9, drafts: 9 };
+    const rank: Record<FolderRole, number> = {
+      inbox: 0,
+      spam: 1,
+      promotions: 2,
+      other: 3,
+      archive: 4,
+      sent: 9,
+      trash: 9,
+      drafts: 9,
+    };
     // a name matches with or without a namespace prefix ("Warmup" is "INBOX.Warmup" on some servers)
-    const isIncluded = (f: FolderInfo): boolean => included.has(f.path.toLowerCase()) || included.has(f.name.toLowerCase());
+    const isIncluded = (f: FolderInfo): boolean =>
+      included.has(f.path.toLowerCase()) || included.has(f.name.toLowerCase());
     const candidates = all.filter((f) => {
       if (isIncluded(f)) return true;
       if (rank[f.role] === 9 || isWarmupFolder(f)) return false;
@@ -327,7 +351,11 @@ class Session implements ImapSession {
             const uids = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
             if (!uids || uids.length === 0) continue;
             const messages = await this.step('FETCH', client, () =>
-              client.fetchAll(uids.join(','), { uid: true, flags: true, envelope: true, headers: ['references'] }, { uid: true }),
+              client.fetchAll(
+                uids.join(','),
+                { uid: true, flags: true, envelope: true, headers: ['references'] },
+                { uid: true },
+              ),
             );
             for (const msg of messages) {
               const norm = normalizeMessageId(msg.envelope?.messageId ?? '');
@@ -379,7 +407,9 @@ class Session implements ImapSession {
   }
 
   async ensureFolder(name: string): Promise<string> {
-    const existing = (await this.folders()).find((f) => f.path === name || (name.toUpperCase() === 'INBOX' && f.role === 'inbox'));
+    const existing = (await this.folders()).find(
+      (f) => f.path === name || (name.toUpperCase() === 'INBOX' && f.role === 'inbox'),
+    );
     if (existing) return existing.path;
     const client = await this.connect();
     const res = await this.step('CREATE', client, () => client.mailboxCreate(name));
@@ -418,7 +448,12 @@ class Session implements ImapSession {
           if (client.mailbox && client.mailbox.exists === 0) return;
           const query = {
             since,
-            or: [{ from: 'mailer-daemon' }, { from: 'postmaster' }, { header: { 'content-type': 'report-type=delivery-status' } }, { header: { 'content-type': 'multipart/report' } }],
+            or: [
+              { from: 'mailer-daemon' },
+              { from: 'postmaster' },
+              { header: { 'content-type': 'report-type=delivery-status' } },
+              { header: { 'content-type': 'multipart/report' } },
+            ],
           };
           const uids = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
           if (!uids || uids.length === 0) return;
@@ -489,7 +524,10 @@ function parseReferences(headerBlock: string): string[] {
  * Which of our Message-IDs a delivery report names, with the failed recipient and the
  * server's diagnostic from its message/delivery-status part when it has one.
  */
-export function parseBounce(raw: string, ours: Map<string, string>): { messageId: string; recipient?: string; diagnostic?: string }[] {
+export function parseBounce(
+  raw: string,
+  ours: Map<string, string>,
+): { messageId: string; recipient?: string; diagnostic?: string }[] {
   const unfolded = raw.replace(/\r?\n[ \t]+/g, ' ');
   const isReport =
     /^content-type:\s*multipart\/report/im.test(unfolded) ||
@@ -505,7 +543,8 @@ export function parseBounce(raw: string, ours: Map<string, string>): { messageId
     /^final-recipient:\s*(?:rfc822;)?\s*<?([^\s>;]+@[^\s>;]+)>?/im.exec(unfolded)?.[1] ??
     /^original-recipient:\s*(?:rfc822;)?\s*<?([^\s>;]+@[^\s>;]+)>?/im.exec(unfolded)?.[1];
   const diagnostic =
-    /^diagnostic-code:\s*(?:smtp;)?\s*(.+)$/im.exec(unfolded)?.[1]?.trim() ?? /^status:\s*(\d\.\d+\.\d+.*)$/im.exec(unfolded)?.[1]?.trim();
+    /^diagnostic-code:\s*(?:smtp;)?\s*(.+)$/im.exec(unfolded)?.[1]?.trim() ??
+    /^status:\s*(\d\.\d+\.\d+.*)$/im.exec(unfolded)?.[1]?.trim();
   return [...mentioned].map((messageId) => ({
     messageId,
     ...(recipient ? { recipient } : {}),
@@ -533,8 +572,21 @@ function timeoutError(config: MailServerConfig, timeoutMs: number, what: string)
   });
 }
 
-const TIMEOUT_CODES = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT', 'ETIMEDOUT', 'LockTimeout']);
-const CLOSED_CODES = new Set(['NoConnection', 'EConnectionClosed', 'ClosedAfterConnectText', 'ClosedAfterConnectTLS', 'StateLogout']);
+const TIMEOUT_CODES = new Set([
+  'CONNECT_TIMEOUT',
+  'GREETING_TIMEOUT',
+  'UPGRADE_TIMEOUT',
+  'ETIMEOUT',
+  'ETIMEDOUT',
+  'LockTimeout',
+]);
+const CLOSED_CODES = new Set([
+  'NoConnection',
+  'EConnectionClosed',
+  'ClosedAfterConnectText',
+  'ClosedAfterConnectTLS',
+  'StateLogout',
+]);
 
 /** Maps whatever imapflow threw onto the one error contract. */
 function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, what: string): MailConnectionError {
@@ -546,7 +598,8 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
   // failed."): keep it without the tag as serverResponse, and the bare text for the message
   const line = (typeof e.response === 'string' && e.response.trim()) || undefined;
   const response = line?.replace(/^\S+\s+(?=(NO|BAD|BYE)\b)/i, '') ?? (e.responseText?.trim() || undefined);
-  const text = (e.responseText?.trim() || response?.replace(/^(NO|BAD|BYE)\s+/i, '').replace(/^\[[^\]]*\]\s*/, '')) || undefined;
+  const text =
+    e.responseText?.trim() || response?.replace(/^(NO|BAD|BYE)\s+/i, '').replace(/^\[[^\]]*\]\s*/, '') || undefined;
   const make = (kind: MailErrorKind, message: string): MailConnectionError =>
     new MailConnectionError({
       side: 'imap',
@@ -579,5 +632,8 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
   if (e.responseStatus === 'NO' || e.responseStatus === 'BAD') {
     return make('protocol', `IMAP server ${where} refused ${what}: ${text ?? e.message}`);
   }
-  return make('protocol', `IMAP server ${where} failed during ${what.split(' ')[0]}: ${text ?? e.message ?? String(err)}`);
+  return make(
+    'protocol',
+    `IMAP server ${where} failed during ${what.split(' ')[0]}: ${text ?? e.message ?? String(err)}`,
+  );
 }

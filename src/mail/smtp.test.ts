@@ -207,7 +207,9 @@ describeWithMailStack('SMTP against the local mail stack', () => {
     const err = await caught(verifySmtp({ ...smtp, password }));
     expect(err.side).toBe('smtp');
     expect(err.kind).toBe('auth');
-    expect(err.message).toMatch(new RegExp(`^SMTP login refused by 127\\.0\\.0\\.1:${smtp.port}: 535 5\\.7\\.8 Error: authentication failed`));
+    expect(err.message).toMatch(
+      new RegExp(`^SMTP login refused by 127\\.0\\.0\\.1:${smtp.port}: 535 5\\.7\\.8 Error: authentication failed`),
+    );
     expect(err.serverResponse).toMatch(/^535/);
     expectNoSecret(err, password);
   });

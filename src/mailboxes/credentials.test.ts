@@ -56,7 +56,13 @@ describe('loadSecretKey', () => {
 
   it('a bad WARMUP_SECRET_KEY stops the services from being built', () => {
     expect(() =>
-      createServices({ db: undefined as never, dialect: 'sqlite', clock: systemClock, dataDir: tempDir(), secretKey: 'not-a-key' }),
+      createServices({
+        db: undefined as never,
+        dialect: 'sqlite',
+        clock: systemClock,
+        dataDir: tempDir(),
+        secretKey: 'not-a-key',
+      }),
     ).toThrow(ConfigError);
   });
 
@@ -90,8 +96,11 @@ describe('loadSecretKey', () => {
     const cwd = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { cwd, timeout: 20_000 }, (error, stdout, stderr) =>
-          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', child],
+          { cwd, timeout: 20_000 },
+          (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
         );
       });
     const keys = await Promise.all(Array.from({ length: 4 }, run));
@@ -125,7 +134,9 @@ describe('encryptSecret / decryptSecret', () => {
     const [version, nonce, data, tag] = stored.split(':');
     const flipped = Buffer.from(data, 'base64');
     flipped[0] ^= 1;
-    expect(() => decryptSecret(key, [version, nonce, flipped.toString('base64'), tag].join(':'), 'mbx_1')).toThrow(SecretDecryptionError);
+    expect(() => decryptSecret(key, [version, nonce, flipped.toString('base64'), tag].join(':'), 'mbx_1')).toThrow(
+      SecretDecryptionError,
+    );
     expect(() => decryptSecret(key, stored.replace(/^v1:/, 'v9:'), 'mbx_1')).toThrow(/unknown password format/);
     expect(() => decryptSecret(key, 'app-password', 'mbx_1')).toThrow(SecretDecryptionError);
   });

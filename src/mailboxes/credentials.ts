@@ -51,7 +51,9 @@ export function loadSecretKey({ secretKey, dataDir }: { secretKey: string | unde
 function readKeyFile(file: string): Buffer {
   const key = parseKey(fs.readFileSync(file, 'utf8'));
   if (!key) {
-    throw new ConfigError(`${file} does not hold a 32-byte key (64 hex characters); restore it from a backup or set WARMUP_SECRET_KEY`);
+    throw new ConfigError(
+      `${file} does not hold a 32-byte key (64 hex characters); restore it from a backup or set WARMUP_SECRET_KEY`,
+    );
   }
   return key;
 }
@@ -98,7 +100,8 @@ export function decryptSecret(key: Buffer, stored: string, context = ''): string
   const nonce = Buffer.from(parts[1], 'base64');
   const ciphertext = Buffer.from(parts[2], 'base64');
   const tag = Buffer.from(parts[3], 'base64');
-  if (nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES) throw new SecretDecryptionError('the stored password is damaged');
+  if (nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES)
+    throw new SecretDecryptionError('the stored password is damaged');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context, 'utf8'));

@@ -89,7 +89,10 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
   }
 
   async function mailboxCount(): Promise<number> {
-    const { n } = await t.database.db.selectFrom('mailboxes').select(sql<number>`cast(count(*) as integer)`.as('n')).executeTakeFirstOrThrow();
+    const { n } = await t.database.db
+      .selectFrom('mailboxes')
+      .select(sql<number>`cast(count(*) as integer)`.as('n'))
+      .executeTakeFirstOrThrow();
     return Number(n);
   }
 
@@ -125,8 +128,20 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
         provider: 'custom',
         connectionType: 'imap',
         status: 'active',
-        imap: { host: stack.host, port: stack.imapPort, secure: false, username: alice.email, tls: { rejectUnauthorized: false } },
-        smtp: { host: stack.host, port: stack.submissionPort, secure: false, username: alice.email, tls: { rejectUnauthorized: false } },
+        imap: {
+          host: stack.host,
+          port: stack.imapPort,
+          secure: false,
+          username: alice.email,
+          tls: { rejectUnauthorized: false },
+        },
+        smtp: {
+          host: stack.host,
+          port: stack.submissionPort,
+          secure: false,
+          username: alice.email,
+          tls: { rejectUnauthorized: false },
+        },
         lastError: null,
         lastSyncAt: null,
       });
@@ -157,7 +172,10 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
 
     it('two creates of one address racing through the login: one 201, one 409 from the unique constraint', async () => {
       // both pass the duplicate pre-check before either has finished logging in and inserted
-      const [first, second] = await Promise.all([create(customBody(amy)), create(customBody(amy, { email: amy.email.toUpperCase() }))]);
+      const [first, second] = await Promise.all([
+        create(customBody(amy)),
+        create(customBody(amy, { email: amy.email.toUpperCase() })),
+      ]);
       expect([first.statusCode, second.statusCode].sort()).toEqual([201, 409]);
       expectProblem(first.statusCode === 409 ? first : second, 409, 'conflict');
       expect(await mailboxCount()).toBe(1);
@@ -178,7 +196,15 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     it('SMTP refusing the login (IMAP fine) is a 422 that names SMTP only', async () => {
       // bob's login name with bella's password: IMAP logs bella in, SMTP refuses bob
       const res = await create(
-        customBody(bella, { smtp: { host: stack.host, port: stack.submissionPort, secure: false, username: bob.email, tls: { rejectUnauthorized: false } } }),
+        customBody(bella, {
+          smtp: {
+            host: stack.host,
+            port: stack.submissionPort,
+            secure: false,
+            username: bob.email,
+            tls: { rejectUnauthorized: false },
+          },
+        }),
       );
       const problem = expectProblem(res, 422, 'connection_failed');
       expect(problem.detail).toMatch(/^SMTP/);
@@ -189,7 +215,9 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
 
     it('SMTP on a closed port (IMAP fine) is a 422 that names SMTP only', async () => {
       const port = await closedPort();
-      const res = await create(customBody(carol, { smtp: { host: '127.0.0.1', port, secure: false, tls: { rejectUnauthorized: false } } }));
+      const res = await create(
+        customBody(carol, { smtp: { host: '127.0.0.1', port, secure: false, tls: { rejectUnauthorized: false } } }),
+      );
       const problem = expectProblem(res, 422, 'connection_failed');
       expect(problem.detail).toMatch(/SMTP/);
       expect(problem.detail).toMatch(/refused/i);
@@ -207,7 +235,12 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     it('an unreachable host fails fast with a 422 on both sides', async () => {
       const port = await closedPort();
       const started = Date.now();
-      const res = await create(customBody(chris, { imap: { host: '127.0.0.1', port, secure: false }, smtp: { host: '127.0.0.1', port, secure: false } }));
+      const res = await create(
+        customBody(chris, {
+          imap: { host: '127.0.0.1', port, secure: false },
+          smtp: { host: '127.0.0.1', port, secure: false },
+        }),
+      );
       const problem = expectProblem(res, 422, 'connection_failed');
       expect(problem.detail).toMatch(/IMAP/);
       expect(problem.detail).toMatch(/SMTP/);
@@ -242,8 +275,17 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       // The same database and workspace behind a second app whose only difference is the one
       // knob a test turns: a 1 s login check instead of 10 s.
       const secretKey = loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: t.database.dataDir });
-      const mailboxes = createMailboxesService({ db: t.database.db, clock: systemClock, secretKey, verifyTimeoutMs: 1_000 });
-      timeoutApp = await buildApp({ services: { ...t.services, mailboxes }, rateLimit: 0, healthCheck: async () => {} });
+      const mailboxes = createMailboxesService({
+        db: t.database.db,
+        clock: systemClock,
+        secretKey,
+        verifyTimeoutMs: 1_000,
+      });
+      timeoutApp = await buildApp({
+        services: { ...t.services, mailboxes },
+        rateLimit: 0,
+        healthCheck: async () => {},
+      });
     });
 
     afterAll(async () => {
@@ -321,19 +363,31 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     it('resume brings an error mailbox back to active and forgets the failure', async () => {
       const created = await create(customBody(bob));
       const { id } = created.json().mailbox;
-      await t.database.db.updateTable('mailboxes').set({ status: 'error', last_error: 'SMTP login refused', failure_count: 3 }).where('id', '=', id).execute();
+      await t.database.db
+        .updateTable('mailboxes')
+        .set({ status: 'error', last_error: 'SMTP login refused', failure_count: 3 })
+        .where('id', '=', id)
+        .execute();
 
       const res = await call({ method: 'POST', url: `/api/mailboxes/${id}/resume` });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ status: 'active', lastError: null });
-      const row = await t.database.db.selectFrom('mailboxes').select('failure_count').where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.database.db
+        .selectFrom('mailboxes')
+        .select('failure_count')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(Number(row.failure_count)).toBe(0);
     });
 
     it('resume of an error mailbox whose login still fails is a 422 and it stays in error', async () => {
       const created = await create(customBody(bella, { password: WRONG_PASSWORD, verify: false }));
       const { id } = created.json().mailbox;
-      await t.database.db.updateTable('mailboxes').set({ status: 'error', last_error: 'IMAP login refused' }).where('id', '=', id).execute();
+      await t.database.db
+        .updateTable('mailboxes')
+        .set({ status: 'error', last_error: 'IMAP login refused' })
+        .where('id', '=', id)
+        .execute();
 
       expectProblem(await call({ method: 'POST', url: `/api/mailboxes/${id}/resume` }), 422, 'connection_failed');
       const mailbox = (await call({ method: 'GET', url: `/api/mailboxes/${id}` })).json().mailbox;
@@ -343,7 +397,11 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     it('pause of an error mailbox pauses it', async () => {
       const created = await create(customBody(carol, { verify: false }));
       const { id } = created.json().mailbox;
-      await t.database.db.updateTable('mailboxes').set({ status: 'error', last_error: 'x' }).where('id', '=', id).execute();
+      await t.database.db
+        .updateTable('mailboxes')
+        .set({ status: 'error', last_error: 'x' })
+        .where('id', '=', id)
+        .execute();
       const res = await call({ method: 'POST', url: `/api/mailboxes/${id}/pause` });
       expect(res.statusCode).toBe(200);
       expect(res.json().mailbox.status).toBe('paused');
@@ -356,7 +414,11 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       const { id } = created.json().mailbox;
       await call({ method: 'POST', url: `/api/mailboxes/${id}/pause` });
 
-      const refused = await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { password: WRONG_PASSWORD, name: 'Renamed' } });
+      const refused = await call({
+        method: 'PATCH',
+        url: `/api/mailboxes/${id}`,
+        payload: { password: WRONG_PASSWORD, name: 'Renamed' },
+      });
       const problem = expectProblem(refused, 422, 'connection_failed');
       expect(problem.detail).not.toContain(WRONG_PASSWORD);
       const after = (await call({ method: 'GET', url: `/api/mailboxes/${id}` })).json().mailbox;
@@ -382,29 +444,54 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     it('a verified change brings an error mailbox back to active and clears lastError', async () => {
       const created = await create(customBody(bob, { password: WRONG_PASSWORD, verify: false }));
       const { id } = created.json().mailbox;
-      await t.database.db.updateTable('mailboxes').set({ status: 'error', last_error: 'IMAP login refused', failure_count: 3 }).where('id', '=', id).execute();
+      await t.database.db
+        .updateTable('mailboxes')
+        .set({ status: 'error', last_error: 'IMAP login refused', failure_count: 3 })
+        .where('id', '=', id)
+        .execute();
 
       const res = await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { password: bob.password } });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ status: 'active', lastError: null });
-      const row = await t.database.db.selectFrom('mailboxes').select('failure_count').where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.database.db
+        .selectFrom('mailboxes')
+        .select('failure_count')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(Number(row.failure_count)).toBe(0);
     });
 
     it('switching from a preset provider to custom hosts is verified against the new hosts', async () => {
-      const created = await create({ email: bella.email, password: bella.password, provider: 'gmail', connectionType: 'imap', verify: false });
+      const created = await create({
+        email: bella.email,
+        password: bella.password,
+        provider: 'gmail',
+        connectionType: 'imap',
+        verify: false,
+      });
       expect(created.json().mailbox.imap.host).toBe('imap.gmail.com');
       const { id } = created.json().mailbox;
       const body = customBody(bella);
-      const res = await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { provider: 'custom', imap: body.imap, smtp: body.smtp } });
+      const res = await call({
+        method: 'PATCH',
+        url: `/api/mailboxes/${id}`,
+        payload: { provider: 'custom', imap: body.imap, smtp: body.smtp },
+      });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().mailbox).toMatchObject({ provider: 'custom', imap: { host: stack.host, port: stack.imapPort, username: bella.email } });
+      expect(res.json().mailbox).toMatchObject({
+        provider: 'custom',
+        imap: { host: stack.host, port: stack.imapPort, username: bella.email },
+      });
     });
 
     it('name and warmup changes do not log in', async () => {
       const created = await create(customBody(carol, { password: WRONG_PASSWORD, verify: false }));
       const { id } = created.json().mailbox;
-      const res = await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { name: 'Carol', warmup: { dailyLimit: 25 } } });
+      const res = await call({
+        method: 'PATCH',
+        url: `/api/mailboxes/${id}`,
+        payload: { name: 'Carol', warmup: { dailyLimit: 25 } },
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ name: 'Carol', warmup: { dailyLimit: 25 } });
     });
@@ -428,7 +515,11 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
 
     it('getCredentials works across workspaces (the engine is not a tenant)', async () => {
       const other = await t.createWorkspace('other');
-      const created = await other.request({ method: 'POST', url: '/api/mailboxes', payload: customBody(alice, { verify: false }) });
+      const created = await other.request({
+        method: 'POST',
+        url: '/api/mailboxes',
+        payload: customBody(alice, { verify: false }),
+      });
       expect(created.statusCode).toBe(201);
       const credentials = await t.services.mailboxes.getCredentials(created.json().mailbox.id);
       expect(credentials.imap.username).toBe(alice.email);
@@ -443,7 +534,11 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       // one more full round so this test holds on its own too
       const created = await create(customBody(alice, { name: 'Secret Keeper' }));
       const { id } = created.json().mailbox;
-      await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { password: `${alice.password.slice(0, 5)} ${alice.password.slice(5)}` } });
+      await call({
+        method: 'PATCH',
+        url: `/api/mailboxes/${id}`,
+        payload: { password: `${alice.password.slice(0, 5)} ${alice.password.slice(5)}` },
+      });
       await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { password: WRONG_PASSWORD } });
       await call({ method: 'GET', url: '/api/mailboxes' });
       await call({ method: 'POST', url: `/api/mailboxes/${id}/pause` });
@@ -455,7 +550,11 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       const passwords = [WRONG_PASSWORD, ...MAIL_USERS.mailboxes.map((u) => u.password)];
       expect(responses.length).toBeGreaterThan(20);
       expect(logLines.length).toBeGreaterThan(20);
-      expect(logLines.some((line) => line.includes('"level":10') || line.includes('"level":20') || line.includes('"level":30'))).toBe(true);
+      expect(
+        logLines.some(
+          (line) => line.includes('"level":10') || line.includes('"level":20') || line.includes('"level":30'),
+        ),
+      ).toBe(true);
       const log = logLines.join('');
       const bodies = responses.join('\n');
       for (const password of passwords) {

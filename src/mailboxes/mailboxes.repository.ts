@@ -22,7 +22,6 @@ export interface PageWindow {
   limit: number;
 }
 
-
 /** A unique-constraint violation on either dialect (SQLite's error code, PostgreSQL's SQLSTATE). */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -40,7 +39,10 @@ export function createMailboxesRepository(db: Kysely<Database>) {
   }
 
   function interactionsOf(workspaceId: string, mailboxId: string, filter: InteractionFilter) {
-    let query = db.selectFrom('interactions').where('workspace_id', '=', workspaceId).where('mailbox_id', '=', mailboxId);
+    let query = db
+      .selectFrom('interactions')
+      .where('workspace_id', '=', workspaceId)
+      .where('mailbox_id', '=', mailboxId);
     if (filter.type !== undefined) query = query.where('type', '=', filter.type);
     if (filter.from !== undefined) query = query.where('occurred_at', '>=', filter.from);
     if (filter.before !== undefined) query = query.where('occurred_at', '<', filter.before);
@@ -49,8 +51,14 @@ export function createMailboxesRepository(db: Kysely<Database>) {
 
   return {
     /** One page, newest first; `id` (time-ordered) breaks ties within a millisecond. */
-    async list(workspaceId: string, filter: MailboxFilter, page: PageWindow): Promise<{ rows: MailboxRow[]; total: number }> {
-      const { total } = await filtered(workspaceId, filter).select(sql<number>`cast(count(*) as integer)`.as('total')).executeTakeFirstOrThrow();
+    async list(
+      workspaceId: string,
+      filter: MailboxFilter,
+      page: PageWindow,
+    ): Promise<{ rows: MailboxRow[]; total: number }> {
+      const { total } = await filtered(workspaceId, filter)
+        .select(sql<number>`cast(count(*) as integer)`.as('total'))
+        .executeTakeFirstOrThrow();
       const rows =
         Number(total) <= page.offset
           ? []
@@ -65,7 +73,12 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     },
 
     async findById(workspaceId: string, id: string): Promise<MailboxRow | undefined> {
-      return db.selectFrom('mailboxes').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
 
     async findByEmail(workspaceId: string, emailNormalized: string): Promise<MailboxRow | undefined> {
@@ -92,7 +105,12 @@ export function createMailboxesRepository(db: Kysely<Database>) {
      * forgets past failures and moves `error` back to `active`, decided in SQL so that a status the
      * engine wrote meanwhile is not overwritten from a stale read.
      */
-    async update(workspaceId: string, id: string, changes: MailboxRowUpdate, options: { reconnected?: boolean } = {}): Promise<MailboxRow | undefined> {
+    async update(
+      workspaceId: string,
+      id: string,
+      changes: MailboxRowUpdate,
+      options: { reconnected?: boolean } = {},
+    ): Promise<MailboxRow | undefined> {
       const query = db.updateTable('mailboxes').set(changes);
       const withRecovery = options.reconnected
         ? query.set({
@@ -103,7 +121,11 @@ export function createMailboxesRepository(db: Kysely<Database>) {
             next_sync_at: null,
           })
         : query;
-      return withRecovery.where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
+      return withRecovery
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
     },
 
     /** Moves the mailbox to `to` only from one of `from`; undefined when it was not in one of them (or does not exist). */
@@ -126,7 +148,11 @@ export function createMailboxesRepository(db: Kysely<Database>) {
 
     /** Foreign keys cascade to its warmup messages, plans, interactions and daily rollups. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('mailboxes').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      const result = await db
+        .deleteFrom('mailboxes')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 

@@ -69,7 +69,12 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
     app.get(
       '/:id',
       {
-        schema: { tags, summary: 'Get a mailbox', params: IdParams, response: { 200: MailboxEnvelope, ...errorResponses(401, 404) } },
+        schema: {
+          tags,
+          summary: 'Get a mailbox',
+          params: IdParams,
+          response: { 200: MailboxEnvelope, ...errorResponses(401, 404) },
+        },
       },
       async (request) => ({ mailbox: await service.get(request.workspaceId, request.params.id) }),
     );
@@ -111,7 +116,8 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
         schema: {
           tags,
           summary: 'Pause warmup',
-          description: '`active` or `error` → `paused`. Idempotent: a paused mailbox answers 200 unchanged. The ramp stays where it is.',
+          description:
+            '`active` or `error` → `paused`. Idempotent: a paused mailbox answers 200 unchanged. The ramp stays where it is.',
           params: IdParams,
           response: { 200: MailboxEnvelope, ...errorResponses(401, 404) },
         },

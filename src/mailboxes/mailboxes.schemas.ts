@@ -14,12 +14,14 @@ function Nullable<T extends TSchema>(schema: T) {
 
 export const MAILBOX_STATUSES = ['active', 'paused', 'error'] as const;
 export const MailboxStatus = StringEnum(MAILBOX_STATUSES, {
-  description: '`active`: warmup running; `paused`: stopped by the user; `error`: the engine could not log in or send (see `lastError`)',
+  description:
+    '`active`: warmup running; `paused`: stopped by the user; `error`: the engine could not log in or send (see `lastError`)',
 });
 export type MailboxStatus = Static<typeof MailboxStatus>;
 
 export const ProviderId = StringEnum(PROVIDER_IDS, {
-  description: 'A known provider fills `imap` and `smtp` from its preset (see GET /api/mailboxes/providers); `custom` needs both',
+  description:
+    'A known provider fills `imap` and `smtp` from its preset (see GET /api/mailboxes/providers); `custom` needs both',
 });
 
 export const CONNECTION_TYPES = ['imap'] as const;
@@ -28,7 +30,11 @@ export const ConnectionType = StringEnum(CONNECTION_TYPES, {
 });
 
 const Tls = Type.Object(
-  { rejectUnauthorized: Type.Optional(Type.Boolean({ description: 'false accepts a self-signed certificate (tests, private servers)' })) },
+  {
+    rejectUnauthorized: Type.Optional(
+      Type.Boolean({ description: 'false accepts a self-signed certificate (tests, private servers)' }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -37,7 +43,9 @@ export const ServerSettings = Type.Object(
   {
     host: Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$' }),
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
-    secure: Type.Boolean({ description: 'true: implicit TLS (993/465); false: STARTTLS when the server offers it (143/587)' }),
+    secure: Type.Boolean({
+      description: 'true: implicit TLS (993/465); false: STARTTLS when the server offers it (143/587)',
+    }),
     username: Type.String({ minLength: 1, maxLength: 320, description: 'Login name; default: the mailbox address' }),
     tls: Type.Optional(Tls),
   },
@@ -47,7 +55,8 @@ export type ServerSettings = Static<typeof ServerSettings>;
 
 export const ServerSettingsInput = Type.Partial(ServerSettings, {
   additionalProperties: false,
-  description: '`custom` needs `host`, `port` and `secure`; with a known provider any of them overrides the preset. `username` defaults to the address.',
+  description:
+    '`custom` needs `host`, `port` and `secure`; with a known provider any of them overrides the preset. `username` defaults to the address.',
 });
 export type ServerSettingsInput = Static<typeof ServerSettingsInput>;
 
@@ -55,30 +64,57 @@ const ClockTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', desc
 
 const SendWindow = Type.Object(
   { start: ClockTime, end: ClockTime },
-  { additionalProperties: false, description: "Sends happen between start and end (start < end) in the mailbox's time zone" },
+  {
+    additionalProperties: false,
+    description: "Sends happen between start and end (start < end) in the mailbox's time zone",
+  },
 );
 
 const warmupShape = {
-  startVolume: Type.Integer({ minimum: 1, maximum: 500, description: 'Emails on day 1; at most dailyLimit. Default 2' }),
+  startVolume: Type.Integer({
+    minimum: 1,
+    maximum: 500,
+    description: 'Emails on day 1; at most dailyLimit. Default 2',
+  }),
   rampUpIncrement: Type.Integer({ minimum: 0, maximum: 100, description: 'Added each warmup day. Default 2' }),
   dailyLimit: Type.Integer({ minimum: 1, maximum: 500, description: 'The ramp stops here. Default 40' }),
-  replyRate: Type.Number({ minimum: 0, maximum: 100, description: 'Percentage of received warmup emails answered. Default 30' }),
+  replyRate: Type.Number({
+    minimum: 0,
+    maximum: 100,
+    description: 'Percentage of received warmup emails answered. Default 30',
+  }),
   sendWindow: SendWindow,
-  timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name (`Europe/Berlin`). Default UTC' }),
+  timezone: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'IANA time zone name (`Europe/Berlin`). Default UTC',
+  }),
   weekdaysOnly: Type.Boolean({ description: 'No sends on Saturday and Sunday. Default false' }),
-  language: Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1 code of the templates it sends, falling back to English. Default en' }),
+  language: Type.String({
+    pattern: '^[a-z]{2}$',
+    description: 'ISO 639-1 code of the templates it sends, falling back to English. Default en',
+  }),
 };
 
 export const WarmupSettings = Type.Object(warmupShape, { additionalProperties: false });
 export type WarmupSettings = Static<typeof WarmupSettings>;
 
-export const WarmupSettingsInput = Type.Partial(Type.Object({ ...warmupShape, sendWindow: Type.Partial(SendWindow, { additionalProperties: false }) }), {
-  additionalProperties: false,
-  description: 'Any subset; on create it is merged over the defaults, on update over the current settings (sendWindow too)',
-});
+export const WarmupSettingsInput = Type.Partial(
+  Type.Object({ ...warmupShape, sendWindow: Type.Partial(SendWindow, { additionalProperties: false }) }),
+  {
+    additionalProperties: false,
+    description:
+      'Any subset; on create it is merged over the defaults, on update over the current settings (sendWindow too)',
+  },
+);
 export type WarmupSettingsInput = Static<typeof WarmupSettingsInput>;
 
-const MailboxName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Sender's display name; fills {sender_name} / {recipient_name}" });
+const MailboxName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: "Sender's display name; fills {sender_name} / {recipient_name}",
+});
 
 const Password = Type.String({
   minLength: 1,
@@ -88,7 +124,11 @@ const Password = Type.String({
 
 export const CreateMailboxBody = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 254, description: 'Unique per workspace, compared case-insensitively' }),
+    email: Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'Unique per workspace, compared case-insensitively',
+    }),
     password: Password,
     provider: ProviderId,
     connectionType: ConnectionType,
@@ -96,7 +136,11 @@ export const CreateMailboxBody = Type.Object(
     imap: Type.Optional(ServerSettingsInput),
     smtp: Type.Optional(ServerSettingsInput),
     warmup: Type.Optional(WarmupSettingsInput),
-    verify: Type.Optional(Type.Boolean({ description: 'Log in to IMAP and SMTP before saving (default true); a rejection is a 422 and nothing is stored' })),
+    verify: Type.Optional(
+      Type.Boolean({
+        description: 'Log in to IMAP and SMTP before saving (default true); a rejection is a 422 and nothing is stored',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -146,7 +190,9 @@ export const MailboxListQuery = Type.Object(
     ...PaginationQuery,
     status: Type.Optional(MailboxStatus),
     provider: Type.Optional(ProviderId),
-    q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the address or the name' })),
+    q: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Case-insensitive substring of the address or the name' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -161,7 +207,9 @@ export const ProviderPreset = Type.Object({
   name: Type.String(),
   imap: ServerPreset,
   smtp: ServerPreset,
-  appPasswordRequired: Type.Boolean({ description: 'The provider refuses the account password over IMAP/SMTP: make an app password' }),
+  appPasswordRequired: Type.Boolean({
+    description: 'The provider refuses the account password over IMAP/SMTP: make an app password',
+  }),
   helpUrl: Type.String({ description: "The provider's instructions for app passwords and IMAP access" }),
   notes: Type.String(),
 });
@@ -177,7 +225,9 @@ export const Interaction = Type.Object({
   id: Type.String(),
   mailboxId: Type.String(),
   type: InteractionType,
-  counterpart: Type.String({ description: "The other mailbox's address; masked (`j***@example.com`) when it belongs to another workspace" }),
+  counterpart: Type.String({
+    description: "The other mailbox's address; masked (`j***@example.com`) when it belongs to another workspace",
+  }),
   subject: Nullable(Type.String()),
   messageId: Type.String(),
   threadId: Nullable(Type.String()),

@@ -3,7 +3,13 @@ import type { Clock } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 import { pagination, type Pagination } from '../http/common.schemas.js';
-import { ConflictError, ConnectionFailedError, NotFoundError, ValidationError, type FieldError } from '../http/errors.js';
+import {
+  ConflictError,
+  ConnectionFailedError,
+  NotFoundError,
+  ValidationError,
+  type FieldError,
+} from '../http/errors.js';
 import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
 import { verifyImap } from '../mail/imap.js';
 import { verifySmtp } from '../mail/smtp.js';
@@ -132,7 +138,8 @@ function resolveServer(
       return undefined;
     }
     const missing = (['host', 'port', 'secure'] as const).filter((field) => input[field] === undefined);
-    for (const field of missing) errors.push({ path: `/body/${side}/${field}`, message: 'is required when provider is custom' });
+    for (const field of missing)
+      errors.push({ path: `/body/${side}/${field}`, message: 'is required when provider is custom' });
     if (missing.length > 0) return undefined;
     base = {};
   }
@@ -160,7 +167,11 @@ function canonicalTimeZone(name: string): string | undefined {
 }
 
 /** Settings merged over `base`; rules that span fields name the field the request sent. */
-function resolveWarmup(base: WarmupSettings, input: WarmupSettingsInput | undefined, errors: FieldError[]): WarmupSettings {
+function resolveWarmup(
+  base: WarmupSettings,
+  input: WarmupSettingsInput | undefined,
+  errors: FieldError[],
+): WarmupSettings {
   const merged: WarmupSettings = { ...base, ...input, sendWindow: { ...base.sendWindow, ...input?.sendWindow } };
   if (merged.startVolume > merged.dailyLimit) {
     if (input?.startVolume !== undefined || input?.dailyLimit === undefined) {
@@ -171,14 +182,23 @@ function resolveWarmup(base: WarmupSettings, input: WarmupSettingsInput | undefi
   }
   if (merged.sendWindow.start >= merged.sendWindow.end) {
     if (input?.sendWindow?.end !== undefined || input?.sendWindow?.start === undefined) {
-      errors.push({ path: '/body/warmup/sendWindow/end', message: `must be later than sendWindow.start (${merged.sendWindow.start})` });
+      errors.push({
+        path: '/body/warmup/sendWindow/end',
+        message: `must be later than sendWindow.start (${merged.sendWindow.start})`,
+      });
     } else {
-      errors.push({ path: '/body/warmup/sendWindow/start', message: `must be earlier than sendWindow.end (${merged.sendWindow.end})` });
+      errors.push({
+        path: '/body/warmup/sendWindow/start',
+        message: `must be earlier than sendWindow.end (${merged.sendWindow.end})`,
+      });
     }
   }
   const timezone = canonicalTimeZone(merged.timezone);
   if (timezone === undefined) {
-    errors.push({ path: '/body/warmup/timezone', message: 'must be an IANA time zone name such as Europe/Berlin or UTC' });
+    errors.push({
+      path: '/body/warmup/timezone',
+      message: 'must be an IANA time zone name such as Europe/Berlin or UTC',
+    });
   } else {
     merged.timezone = timezone;
   }
@@ -206,20 +226,35 @@ function nextDay(day: string): string {
 }
 
 function conflict(email: string): ConflictError {
-  return new ConflictError(`${email} is already connected in this workspace`, [{ path: '/body/email', message: 'is already connected' }]);
+  return new ConflictError(`${email} is already connected in this workspace`, [
+    { path: '/body/email', message: 'is already connected' },
+  ]);
 }
 
-export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS }: MailboxesServiceDeps) {
+export function createMailboxesService({
+  db,
+  clock,
+  secretKey,
+  verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS,
+}: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
   function serverConfig(settings: ServerSettings, password: string): MailServerConfig {
-    const config: MailServerConfig = { host: settings.host, port: settings.port, secure: settings.secure, username: settings.username, password };
+    const config: MailServerConfig = {
+      host: settings.host,
+      port: settings.port,
+      secure: settings.secure,
+      username: settings.username,
+      password,
+    };
     if (settings.tls) config.tls = { ...settings.tls };
     return config;
   }
 
   /** Decrypts the stored password (bound to the mailbox id) into login settings for both servers. */
-  function decryptCredentials(row: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted'>): MailboxCredentials {
+  function decryptCredentials(
+    row: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted'>,
+  ): MailboxCredentials {
     const password = decryptSecret(secretKey, row.password_encrypted, row.id);
     return {
       imap: serverConfig(parseJson<ServerSettings>(row.imap), password),
@@ -258,7 +293,10 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
     verifyConnection,
     decryptCredentials,
 
-    async list(workspaceId: string, query: MailboxListQuery): Promise<{ mailboxes: Mailbox[]; pagination: Pagination }> {
+    async list(
+      workspaceId: string,
+      query: MailboxListQuery,
+    ): Promise<{ mailboxes: Mailbox[]; pagination: Pagination }> {
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
       const { rows, total } = await repository.list(
@@ -286,7 +324,8 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
       const emailNormalized = email.toLowerCase();
       // Answer a duplicate before spending seconds on a login; the unique constraint decides races.
       if (await repository.findByEmail(workspaceId, emailNormalized)) throw conflict(email);
-      if (body.verify !== false) await verifyConnection({ imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) });
+      if (body.verify !== false)
+        await verifyConnection({ imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) });
 
       const now = clock.now();
       const id = newId('mbx', now.getTime());
@@ -320,20 +359,39 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
      */
     async update(workspaceId: string, id: string, body: UpdateMailboxBody): Promise<Mailbox> {
       const current = await findOrThrow(workspaceId, id);
-      const reconnect = body.password !== undefined || body.imap !== undefined || body.smtp !== undefined || body.provider !== undefined;
+      const reconnect =
+        body.password !== undefined ||
+        body.imap !== undefined ||
+        body.smtp !== undefined ||
+        body.provider !== undefined;
       const errors: FieldError[] = [];
       const changes: MailboxRowUpdate = {};
 
       if (body.name !== undefined) changes.name = body.name;
-      if (body.warmup !== undefined) changes.warmup = JSON.stringify(resolveWarmup(parseJson<WarmupSettings>(current.warmup), body.warmup, errors));
+      if (body.warmup !== undefined)
+        changes.warmup = JSON.stringify(resolveWarmup(parseJson<WarmupSettings>(current.warmup), body.warmup, errors));
 
       let credentials: MailboxCredentials | undefined;
       if (reconnect) {
         const provider = body.provider ?? current.provider;
         // A new provider starts from its own preset, not from the old provider's hosts.
         const fresh = body.provider !== undefined && body.provider !== current.provider;
-        const imap = resolveServer('imap', provider, fresh ? undefined : parseJson<ServerSettings>(current.imap), body.imap, current.email, errors);
-        const smtp = resolveServer('smtp', provider, fresh ? undefined : parseJson<ServerSettings>(current.smtp), body.smtp, current.email, errors);
+        const imap = resolveServer(
+          'imap',
+          provider,
+          fresh ? undefined : parseJson<ServerSettings>(current.imap),
+          body.imap,
+          current.email,
+          errors,
+        );
+        const smtp = resolveServer(
+          'smtp',
+          provider,
+          fresh ? undefined : parseJson<ServerSettings>(current.smtp),
+          body.smtp,
+          current.email,
+          errors,
+        );
         let password: string | undefined;
         if (body.password !== undefined) {
           password = cleanPassword(body.password, errors);
@@ -369,7 +427,9 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
 
     /** active/error → paused; already paused answers the mailbox unchanged. `lastError` stays, so the user still sees why. */
     async pause(workspaceId: string, id: string): Promise<Mailbox> {
-      const paused = await repository.transition(workspaceId, id, ['active', 'error'], 'paused', { updated_at: clock.now().toISOString() });
+      const paused = await repository.transition(workspaceId, id, ['active', 'error'], 'paused', {
+        updated_at: clock.now().toISOString(),
+      });
       return toMailbox(paused ?? (await findOrThrow(workspaceId, id)));
     },
 
@@ -402,7 +462,8 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
       const errors: FieldError[] = [];
       for (const field of ['startDate', 'endDate'] as const) {
         const day = query[field];
-        if (day !== undefined && !isCalendarDay(day)) errors.push({ path: `/query/${field}`, message: 'must be a real calendar day (YYYY-MM-DD)' });
+        if (day !== undefined && !isCalendarDay(day))
+          errors.push({ path: `/query/${field}`, message: 'must be a real calendar day (YYYY-MM-DD)' });
       }
       if (errors.length === 0 && query.startDate && query.endDate && query.startDate > query.endDate) {
         errors.push({ path: '/query/endDate', message: `must not be before startDate (${query.startDate})` });
@@ -422,7 +483,10 @@ export function createMailboxesService({ db, clock, secretKey, verifyTimeoutMs =
         },
         { offset: (page - 1) * limit, limit },
       );
-      return { interactions: rows.map((row) => toInteraction(row, workspaceId)), pagination: pagination(page, limit, total) };
+      return {
+        interactions: rows.map((row) => toInteraction(row, workspaceId)),
+        pagination: pagination(page, limit, total),
+      };
     },
 
     /**

@@ -28,12 +28,21 @@ afterEach(async () => {
   await t.database.db.deleteFrom('mailboxes').execute();
 });
 
-function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string): Record<string, unknown> {
+function expectProblem(
+  res: LightMyRequestResponse,
+  status: number,
+  code: string,
+  path?: string,
+): Record<string, unknown> {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = res.json<{ code: string; errors?: { path: string; message: string }[] }>();
   expect(body.code).toBe(code);
-  if (path) expect(body.errors?.map((e) => e.path), res.body).toContain(path);
+  if (path)
+    expect(
+      body.errors?.map((e) => e.path),
+      res.body,
+    ).toContain(path);
   return body;
 }
 
@@ -51,7 +60,10 @@ function body(overrides: Record<string, unknown> = {}): Record<string, unknown> 
   };
 }
 
-async function create(overrides: Record<string, unknown> = {}, workspace: TestWorkspace = t.workspace): Promise<Mailbox> {
+async function create(
+  overrides: Record<string, unknown> = {},
+  workspace: TestWorkspace = t.workspace,
+): Promise<Mailbox> {
   const res = await workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body(overrides) });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().mailbox;
@@ -83,16 +95,37 @@ describe('providers', () => {
     ['zoho', 'imap.zoho.com', 993, true, 'smtp.zoho.com', 465, true],
     ['icloud', 'imap.mail.me.com', 993, true, 'smtp.mail.me.com', 587, false],
     ['fastmail', 'imap.fastmail.com', 993, true, 'smtp.fastmail.com', 465, true],
-  ])('%s fills imap and smtp from its preset, the address as login name', async (provider, imapHost, imapPort, imapSecure, smtpHost, smtpPort, smtpSecure) => {
-    const mailbox = await create({ email: 'Person@Example.com', provider, imap: undefined, smtp: undefined });
-    expect(mailbox.imap).toEqual({ host: imapHost, port: imapPort, secure: imapSecure, username: 'Person@Example.com' });
-    expect(mailbox.smtp).toEqual({ host: smtpHost, port: smtpPort, secure: smtpSecure, username: 'Person@Example.com' });
-  });
+  ])(
+    '%s fills imap and smtp from its preset, the address as login name',
+    async (provider, imapHost, imapPort, imapSecure, smtpHost, smtpPort, smtpSecure) => {
+      const mailbox = await create({ email: 'Person@Example.com', provider, imap: undefined, smtp: undefined });
+      expect(mailbox.imap).toEqual({
+        host: imapHost,
+        port: imapPort,
+        secure: imapSecure,
+        username: 'Person@Example.com',
+      });
+      expect(mailbox.smtp).toEqual({
+        host: smtpHost,
+        port: smtpPort,
+        secure: smtpSecure,
+        username: 'Person@Example.com',
+      });
+    },
+  );
 
   it('a known provider takes imap/smtp overrides on top of its preset', async () => {
-    const mailbox = await create({ provider: 'zoho', imap: { host: 'imappro.zoho.com' }, smtp: { username: 'login-name', tls: { rejectUnauthorized: false } } });
+    const mailbox = await create({
+      provider: 'zoho',
+      imap: { host: 'imappro.zoho.com' },
+      smtp: { username: 'login-name', tls: { rejectUnauthorized: false } },
+    });
     expect(mailbox.imap).toEqual({ ...PROVIDERS.zoho.imap, host: 'imappro.zoho.com', username: alice.email });
-    expect(mailbox.smtp).toEqual({ ...PROVIDERS.zoho.smtp, username: 'login-name', tls: { rejectUnauthorized: false } });
+    expect(mailbox.smtp).toEqual({
+      ...PROVIDERS.zoho.smtp,
+      username: 'login-name',
+      tls: { rejectUnauthorized: false },
+    });
   });
 });
 
@@ -102,7 +135,24 @@ describe('create', () => {
     expect(res.statusCode).toBe(201);
     const { mailbox } = res.json();
     expect(Object.keys(mailbox).sort()).toEqual(
-      ['id', 'email', 'name', 'provider', 'connectionType', 'status', 'imap', 'smtp', 'warmup', 'reputation', 'warmupDay', 'dailyTarget', 'lastSyncAt', 'lastError', 'createdAt', 'updatedAt'].sort(),
+      [
+        'id',
+        'email',
+        'name',
+        'provider',
+        'connectionType',
+        'status',
+        'imap',
+        'smtp',
+        'warmup',
+        'reputation',
+        'warmupDay',
+        'dailyTarget',
+        'lastSyncAt',
+        'lastError',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     );
     expect(mailbox).toMatchObject({
       email: alice.email,
@@ -129,7 +179,16 @@ describe('create', () => {
   });
 
   it('takes partial warmup settings over the defaults and spells the time zone the IANA way', async () => {
-    const mailbox = await create({ warmup: { dailyLimit: 80, sendWindow: { end: '20:30' }, timezone: 'europe/berlin', weekdaysOnly: true, language: 'de', replyRate: 12.5 } });
+    const mailbox = await create({
+      warmup: {
+        dailyLimit: 80,
+        sendWindow: { end: '20:30' },
+        timezone: 'europe/berlin',
+        weekdaysOnly: true,
+        language: 'de',
+        replyRate: 12.5,
+      },
+    });
     expect(mailbox.warmup).toEqual({
       startVolume: 2,
       rampUpIncrement: 2,
@@ -144,7 +203,11 @@ describe('create', () => {
 
   it('an address already connected in the workspace, in any case, is a 409', async () => {
     await create({ email: 'Alice@Alpha.test' });
-    const res = await t.workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body({ email: 'alice@ALPHA.TEST' }) });
+    const res = await t.workspace.request({
+      method: 'POST',
+      url: '/api/mailboxes',
+      payload: body({ email: 'alice@ALPHA.TEST' }),
+    });
     const problem = expectProblem(res, 409, 'conflict', '/body/email');
     expect(problem.detail).toMatch(/already connected/);
   });
@@ -182,15 +245,26 @@ describe('create', () => {
     ['port out of range', { imap: { host: 'imap.example.test', port: 70000, secure: true } }, '/body/imap/port'],
     ['port not an integer', { smtp: { host: 'smtp.example.test', port: '587', secure: false } }, '/body/smtp/port'],
     ['host with spaces', { imap: { host: 'imap example', port: 993, secure: true } }, '/body/imap/host'],
-    ['unknown field in a server block', { imap: { host: 'h.test', port: 993, secure: true, password: 'x' } }, '/body/imap/password'],
-    ['unknown tls option', { imap: { host: 'h.test', port: 993, secure: true, tls: { ciphers: 'x' } } }, '/body/imap/tls/ciphers'],
+    [
+      'unknown field in a server block',
+      { imap: { host: 'h.test', port: 993, secure: true, password: 'x' } },
+      '/body/imap/password',
+    ],
+    [
+      'unknown tls option',
+      { imap: { host: 'h.test', port: 993, secure: true, tls: { ciphers: 'x' } } },
+      '/body/imap/tls/ciphers',
+    ],
     ['unknown field', { status: 'paused' }, '/body/status'],
     ['blank name', { name: '   ' }, '/body/name'],
     ['verify not a boolean', { verify: 'no' }, '/body/verify'],
   ])('%s → 400', async (_case, overrides, path) => {
     const res = await t.workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body(overrides) });
     expectProblem(res, 400, 'validation_error', path);
-    const { n } = await t.database.db.selectFrom('mailboxes').select(sql<number>`cast(count(*) as integer)`.as('n')).executeTakeFirstOrThrow();
+    const { n } = await t.database.db
+      .selectFrom('mailboxes')
+      .select(sql<number>`cast(count(*) as integer)`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n)).toBe(0);
   });
 
@@ -224,7 +298,12 @@ describe('create', () => {
   });
 
   it('a malformed body is a 400 before anything is checked', async () => {
-    const res = await t.workspace.request({ method: 'POST', url: '/api/mailboxes', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const res = await t.workspace.request({
+      method: 'POST',
+      url: '/api/mailboxes',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     expectProblem(res, 400, 'validation_error', '/body');
   });
 });
@@ -232,7 +311,11 @@ describe('create', () => {
 describe('update (changes that need no login)', () => {
   it('merges partial warmup settings over the current ones', async () => {
     const mailbox = await create({ warmup: { dailyLimit: 60, sendWindow: { start: '09:00', end: '17:00' } } });
-    const res = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { warmup: { sendWindow: { end: '19:00' }, replyRate: 50 } } });
+    const res = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { warmup: { sendWindow: { end: '19:00' }, replyRate: 50 } },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const updated = res.json().mailbox;
     expect(updated.warmup).toEqual({ ...mailbox.warmup, replyRate: 50, sendWindow: { start: '09:00', end: '19:00' } });
@@ -241,11 +324,23 @@ describe('update (changes that need no login)', () => {
 
   it('validates the merged settings and names the field that was sent', async () => {
     const mailbox = await create({ warmup: { startVolume: 5 } });
-    const lower = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { warmup: { dailyLimit: 4 } } });
+    const lower = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { warmup: { dailyLimit: 4 } },
+    });
     expectProblem(lower, 400, 'validation_error', '/body/warmup/dailyLimit');
-    const start = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { warmup: { sendWindow: { start: '18:30' } } } });
+    const start = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { warmup: { sendWindow: { start: '18:30' } } },
+    });
     expectProblem(start, 400, 'validation_error', '/body/warmup/sendWindow/start');
-    const zone = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { warmup: { timezone: 'Nowhere/Land' } } });
+    const zone = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { warmup: { timezone: 'Nowhere/Land' } },
+    });
     expectProblem(zone, 400, 'validation_error', '/body/warmup/timezone');
     const after = (await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` })).json().mailbox;
     expect(after.warmup).toEqual(mailbox.warmup);
@@ -253,9 +348,17 @@ describe('update (changes that need no login)', () => {
 
   it('sets and clears the name', async () => {
     const mailbox = await create();
-    const named = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { name: 'Alice A.' } });
+    const named = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { name: 'Alice A.' },
+    });
     expect(named.json().mailbox.name).toBe('Alice A.');
-    const cleared = await t.workspace.request({ method: 'PATCH', url: `/api/mailboxes/${mailbox.id}`, payload: { name: null } });
+    const cleared = await t.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${mailbox.id}`,
+      payload: { name: null },
+    });
     expect(cleared.json().mailbox.name).toBeNull();
   });
 
@@ -314,7 +417,9 @@ describe('list', () => {
     expect(page2.json().pagination).toEqual({ page: 2, limit: 3, total: 4, totalPages: 2 });
 
     const ids = async (query: string) =>
-      (await t.workspace.request({ method: 'GET', url: `/api/mailboxes?${query}` })).json().mailboxes.map((m: { id: string }) => m.id);
+      (await t.workspace.request({ method: 'GET', url: `/api/mailboxes?${query}` }))
+        .json()
+        .mailboxes.map((m: { id: string }) => m.id);
     expect(await ids('status=paused')).toEqual([b.id]);
     expect(await ids('status=active&provider=gmail')).toEqual([d.id]);
     expect(await ids('provider=custom')).toEqual([c.id, a.id]);
@@ -364,7 +469,14 @@ describe('delete', () => {
       .execute();
     await db
       .insertInto('mailbox_plans')
-      .values({ mailbox_id: mine.id, day: now.toISOString().slice(0, 10), warmup_day: 1, target: 2, planned: 2, created_at: now.toISOString() })
+      .values({
+        mailbox_id: mine.id,
+        day: now.toISOString().slice(0, 10),
+        warmup_day: 1,
+        target: 2,
+        planned: 2,
+        created_at: now.toISOString(),
+      })
       .execute();
     await db.transaction().execute((trx) =>
       recordInteraction(trx, {
@@ -380,15 +492,28 @@ describe('delete', () => {
       }),
     );
     const count = async (table: 'warmup_messages' | 'mailbox_plans' | 'interactions' | 'daily_stats') => {
-      const { n } = await db.selectFrom(table).select(sql<number>`cast(count(*) as integer)`.as('n')).executeTakeFirstOrThrow();
+      const { n } = await db
+        .selectFrom(table)
+        .select(sql<number>`cast(count(*) as integer)`.as('n'))
+        .executeTakeFirstOrThrow();
       return Number(n);
     };
-    expect([await count('warmup_messages'), await count('mailbox_plans'), await count('interactions'), await count('daily_stats')]).toEqual([1, 1, 1, 1]);
+    expect([
+      await count('warmup_messages'),
+      await count('mailbox_plans'),
+      await count('interactions'),
+      await count('daily_stats'),
+    ]).toEqual([1, 1, 1, 1]);
 
     const res = await t.workspace.request({ method: 'DELETE', url: `/api/mailboxes/${mine.id}` });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect([await count('warmup_messages'), await count('mailbox_plans'), await count('interactions'), await count('daily_stats')]).toEqual([0, 0, 0, 0]);
+    expect([
+      await count('warmup_messages'),
+      await count('mailbox_plans'),
+      await count('interactions'),
+      await count('daily_stats'),
+    ]).toEqual([0, 0, 0, 0]);
     expectProblem(await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mine.id}` }), 404, 'not_found');
     expectProblem(await t.workspace.request({ method: 'DELETE', url: `/api/mailboxes/${mine.id}` }), 404, 'not_found');
     expect((await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${peer.id}` })).statusCode).toBe(200);
@@ -470,7 +595,12 @@ describe('interactions', () => {
   it('lists newest first, masks counterparts from other workspaces, and filters by type and UTC days', async () => {
     mailbox = await create({ email: alice.email });
     peer = await create({ email: bob.email });
-    const sent = await insertInteraction({ type: 'sent', at: '2026-03-01T08:00:00.000Z', counterpart: peer.email, counterpartWorkspaceId: t.workspace.id });
+    const sent = await insertInteraction({
+      type: 'sent',
+      at: '2026-03-01T08:00:00.000Z',
+      counterpart: peer.email,
+      counterpartWorkspaceId: t.workspace.id,
+    });
     const received = await insertInteraction({
       type: 'received',
       at: '2026-03-02T23:59:59.999Z',
@@ -478,8 +608,18 @@ describe('interactions', () => {
       counterpartWorkspaceId: foreignWorkspace.id,
       placement: 'spam',
     });
-    const rescued = await insertInteraction({ type: 'rescued', at: '2026-03-03T00:00:00.000Z', counterpart: 'jane.doe@example.com', counterpartWorkspaceId: foreignWorkspace.id });
-    const unknown = await insertInteraction({ type: 'replied', at: '2026-03-04T12:00:00.000Z', counterpart: 'x@gone.test', counterpartWorkspaceId: null });
+    const rescued = await insertInteraction({
+      type: 'rescued',
+      at: '2026-03-03T00:00:00.000Z',
+      counterpart: 'jane.doe@example.com',
+      counterpartWorkspaceId: foreignWorkspace.id,
+    });
+    const unknown = await insertInteraction({
+      type: 'replied',
+      at: '2026-03-04T12:00:00.000Z',
+      counterpart: 'x@gone.test',
+      counterpartWorkspaceId: null,
+    });
 
     const res = await list();
     expect(res.statusCode).toBe(200);
@@ -526,7 +666,11 @@ describe('interactions', () => {
   });
 
   it('an unknown mailbox is a 404', async () => {
-    expectProblem(await t.workspace.request({ method: 'GET', url: '/api/mailboxes/mbx_nope/interactions' }), 404, 'not_found');
+    expectProblem(
+      await t.workspace.request({ method: 'GET', url: '/api/mailboxes/mbx_nope/interactions' }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -551,7 +695,10 @@ describe('a secret key that no longer matches the stored passwords', () => {
     await expect(otherKey.getCredentials(mailbox.id)).rejects.toBeInstanceOf(SecretDecryptionError);
 
     const res = await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` });
-    expect(res.json().mailbox).toMatchObject({ status: 'error', lastError: expect.stringContaining('send the password again') });
+    expect(res.json().mailbox).toMatchObject({
+      status: 'error',
+      lastError: expect.stringContaining('send the password again'),
+    });
     expect(res.body).not.toContain(alice.password);
   });
 });

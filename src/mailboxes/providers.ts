@@ -28,8 +28,10 @@ export const PROVIDERS: Readonly<Record<KnownProvider, ProviderPreset>> = {
     imap: { host: 'outlook.office365.com', port: 993, secure: true },
     smtp: { host: 'smtp.office365.com', port: 587, secure: false },
     appPasswordRequired: true,
-    helpUrl: 'https://support.microsoft.com/en-us/account-billing/manage-app-passwords-for-two-step-verification-d6dc8c6d-4bf7-4851-ad95-6d07799387e9',
-    notes: 'Turn on two-step verification and create an app password; on Microsoft 365 an administrator must allow IMAP and SMTP AUTH for the mailbox.',
+    helpUrl:
+      'https://support.microsoft.com/en-us/account-billing/manage-app-passwords-for-two-step-verification-d6dc8c6d-4bf7-4851-ad95-6d07799387e9',
+    notes:
+      'Turn on two-step verification and create an app password; on Microsoft 365 an administrator must allow IMAP and SMTP AUTH for the mailbox.',
   },
   yahoo: {
     id: 'yahoo',
@@ -47,7 +49,8 @@ export const PROVIDERS: Readonly<Record<KnownProvider, ProviderPreset>> = {
     smtp: { host: 'smtp.zoho.com', port: 465, secure: true },
     appPasswordRequired: false,
     helpUrl: 'https://www.zoho.com/mail/help/imap-access.html',
-    notes: 'Enable IMAP access in the Zoho Mail settings; with two-factor authentication use an application-specific password. Addresses on your own domain use imappro.zoho.com / smtppro.zoho.com and other data centres their own hosts (imap.zoho.eu, ...): override imap and smtp.',
+    notes:
+      'Enable IMAP access in the Zoho Mail settings; with two-factor authentication use an application-specific password. Addresses on your own domain use imappro.zoho.com / smtppro.zoho.com and other data centres their own hosts (imap.zoho.eu, ...): override imap and smtp.',
   },
   icloud: {
     id: 'icloud',

@@ -79,13 +79,27 @@ function header(doc: Doc, report: StatsReport): number {
     .font(FONT.regular)
     .fontSize(8.5)
     .fillColor(COLOR.muted)
-    .text(`Generated ${formatDay(report.generatedAt.slice(0, 10))}`, MARGIN, 35, { width: CONTENT_WIDTH, align: 'right' });
+    .text(`Generated ${formatDay(report.generatedAt.slice(0, 10))}`, MARGIN, 35, {
+      width: CONTENT_WIDTH,
+      align: 'right',
+    });
   doc.font(FONT.bold).fontSize(24).fillColor(COLOR.text).text('Deliverability report', MARGIN, 54);
-  const scope = report.mailboxId === null ? report.workspaceName : `${report.workspaceName} · ${report.mailboxes[0]?.email ?? report.mailboxId}`;
+  const scope =
+    report.mailboxId === null
+      ? report.workspaceName
+      : `${report.workspaceName} · ${report.mailboxes[0]?.email ?? report.mailboxId}`;
   const period = `${formatDay(report.range.startDate)} – ${formatDay(report.range.endDate)} (${days} ${days === 1 ? 'day' : 'days'})`;
   doc.font(FONT.regular).fontSize(11).fillColor(COLOR.muted);
-  doc.text(`${fit(doc, scope, CONTENT_WIDTH - doc.widthOfString(period) - 30)}   |   ${period}`, MARGIN, 86, { width: CONTENT_WIDTH, lineBreak: false });
-  doc.moveTo(MARGIN, 110).lineTo(PAGE.width - MARGIN, 110).lineWidth(0.75).strokeColor(COLOR.rule).stroke();
+  doc.text(`${fit(doc, scope, CONTENT_WIDTH - doc.widthOfString(period) - 30)}   |   ${period}`, MARGIN, 86, {
+    width: CONTENT_WIDTH,
+    lineBreak: false,
+  });
+  doc
+    .moveTo(MARGIN, 110)
+    .lineTo(PAGE.width - MARGIN, 110)
+    .lineWidth(0.75)
+    .strokeColor(COLOR.rule)
+    .stroke();
   return 124;
 }
 
@@ -94,13 +108,36 @@ function kpiCards(doc: Doc, report: StatsReport, top: number): number {
   const { totals, rates } = report;
   const cards: Array<{ label: string; value: string; note: string; color?: string }> = [
     { label: 'Emails sent', value: formatCount(totals.sent), note: `${formatCount(totals.received)} received` },
-    { label: 'Inbox rate', value: formatPercent(rates.inboxRate), note: `${formatCount(totals.inbox)} in the inbox`, color: COLOR.inbox },
-    { label: 'Spam rate', value: formatPercent(rates.spamRate), note: `${formatCount(totals.spam)} in spam, ${formatCount(totals.rescued)} rescued`, color: COLOR.spam },
-    { label: 'Reputation', value: lastScore === null ? '–' : `${lastScore}`, note: 'score out of 100', color: COLOR.accent },
-    { label: 'Open rate', value: formatPercent(rates.openRate), note: `${formatCount(totals.opened)} opened, ${formatCount(totals.flagged)} flagged` },
+    {
+      label: 'Inbox rate',
+      value: formatPercent(rates.inboxRate),
+      note: `${formatCount(totals.inbox)} in the inbox`,
+      color: COLOR.inbox,
+    },
+    {
+      label: 'Spam rate',
+      value: formatPercent(rates.spamRate),
+      note: `${formatCount(totals.spam)} in spam, ${formatCount(totals.rescued)} rescued`,
+      color: COLOR.spam,
+    },
+    {
+      label: 'Reputation',
+      value: lastScore === null ? '–' : `${lastScore}`,
+      note: 'score out of 100',
+      color: COLOR.accent,
+    },
+    {
+      label: 'Open rate',
+      value: formatPercent(rates.openRate),
+      note: `${formatCount(totals.opened)} opened, ${formatCount(totals.flagged)} flagged`,
+    },
     { label: 'Reply rate', value: formatPercent(rates.replyRate), note: `${formatCount(totals.replied)} replies` },
     { label: 'Bounce rate', value: formatPercent(rates.bounceRate), note: `${formatCount(totals.bounced)} bounced` },
-    { label: 'Other placement', value: formatCount(totals.promotions + totals.other), note: `${formatCount(totals.promotions)} promotions, ${formatCount(totals.other)} other` },
+    {
+      label: 'Other placement',
+      value: formatCount(totals.promotions + totals.other),
+      note: `${formatCount(totals.promotions)} promotions, ${formatCount(totals.other)} other`,
+    },
   ];
   const perRow = 4;
   const gap = 10;
@@ -111,10 +148,22 @@ function kpiCards(doc: Doc, report: StatsReport, top: number): number {
     const y = top + Math.floor(index / perRow) * (height + gap);
     doc.roundedRect(x, y, width, height, 4).fillAndStroke(COLOR.panel, COLOR.rule);
     if (card.color) doc.rect(x, y + 4, 2.5, height - 8).fill(card.color);
-    doc.font(FONT.regular).fontSize(8).fillColor(COLOR.muted).text(card.label.toUpperCase(), x + 10, y + 9, { width: width - 16, characterSpacing: 0.4 });
-    doc.font(FONT.bold).fontSize(17).fillColor(COLOR.text).text(card.value, x + 10, y + 21, { width: width - 16, lineBreak: false });
+    doc
+      .font(FONT.regular)
+      .fontSize(8)
+      .fillColor(COLOR.muted)
+      .text(card.label.toUpperCase(), x + 10, y + 9, { width: width - 16, characterSpacing: 0.4 });
+    doc
+      .font(FONT.bold)
+      .fontSize(17)
+      .fillColor(COLOR.text)
+      .text(card.value, x + 10, y + 21, { width: width - 16, lineBreak: false });
     // Up to two lines: large counts make the notes long.
-    doc.font(FONT.regular).fontSize(7.5).fillColor(COLOR.muted).text(card.note, x + 10, y + 42, { width: width - 16, height: 20, ellipsis: true });
+    doc
+      .font(FONT.regular)
+      .fontSize(7.5)
+      .fillColor(COLOR.muted)
+      .text(card.note, x + 10, y + 42, { width: width - 16, height: 20, ellipsis: true });
   });
   return top + 2 * height + gap + 20;
 }
@@ -128,17 +177,36 @@ interface Plot {
 
 function sectionTitle(doc: Doc, title: string, subtitle: string, top: number): number {
   doc.font(FONT.bold).fontSize(12).fillColor(COLOR.text).text(title, MARGIN, top);
-  doc.font(FONT.regular).fontSize(8.5).fillColor(COLOR.muted).text(subtitle, MARGIN, top + 16, { width: CONTENT_WIDTH });
+  doc
+    .font(FONT.regular)
+    .fontSize(8.5)
+    .fillColor(COLOR.muted)
+    .text(subtitle, MARGIN, top + 16, { width: CONTENT_WIDTH });
   return top + 34;
 }
 
 /** Horizontal grid lines with their labels on the left, and date labels under the plot. */
-function axes(doc: Doc, plot: Plot, ticks: number[], max: number, days: string[], format: (value: number) => string): void {
+function axes(
+  doc: Doc,
+  plot: Plot,
+  ticks: number[],
+  max: number,
+  days: string[],
+  format: (value: number) => string,
+): void {
   doc.lineWidth(0.5);
   for (const tick of ticks) {
     const y = plot.y + plot.height - (tick / max) * plot.height;
-    doc.moveTo(plot.x, y).lineTo(plot.x + plot.width, y).strokeColor(tick === 0 ? COLOR.faint : COLOR.rule).stroke();
-    doc.font(FONT.regular).fontSize(7).fillColor(COLOR.muted).text(format(tick), plot.x - 34, y - 3.5, { width: 28, align: 'right', lineBreak: false });
+    doc
+      .moveTo(plot.x, y)
+      .lineTo(plot.x + plot.width, y)
+      .strokeColor(tick === 0 ? COLOR.faint : COLOR.rule)
+      .stroke();
+    doc
+      .font(FONT.regular)
+      .fontSize(7)
+      .fillColor(COLOR.muted)
+      .text(format(tick), plot.x - 34, y - 3.5, { width: 28, align: 'right', lineBreak: false });
   }
   const labels = Math.min(days.length, 7);
   const step = labels <= 1 ? 1 : (days.length - 1) / (labels - 1);
@@ -152,17 +220,29 @@ function axes(doc: Doc, plot: Plot, ticks: number[], max: number, days: string[]
       .font(FONT.regular)
       .fontSize(7)
       .fillColor(COLOR.muted)
-      .text(formatDay(days[index]!, false), left, plot.y + plot.height + 6, { width, align: 'center', lineBreak: false });
+      .text(formatDay(days[index]!, false), left, plot.y + plot.height + 6, {
+        width,
+        align: 'center',
+        lineBreak: false,
+      });
   }
 }
 
 function reputationChart(doc: Doc, report: StatsReport, top: number): number {
-  top = sectionTitle(doc, 'Reputation', 'Daily score out of 100 (mean of the mailboxes); a day without a new score keeps the last one.', top);
+  top = sectionTitle(
+    doc,
+    'Reputation',
+    'Daily score out of 100 (mean of the mailboxes); a day without a new score keeps the last one.',
+    top,
+  );
   const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: 130 };
   const days = report.daily.map((row) => row.date);
   axes(doc, plot, [0, 25, 50, 75, 100], 100, days, (value) => String(value));
   const slot = plot.width / days.length;
-  const point = (index: number, score: number): [number, number] => [plot.x + slot * (index + 0.5), plot.y + plot.height - (score / 100) * plot.height];
+  const point = (index: number, score: number): [number, number] => [
+    plot.x + slot * (index + 0.5),
+    plot.y + plot.height - (score / 100) * plot.height,
+  ];
 
   // Runs of consecutive known scores: an unknown day breaks the line instead of dropping to zero.
   const runs: Array<Array<[number, number]>> = [];
@@ -178,7 +258,14 @@ function reputationChart(doc: Doc, report: StatsReport, top: number): number {
   if (run.length > 0) runs.push(run);
 
   if (runs.length === 0) {
-    doc.font(FONT.regular).fontSize(9).fillColor(COLOR.faint).text('No reputation score in this period yet', plot.x, plot.y + plot.height / 2 - 5, { width: plot.width, align: 'center' });
+    doc
+      .font(FONT.regular)
+      .fontSize(9)
+      .fillColor(COLOR.faint)
+      .text('No reputation score in this period yet', plot.x, plot.y + plot.height / 2 - 5, {
+        width: plot.width,
+        align: 'center',
+      });
   }
   const baseline = plot.y + plot.height;
   for (const points of runs) {
@@ -203,10 +290,19 @@ function reputationChart(doc: Doc, report: StatsReport, top: number): number {
 function placementChart(doc: Doc, report: StatsReport, top: number): number {
   top = sectionTitle(doc, 'Inbox vs spam', 'Where the peers found the mail sent each day.', top);
   const legendY = top - 30;
-  for (const [index, [label, color]] of ([['Inbox', COLOR.inbox], ['Spam', COLOR.spam]] as const).entries()) {
+  for (const [index, [label, color]] of (
+    [
+      ['Inbox', COLOR.inbox],
+      ['Spam', COLOR.spam],
+    ] as const
+  ).entries()) {
     const x = PAGE.width - MARGIN - 110 + index * 58;
     doc.rect(x, legendY + 1, 8, 8).fill(color);
-    doc.font(FONT.regular).fontSize(8.5).fillColor(COLOR.text).text(label, x + 12, legendY, { lineBreak: false });
+    doc
+      .font(FONT.regular)
+      .fontSize(8.5)
+      .fillColor(COLOR.text)
+      .text(label, x + 12, legendY, { lineBreak: false });
   }
   const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: 130 };
   const days = report.daily.map((row) => row.date);
@@ -255,14 +351,23 @@ function tableHeader(doc: Doc, top: number): number {
       .font(FONT.bold)
       .fontSize(7.5)
       .fillColor(COLOR.muted)
-      .text(column.title, x + CELL_PADDING, top + 6, { width: column.width - 2 * CELL_PADDING, align: column.align, lineBreak: false });
+      .text(column.title, x + CELL_PADDING, top + 6, {
+        width: column.width - 2 * CELL_PADDING,
+        align: column.align,
+        lineBreak: false,
+      });
     x += column.width;
   }
   return top + ROW_HEIGHT + 2;
 }
 
 function mailboxTable(doc: Doc, report: StatsReport, top: number): void {
-  top = sectionTitle(doc, 'Mailboxes', 'Per mailbox over the period; inbox and spam as a share of the mail the peers found. Reputation is the current score.', top);
+  top = sectionTitle(
+    doc,
+    'Mailboxes',
+    'Per mailbox over the period; inbox and spam as a share of the mail the peers found. Reputation is the current score.',
+    top,
+  );
   if (report.mailboxes.length === 0) {
     doc.font(FONT.regular).fontSize(9).fillColor(COLOR.faint).text('No mailboxes in this workspace yet.', MARGIN, top);
     return;
@@ -281,12 +386,21 @@ function mailboxTable(doc: Doc, report: StatsReport, top: number): void {
         .font(column.title === 'Mailbox' ? FONT.bold : FONT.regular)
         .fontSize(8)
         .fillColor(column.title === 'Status' && row.status !== 'active' ? COLOR.spam : COLOR.text);
-      doc.text(fit(doc, column.value(row), width), x + CELL_PADDING, y + 5, { width, align: column.align, lineBreak: false });
+      doc.text(fit(doc, column.value(row), width), x + CELL_PADDING, y + 5, {
+        width,
+        align: column.align,
+        lineBreak: false,
+      });
       x += column.width;
     }
     y += ROW_HEIGHT;
   });
-  doc.moveTo(MARGIN, y).lineTo(PAGE.width - MARGIN, y).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(PAGE.width - MARGIN, y)
+    .lineWidth(0.5)
+    .strokeColor(COLOR.rule)
+    .stroke();
 }
 
 function footers(doc: Doc, report: StatsReport): void {
@@ -296,11 +410,20 @@ function footers(doc: Doc, report: StatsReport): void {
     // Writing below the bottom margin would otherwise make pdfkit start a new page.
     const margin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.moveTo(MARGIN, FOOTER_Y - 8).lineTo(PAGE.width - MARGIN, FOOTER_Y - 8).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+    doc
+      .moveTo(MARGIN, FOOTER_Y - 8)
+      .lineTo(PAGE.width - MARGIN, FOOTER_Y - 8)
+      .lineWidth(0.5)
+      .strokeColor(COLOR.rule)
+      .stroke();
     doc.font(FONT.regular).fontSize(7.5).fillColor(COLOR.faint);
     const label = `Warmup deliverability report · ${report.workspaceName} · ${report.range.startDate} to ${report.range.endDate}`;
     doc.text(fit(doc, label, CONTENT_WIDTH - 80), MARGIN, FOOTER_Y, { width: CONTENT_WIDTH - 80, lineBreak: false });
-    doc.text(`Page ${page - start + 1} of ${count}`, MARGIN, FOOTER_Y, { width: CONTENT_WIDTH, align: 'right', lineBreak: false });
+    doc.text(`Page ${page - start + 1} of ${count}`, MARGIN, FOOTER_Y, {
+      width: CONTENT_WIDTH,
+      align: 'right',
+      lineBreak: false,
+    });
     doc.page.margins.bottom = margin;
   }
 }

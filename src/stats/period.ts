@@ -32,7 +32,8 @@ export function dayToTime(day: string): number | undefined {
   const time = Date.UTC(year, month - 1, date);
   const back = new Date(time);
   // Date.UTC maps years 0..99 to 1900..1999, and rolls 02-30 over into March: both fail the round trip.
-  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== date) return undefined;
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== date)
+    return undefined;
   return time;
 }
 
@@ -89,6 +90,7 @@ export function resolvePeriod(input: PeriodInput, today: string): DayRange {
   parseDay(endDate, '/query/endDate');
   const span = daysBetween(startDate, endDate);
   if (span < 0) throw ValidationError.field('/query/startDate', 'must be on or before endDate');
-  if (span > MAX_RANGE_DAYS) throw ValidationError.field('/query/endDate', `must be at most ${MAX_RANGE_DAYS} days after startDate`);
+  if (span > MAX_RANGE_DAYS)
+    throw ValidationError.field('/query/endDate', `must be at most ${MAX_RANGE_DAYS} days after startDate`);
   return { startDate, endDate };
 }

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
-import { recordInteraction, recordReputation, type InteractionType, type Placement } from '../engine/interactions.repository.js';
+import {
+  recordInteraction,
+  recordReputation,
+  type InteractionType,
+  type Placement,
+} from '../engine/interactions.repository.js';
 import { csvField, csvLine } from './export-csv.js';
 
 /* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
@@ -42,7 +47,14 @@ async function insertMailbox(workspaceId: string, email: string) {
 }
 
 let messageCount = 0;
-async function record(mailboxId: string, type: InteractionType, senderMailboxId: string, messageId: string, at: string, placement: Placement | null = null) {
+async function record(
+  mailboxId: string,
+  type: InteractionType,
+  senderMailboxId: string,
+  messageId: string,
+  at: string,
+  placement: Placement | null = null,
+) {
   await recordInteraction(t.database.db, {
     mailboxId,
     type,
@@ -57,7 +69,13 @@ async function record(mailboxId: string, type: InteractionType, senderMailboxId:
   });
 }
 
-async function message(from: string, to: string, at: string, placement: Placement, actions: Array<'opened' | 'rescued' | 'replied'> = []) {
+async function message(
+  from: string,
+  to: string,
+  at: string,
+  placement: Placement,
+  actions: Array<'opened' | 'rescued' | 'replied'> = [],
+) {
   const messageId = `<x${++messageCount}@test>`;
   await record(from, 'sent', from, messageId, at);
   await record(to, 'received', from, messageId, at, placement);
@@ -194,8 +212,32 @@ describe('GET /api/stats/export?format=json', () => {
         startDate: '2026-03-15',
         endDate: '2026-03-15',
         rows: [
-          { date: '2026-03-15', mailboxId: mb.quoted, email: QUOTED_EMAIL, sent: 0, received: 1, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: null },
-          { date: '2026-03-15', mailboxId: mb.alice, email: 'alice@alpha.test', sent: 1, received: 0, inbox: 1, spam: 0, rescued: 0, opened: 1, replied: 1, reputation: 77 },
+          {
+            date: '2026-03-15',
+            mailboxId: mb.quoted,
+            email: QUOTED_EMAIL,
+            sent: 0,
+            received: 1,
+            inbox: 0,
+            spam: 0,
+            rescued: 0,
+            opened: 0,
+            replied: 0,
+            reputation: null,
+          },
+          {
+            date: '2026-03-15',
+            mailboxId: mb.alice,
+            email: 'alice@alpha.test',
+            sent: 1,
+            received: 0,
+            inbox: 1,
+            spam: 0,
+            rescued: 0,
+            opened: 1,
+            replied: 1,
+            reputation: 77,
+          },
         ],
       },
     });
@@ -252,7 +294,12 @@ describe('export errors', () => {
   });
 
   it('checks the period like every stats route', async () => {
-    expectProblem(await get('/api/stats/export?format=pdf&startDate=2026-03-01'), 400, 'validation_error', '/query/endDate');
+    expectProblem(
+      await get('/api/stats/export?format=pdf&startDate=2026-03-01'),
+      400,
+      'validation_error',
+      '/query/endDate',
+    );
     expectProblem(await get('/api/stats/export?format=json&period=1y'), 400, 'validation_error', '/query/period');
   });
 });

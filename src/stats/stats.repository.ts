@@ -12,7 +12,19 @@ import type { Totals } from './stats.schemas.js';
  * another workspace's mailbox is simply not found.
  */
 
-export const TOTAL_COLUMNS = ['sent', 'received', 'inbox', 'spam', 'promotions', 'other', 'rescued', 'opened', 'flagged', 'replied', 'bounced'] as const;
+export const TOTAL_COLUMNS = [
+  'sent',
+  'received',
+  'inbox',
+  'spam',
+  'promotions',
+  'other',
+  'rescued',
+  'opened',
+  'flagged',
+  'replied',
+  'bounced',
+] as const;
 const RECEIVED_COLUMNS = ['received_inbox', 'received_spam', 'received_promotions', 'received_other'] as const;
 
 export interface DayTotals extends Totals {
@@ -116,15 +128,31 @@ export function createStatsRepository(db: Kysely<Database>) {
    */
   function ownMailbox(workspaceId: string, mailboxId: string) {
     return (eb: ExpressionBuilder<Database, 'daily_stats'>) =>
-      eb('daily_stats.mailbox_id', 'in', eb.selectFrom('mailboxes').select('mailboxes.id').where('mailboxes.id', '=', mailboxId).where('mailboxes.workspace_id', '=', workspaceId));
+      eb(
+        'daily_stats.mailbox_id',
+        'in',
+        eb
+          .selectFrom('mailboxes')
+          .select('mailboxes.id')
+          .where('mailboxes.id', '=', mailboxId)
+          .where('mailboxes.workspace_id', '=', workspaceId),
+      );
   }
 
   function mailboxRows(workspaceId: string, mailboxId: string, range: DayRange) {
-    return db.selectFrom('daily_stats').where(ownMailbox(workspaceId, mailboxId)).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
+    return db
+      .selectFrom('daily_stats')
+      .where(ownMailbox(workspaceId, mailboxId))
+      .where('day', '>=', range.startDate)
+      .where('day', '<=', range.endDate);
   }
 
   function workspaceRows(workspaceId: string, range: DayRange) {
-    return db.selectFrom('daily_stats').where('workspace_id', '=', workspaceId).where('day', '>=', range.startDate).where('day', '<=', range.endDate);
+    return db
+      .selectFrom('daily_stats')
+      .where('workspace_id', '=', workspaceId)
+      .where('day', '>=', range.startDate)
+      .where('day', '<=', range.endDate);
   }
 
   /** The workspace's figures per day: the filter goes inside the grouping, so only the range is read. */
@@ -136,7 +164,10 @@ export function createStatsRepository(db: Kysely<Database>) {
   ] as const;
 
   async function listMailboxes(workspaceId: string, mailboxId?: string): Promise<MailboxListing[]> {
-    let query = db.selectFrom('mailboxes').select(['id', 'email', 'status', 'provider', 'reputation']).where('workspace_id', '=', workspaceId);
+    let query = db
+      .selectFrom('mailboxes')
+      .select(['id', 'email', 'status', 'provider', 'reputation'])
+      .where('workspace_id', '=', workspaceId);
     if (mailboxId !== undefined) query = query.where('id', '=', mailboxId);
     const rows = await query.execute();
     return rows.map((row) => ({ ...row, reputation: Number(row.reputation) })).sort(byEmail);
@@ -176,7 +207,11 @@ export function createStatsRepository(db: Kysely<Database>) {
      * that has one. One statement: the range, plus that one earlier row (ORDER BY … LIMIT 1 walks
      * the primary key backwards and stops at the first hit).
      */
-    async dailyTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<{ rows: DayTotals[]; carried: number | null }> {
+    async dailyTotals(
+      workspaceId: string,
+      range: DayRange,
+      mailboxId?: string,
+    ): Promise<{ rows: DayTotals[]; carried: number | null }> {
       let rows: Array<{ day: string; reputation: number | null } & Totals>;
       if (mailboxId !== undefined) {
         const columns = ['day', ...TOTAL_COLUMNS, 'reputation'] as const;
@@ -209,7 +244,11 @@ export function createStatsRepository(db: Kysely<Database>) {
           .groupBy('day')
           .unionAll(db.selectFrom(before.as('before')).selectAll())
           .execute();
-        rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: meanScore(row.reputation_sum, row.reputation_count) }));
+        rows = found.map((row) => ({
+          day: row.day,
+          ...toTotals(row),
+          reputation: meanScore(row.reputation_sum, row.reputation_count),
+        }));
       }
       const earlier = rows.find((row) => row.day < range.startDate);
       return { rows: rows.filter((row) => row.day >= range.startDate), carried: earlier?.reputation ?? null };
@@ -228,7 +267,11 @@ export function createStatsRepository(db: Kysely<Database>) {
     /** The mailboxes by status, and what the workspace sent and received on `day`: one statement for the dashboard. */
     async mailboxCounts(workspaceId: string, day: string): Promise<MailboxCounts & { sent: number; received: number }> {
       const onDay = (column: 'sent' | 'received') =>
-        db.selectFrom('daily_stats').select(total(column).as(column)).where('workspace_id', '=', workspaceId).where('day', '=', day);
+        db
+          .selectFrom('daily_stats')
+          .select(total(column).as(column))
+          .where('workspace_id', '=', workspaceId)
+          .where('day', '=', day);
       const row = await db
         .selectFrom('mailboxes')
         .select([
@@ -258,13 +301,21 @@ export function createStatsRepository(db: Kysely<Database>) {
      * by email; plus where the mail it received was found. The one statistics query whose cost is
      * mailboxes × days: it sums each mailbox's rows of the range.
      */
-    async mailboxTotals(workspaceId: string, range: DayRange, mailboxId?: string, only?: ReadonlyArray<(typeof TOTAL_COLUMNS)[number]>): Promise<MailboxTotals[]> {
+    async mailboxTotals(
+      workspaceId: string,
+      range: DayRange,
+      mailboxId?: string,
+      only?: ReadonlyArray<(typeof TOTAL_COLUMNS)[number]>,
+    ): Promise<MailboxTotals[]> {
       // Summing fewer columns is measurably cheaper over 1,000 mailboxes × 90 days; the others answer 0.
       const sums = [...(only ?? TOTAL_COLUMNS), ...RECEIVED_COLUMNS].map((column) => total(column).as(column));
       const [mailboxes, rows] = await Promise.all([
         listMailboxes(workspaceId, mailboxId),
         mailboxId !== undefined
-          ? mailboxRows(workspaceId, mailboxId, range).select(['mailbox_id', ...sums]).groupBy('mailbox_id').execute()
+          ? mailboxRows(workspaceId, mailboxId, range)
+              .select(['mailbox_id', ...sums])
+              .groupBy('mailbox_id')
+              .execute()
           : db
               .selectFrom('daily_stats')
               .select(['mailbox_id', ...sums])
@@ -296,14 +347,23 @@ export function createStatsRepository(db: Kysely<Database>) {
 
     /** The scores recorded on `day` (for one mailbox, or every mailbox of the workspace that has one). */
     async scoresOn(workspaceId: string, day: string, mailboxId?: string): Promise<Map<string, number>> {
-      let query = db.selectFrom('daily_stats').select(['mailbox_id', 'reputation']).where('workspace_id', '=', workspaceId).where('day', '=', day).where('reputation', 'is not', null);
+      let query = db
+        .selectFrom('daily_stats')
+        .select(['mailbox_id', 'reputation'])
+        .where('workspace_id', '=', workspaceId)
+        .where('day', '=', day)
+        .where('reputation', 'is not', null);
       if (mailboxId !== undefined) query = query.where('mailbox_id', '=', mailboxId);
       const rows = await query.execute();
       return new Map(rows.map((row) => [row.mailbox_id, Number(row.reputation)]));
     },
 
     /** The last score before `day` of each of these mailboxes that has one: one primary-key seek per mailbox. */
-    async lastScoresBefore(workspaceId: string, day: string, mailboxIds: readonly string[]): Promise<Map<string, number>> {
+    async lastScoresBefore(
+      workspaceId: string,
+      day: string,
+      mailboxIds: readonly string[],
+    ): Promise<Map<string, number>> {
       const scores = new Map<string, number>();
       // Chunks keep the IN list far from either dialect's parameter limit.
       for (let start = 0; start < mailboxIds.length; start += 500) {
@@ -324,7 +384,8 @@ export function createStatsRepository(db: Kysely<Database>) {
           .where('m.workspace_id', '=', workspaceId)
           .where('m.id', 'in', mailboxIds.slice(start, start + 500))
           .execute();
-        for (const row of rows) if (row.reputation !== null && row.reputation !== undefined) scores.set(row.id, Number(row.reputation));
+        for (const row of rows)
+          if (row.reputation !== null && row.reputation !== undefined) scores.set(row.id, Number(row.reputation));
       }
       return scores;
     },
@@ -339,7 +400,18 @@ export function createStatsRepository(db: Kysely<Database>) {
         .selectFrom('mailboxes as m')
         .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
         .leftJoin('daily_stats as p', (join) => join.onRef('p.mailbox_id', '=', 'm.id').on('p.day', '=', dayBefore))
-        .select(['m.id', 'm.email', 'm.status', 'd.sent', 'd.received', 'd.inbox', 'd.spam', 'd.replied', 'd.reputation', 'p.reputation as previous_reputation'])
+        .select([
+          'm.id',
+          'm.email',
+          'm.status',
+          'd.sent',
+          'd.received',
+          'd.inbox',
+          'd.spam',
+          'd.replied',
+          'd.reputation',
+          'p.reputation as previous_reputation',
+        ])
         .where('m.workspace_id', '=', workspaceId)
         .execute();
       return rows.map((row) => ({
@@ -358,7 +430,18 @@ export function createStatsRepository(db: Kysely<Database>) {
 
     /** The rollup rows of a range, unordered; days a mailbox has no row for are absent. */
     async mailboxDays(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxDay[]> {
-      const columns = ['mailbox_id', 'day', 'sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied', 'reputation'] as const;
+      const columns = [
+        'mailbox_id',
+        'day',
+        'sent',
+        'received',
+        'inbox',
+        'spam',
+        'rescued',
+        'opened',
+        'replied',
+        'reputation',
+      ] as const;
       const rows =
         mailboxId !== undefined
           ? await mailboxRows(workspaceId, mailboxId, range).select(columns).execute()

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
-import { recordInteraction, recordReputation, type InteractionType, type Placement } from '../engine/interactions.repository.js';
+import {
+  recordInteraction,
+  recordReputation,
+  type InteractionType,
+  type Placement,
+} from '../engine/interactions.repository.js';
 
 /*
  * The statistics contract, through HTTP. Every number is written the way the engine writes it
@@ -18,7 +23,12 @@ let other: TestWorkspace;
 const mb = { alice: '', bob: '', carol: '', dave: '' };
 const BOB_EMAIL = '"bob, jr"@beta.test';
 
-async function insertMailbox(workspaceId: string, email: string, provider: string, extra: { status?: string; warmupDay?: number; dailyTarget?: number } = {}) {
+async function insertMailbox(
+  workspaceId: string,
+  email: string,
+  provider: string,
+  extra: { status?: string; warmupDay?: number; dailyTarget?: number } = {},
+) {
   const id = newId('mb');
   const now = clock.now().toISOString();
   await t.database.db
@@ -46,7 +56,15 @@ async function insertMailbox(workspaceId: string, email: string, provider: strin
 }
 
 let messageCount = 0;
-async function record(mailboxId: string, type: InteractionType, senderMailboxId: string, counterpartMailboxId: string, messageId: string, at: string, placement: Placement | null = null) {
+async function record(
+  mailboxId: string,
+  type: InteractionType,
+  senderMailboxId: string,
+  counterpartMailboxId: string,
+  messageId: string,
+  at: string,
+  placement: Placement | null = null,
+) {
   const inserted = await recordInteraction(t.database.db, {
     mailboxId,
     type,
@@ -63,7 +81,13 @@ async function record(mailboxId: string, type: InteractionType, senderMailboxId:
 }
 
 /** One warmup message the way the engine records it: sent by `from`, received by `to` with a placement, then what `to` did with it. */
-async function message(from: string, to: string, at: string, placement: Placement, actions: Array<'opened' | 'flagged' | 'rescued' | 'replied'> = []) {
+async function message(
+  from: string,
+  to: string,
+  at: string,
+  placement: Placement,
+  actions: Array<'opened' | 'flagged' | 'rescued' | 'replied'> = [],
+) {
   const messageId = `<m${++messageCount}@test>`;
   await record(from, 'sent', from, to, messageId, at);
   await record(to, 'received', from, from, messageId, at, placement);
@@ -145,18 +169,24 @@ describe('GET /api/stats/dashboard', () => {
   it("answers exactly the seed's object for today", async () => {
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard'));
     // avgReputation: mean of the active mailboxes' current scores (80 and 61), rounded; carol is paused.
-    expect(body).toStrictEqual({ stats: { totalMailboxes: 3, activeMailboxes: 2, avgReputation: 71, todaySent: 3, todayReceived: 3 } });
+    expect(body).toStrictEqual({
+      stats: { totalMailboxes: 3, activeMailboxes: 2, avgReputation: 71, todaySent: 3, todayReceived: 3 },
+    });
   });
 
   it("sees only the key's workspace", async () => {
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard', other));
-    expect(body).toStrictEqual({ stats: { totalMailboxes: 1, activeMailboxes: 1, avgReputation: 10, todaySent: 0, todayReceived: 0 } });
+    expect(body).toStrictEqual({
+      stats: { totalMailboxes: 1, activeMailboxes: 1, avgReputation: 10, todaySent: 0, todayReceived: 0 },
+    });
   });
 
   it('answers zeros for a workspace without mailboxes', async () => {
     const empty = await t.createWorkspace('empty');
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard', empty));
-    expect(body).toStrictEqual({ stats: { totalMailboxes: 0, activeMailboxes: 0, avgReputation: 0, todaySent: 0, todayReceived: 0 } });
+    expect(body).toStrictEqual({
+      stats: { totalMailboxes: 0, activeMailboxes: 0, avgReputation: 0, todaySent: 0, todayReceived: 0 },
+    });
   });
 
   it('takes no query parameters', async () => {
@@ -179,33 +209,82 @@ describe('GET /api/stats/analytics', () => {
     expect(analytics.daily[29]!.date).toBe('2026-03-15');
     expect(analytics.daily.map((d) => d.date)).toEqual([...analytics.daily.map((d) => d.date)].sort());
     expect(analytics.daily.find((d) => d.date === '2026-02-20')).toEqual({
-      date: '2026-02-20', sent: 0, received: 0, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: 50,
+      date: '2026-02-20',
+      sent: 0,
+      received: 0,
+      inbox: 0,
+      spam: 0,
+      rescued: 0,
+      opened: 0,
+      replied: 0,
+      reputation: 50,
     });
   });
 
   it('counts for the sender and sums the workspace', async () => {
     const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics'));
     expect(analytics.totals).toStrictEqual({
-      sent: 7, received: 6, inbox: 3, spam: 1, promotions: 1, other: 1, rescued: 1, opened: 2, flagged: 1, replied: 1, bounced: 1,
+      sent: 7,
+      received: 6,
+      inbox: 3,
+      spam: 1,
+      promotions: 1,
+      other: 1,
+      rescued: 1,
+      opened: 2,
+      flagged: 1,
+      replied: 1,
+      bounced: 1,
     });
     // found = 3 + 1 + 1 + 1 = 6; bounceRate over the 7 sent.
-    expect(analytics.rates).toStrictEqual({ inboxRate: 50, spamRate: 16.7, openRate: 33.3, replyRate: 16.7, bounceRate: 14.3 });
+    expect(analytics.rates).toStrictEqual({
+      inboxRate: 50,
+      spamRate: 16.7,
+      openRate: 33.3,
+      replyRate: 16.7,
+      bounceRate: 14.3,
+    });
   });
 
   it('makes totals exactly the sum of the daily rows', async () => {
     for (const query of ['', '?period=7d', '?period=90d', `?mailboxId=${mb.alice}`]) {
       const { analytics } = ok<{ analytics: Analytics }>(await get(`/api/stats/analytics${query}`));
       for (const key of ['sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied'] as const) {
-        expect(analytics.daily.reduce((sum, d) => sum + d[key], 0), `${query} ${key}`).toBe(analytics.totals[key]);
+        expect(
+          analytics.daily.reduce((sum, d) => sum + d[key], 0),
+          `${query} ${key}`,
+        ).toBe(analytics.totals[key]);
       }
     }
   });
 
   it('counts an event on the UTC day it happened, either side of midnight', async () => {
-    const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?startDate=2026-03-14&endDate=2026-03-15'));
+    const { analytics } = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?startDate=2026-03-14&endDate=2026-03-15'),
+    );
     expect(analytics.daily).toEqual([
-      { date: '2026-03-14', sent: 1, received: 1, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: 71 },
-      { date: '2026-03-15', sent: 3, received: 3, inbox: 2, spam: 1, rescued: 1, opened: 2, replied: 1, reputation: 71 },
+      {
+        date: '2026-03-14',
+        sent: 1,
+        received: 1,
+        inbox: 0,
+        spam: 0,
+        rescued: 0,
+        opened: 0,
+        replied: 0,
+        reputation: 71,
+      },
+      {
+        date: '2026-03-15',
+        sent: 3,
+        received: 3,
+        inbox: 2,
+        spam: 1,
+        rescued: 1,
+        opened: 2,
+        replied: 1,
+        reputation: 71,
+      },
     ]);
     expect(analytics.totals.promotions).toBe(1);
     expect(analytics.totals.flagged).toBe(1);
@@ -224,13 +303,27 @@ describe('GET /api/stats/analytics', () => {
   it('answers 7d and 90d periods, and lets startDate/endDate win over period', async () => {
     const week = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?period=7d')).analytics;
     expect([week.startDate, week.endDate, week.daily.length]).toEqual(['2026-03-09', '2026-03-15', 7]);
-    const range = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?period=7d&startDate=2026-03-01&endDate=2026-03-03')).analytics;
+    const range = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?period=7d&startDate=2026-03-01&endDate=2026-03-03'),
+    ).analytics;
     expect([range.startDate, range.endDate, range.daily.length]).toEqual(['2026-03-01', '2026-03-03', 3]);
   });
 
   it('includes future days as zeros without a score', async () => {
-    const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?startDate=2026-03-15&endDate=2026-03-16'));
-    expect(analytics.daily[1]).toEqual({ date: '2026-03-16', sent: 0, received: 0, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: null });
+    const { analytics } = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?startDate=2026-03-15&endDate=2026-03-16'),
+    );
+    expect(analytics.daily[1]).toEqual({
+      date: '2026-03-16',
+      sent: 0,
+      received: 0,
+      inbox: 0,
+      spam: 0,
+      rescued: 0,
+      opened: 0,
+      replied: 0,
+      reputation: null,
+    });
   });
 
   it('averages the reputation of the mailboxes scored that day and carries it forward', async () => {
@@ -247,7 +340,9 @@ describe('GET /api/stats/analytics', () => {
   });
 
   it('answers null reputation while none is known', async () => {
-    const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?startDate=2025-12-01&endDate=2026-01-20'));
+    const { analytics } = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?startDate=2025-12-01&endDate=2026-01-20'),
+    );
     expect(analytics.daily[0]!.reputation).toBeNull();
     expect(analytics.daily[analytics.daily.length - 1]!.reputation).toBe(50);
   });
@@ -256,28 +351,58 @@ describe('GET /api/stats/analytics', () => {
     const { analytics } = ok<{ analytics: Analytics }>(await get(`/api/stats/analytics?mailboxId=${mb.alice}`));
     expect(analytics.mailboxId).toBe(mb.alice);
     expect(analytics.totals).toStrictEqual({
-      sent: 4, received: 4, inbox: 2, spam: 1, promotions: 0, other: 0, rescued: 1, opened: 2, flagged: 0, replied: 1, bounced: 1,
+      sent: 4,
+      received: 4,
+      inbox: 2,
+      spam: 1,
+      promotions: 0,
+      other: 0,
+      rescued: 1,
+      opened: 2,
+      flagged: 0,
+      replied: 1,
+      bounced: 1,
     });
-    expect(analytics.rates).toStrictEqual({ inboxRate: 66.7, spamRate: 33.3, openRate: 66.7, replyRate: 33.3, bounceRate: 25 });
+    expect(analytics.rates).toStrictEqual({
+      inboxRate: 66.7,
+      spamRate: 33.3,
+      openRate: 66.7,
+      replyRate: 33.3,
+      bounceRate: 25,
+    });
     expect(analytics.daily.find((d) => d.date === '2026-03-10')!.reputation).toBe(80);
   });
 
   it("keeps another workspace's numbers apart", async () => {
     const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics', other));
     expect(analytics.totals).toStrictEqual({
-      sent: 1, received: 1, inbox: 0, spam: 1, promotions: 0, other: 0, rescued: 0, opened: 0, flagged: 0, replied: 0, bounced: 0,
+      sent: 1,
+      received: 1,
+      inbox: 0,
+      spam: 1,
+      promotions: 0,
+      other: 0,
+      rescued: 0,
+      opened: 0,
+      flagged: 0,
+      replied: 0,
+      bounced: 0,
     });
     expect(analytics.rates).toStrictEqual({ inboxRate: 0, spamRate: 100, openRate: 0, replyRate: 0, bounceRate: 0 });
   });
 
   it('answers rates of 0, not NaN, when nothing was sent', async () => {
-    const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?startDate=2025-01-01&endDate=2025-01-01'));
+    const { analytics } = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?startDate=2025-01-01&endDate=2025-01-01'),
+    );
     expect(analytics.rates).toStrictEqual({ inboxRate: 0, spamRate: 0, openRate: 0, replyRate: 0, bounceRate: 0 });
     expect(analytics.daily).toHaveLength(1);
   });
 
   it('accepts a range of exactly 366 days', async () => {
-    const { analytics } = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?startDate=2025-01-01&endDate=2026-01-02'));
+    const { analytics } = ok<{ analytics: Analytics }>(
+      await get('/api/stats/analytics?startDate=2025-01-01&endDate=2026-01-02'),
+    );
     expect(analytics.daily).toHaveLength(367);
   });
 });
@@ -297,7 +422,13 @@ describe('period rules: every 400 names the parameter', () => {
     ['endDate without startDate', 'endDate=2026-03-01', '/query/startDate'],
     ['an empty mailboxId', 'mailboxId=', '/query/mailboxId'],
   ];
-  const routes = ['/api/stats/analytics', '/api/stats/reputation', '/api/stats/placement', '/api/stats/engagement', '/api/stats/export?format=csv'];
+  const routes = [
+    '/api/stats/analytics',
+    '/api/stats/reputation',
+    '/api/stats/placement',
+    '/api/stats/engagement',
+    '/api/stats/export?format=csv',
+  ];
 
   for (const [name, query, path] of cases) {
     it(`rejects ${name} (${path})`, async () => {
@@ -311,7 +442,12 @@ describe('period rules: every 400 names the parameter', () => {
     for (const [, query, path] of cases.filter(([, q]) => !q.startsWith('mailboxId'))) {
       expectProblem(await get(`/api/mailboxes/${mb.alice}/stats?${query}`), 400, 'validation_error', path);
     }
-    expectProblem(await get(`/api/mailboxes/${mb.alice}/stats?mailboxId=${mb.bob}`), 400, 'validation_error', '/query/mailboxId');
+    expectProblem(
+      await get(`/api/mailboxes/${mb.alice}/stats?mailboxId=${mb.bob}`),
+      400,
+      'validation_error',
+      '/query/mailboxId',
+    );
   });
 
   it("answers 404 for an unknown mailboxId and for another workspace's mailbox", async () => {
@@ -325,19 +461,36 @@ describe('period rules: every 400 names the parameter', () => {
 
 describe('GET /api/stats/reputation', () => {
   it('answers the daily history with the current score and the change over the period', async () => {
-    const { reputation } = ok<{ reputation: { startDate: string; endDate: string; mailboxId: string | null; current: number | null; change: number | null; history: Array<{ date: string; score: number | null }> } }>(
-      await get('/api/stats/reputation'),
-    );
-    expect(reputation).toMatchObject({ startDate: '2026-02-14', endDate: '2026-03-15', mailboxId: null, current: 71, change: 21 });
+    const { reputation } = ok<{
+      reputation: {
+        startDate: string;
+        endDate: string;
+        mailboxId: string | null;
+        current: number | null;
+        change: number | null;
+        history: Array<{ date: string; score: number | null }>;
+      };
+    }>(await get('/api/stats/reputation'));
+    expect(reputation).toMatchObject({
+      startDate: '2026-02-14',
+      endDate: '2026-03-15',
+      mailboxId: null,
+      current: 71,
+      change: 21,
+    });
     expect(reputation.history).toHaveLength(30);
     expect(reputation.history[0]).toEqual({ date: '2026-02-14', score: 50 });
     expect(reputation.history.find((p) => p.date === '2026-03-10')).toEqual({ date: '2026-03-10', score: 71 });
   });
 
   it("narrows to one mailbox's scores", async () => {
-    const { reputation } = ok<{ reputation: { current: number | null; change: number | null; history: Array<{ date: string; score: number | null }> } }>(
-      await get(`/api/stats/reputation?mailboxId=${mb.bob}`),
-    );
+    const { reputation } = ok<{
+      reputation: {
+        current: number | null;
+        change: number | null;
+        history: Array<{ date: string; score: number | null }>;
+      };
+    }>(await get(`/api/stats/reputation?mailboxId=${mb.bob}`));
     expect(reputation.current).toBe(61);
     expect(reputation.change).toBe(0);
     expect(reputation.history.find((p) => p.date === '2026-03-09')!.score).toBeNull();
@@ -345,7 +498,9 @@ describe('GET /api/stats/reputation', () => {
   });
 
   it('answers null current and change when no score is known', async () => {
-    const { reputation } = ok<{ reputation: { current: number | null; change: number | null } }>(await get('/api/stats/reputation?startDate=2025-01-01&endDate=2025-01-31'));
+    const { reputation } = ok<{ reputation: { current: number | null; change: number | null } }>(
+      await get('/api/stats/reputation?startDate=2025-01-01&endDate=2025-01-31'),
+    );
     expect(reputation).toMatchObject({ current: null, change: null });
   });
 });
@@ -379,12 +534,16 @@ describe('GET /api/stats/placement', () => {
   });
 
   it('narrows to one mailbox', async () => {
-    const { placement } = ok<{ placement: { total: number; byMailbox: unknown[]; byProvider: Array<{ provider: string }> } }>(
-      await get(`/api/stats/placement?mailboxId=${mb.carol}&period=90d`),
-    );
+    const { placement } = ok<{
+      placement: { total: number; byMailbox: unknown[]; byProvider: Array<{ provider: string }> };
+    }>(await get(`/api/stats/placement?mailboxId=${mb.carol}&period=90d`));
     expect(placement.total).toBe(1);
-    expect(placement.byMailbox).toEqual([{ mailboxId: mb.carol, email: 'carol@gamma.test', total: 1, inbox: 0, spam: 0, inboxRate: 0 }]);
-    expect(placement.byProvider).toEqual([{ provider: 'yahoo', total: 1, inbox: 0, spam: 1, promotions: 0, other: 0, inboxRate: 0 }]);
+    expect(placement.byMailbox).toEqual([
+      { mailboxId: mb.carol, email: 'carol@gamma.test', total: 1, inbox: 0, spam: 0, inboxRate: 0 },
+    ]);
+    expect(placement.byProvider).toEqual([
+      { provider: 'yahoo', total: 1, inbox: 0, spam: 1, promotions: 0, other: 0, inboxRate: 0 },
+    ]);
   });
 });
 
@@ -406,13 +565,15 @@ describe('GET /api/stats/engagement', () => {
   });
 
   it('answers zero rates over an empty period', async () => {
-    const { engagement } = ok<{ engagement: Record<string, number> }>(await get('/api/stats/engagement?startDate=2025-06-01&endDate=2025-06-30'));
+    const { engagement } = ok<{ engagement: Record<string, number> }>(
+      await get('/api/stats/engagement?startDate=2025-06-01&endDate=2025-06-30'),
+    );
     expect(engagement).toMatchObject({ received: 0, openRate: 0, replyRate: 0, rescueRate: 0 });
   });
 });
 
 describe('GET /api/stats/daily-summary', () => {
-  it("summarises today by default, every mailbox included", async () => {
+  it('summarises today by default, every mailbox included', async () => {
     const { summary } = ok<{ summary: Record<string, unknown> }>(await get('/api/stats/daily-summary'));
     expect(summary).toStrictEqual({
       date: '2026-03-15',
@@ -428,17 +589,51 @@ describe('GET /api/stats/daily-summary', () => {
       errorMailboxes: 0,
       reputationChange: 0,
       mailboxes: [
-        { mailboxId: mb.bob, email: BOB_EMAIL, status: 'active', sent: 1, received: 1, inbox: 1, spam: 0, replied: 0, reputation: 61 },
-        { mailboxId: mb.alice, email: 'alice@alpha.test', status: 'active', sent: 2, received: 1, inbox: 1, spam: 1, replied: 1, reputation: 80 },
-        { mailboxId: mb.carol, email: 'carol@gamma.test', status: 'paused', sent: 0, received: 1, inbox: 0, spam: 0, replied: 0, reputation: null },
+        {
+          mailboxId: mb.bob,
+          email: BOB_EMAIL,
+          status: 'active',
+          sent: 1,
+          received: 1,
+          inbox: 1,
+          spam: 0,
+          replied: 0,
+          reputation: 61,
+        },
+        {
+          mailboxId: mb.alice,
+          email: 'alice@alpha.test',
+          status: 'active',
+          sent: 2,
+          received: 1,
+          inbox: 1,
+          spam: 1,
+          replied: 1,
+          reputation: 80,
+        },
+        {
+          mailboxId: mb.carol,
+          email: 'carol@gamma.test',
+          status: 'paused',
+          sent: 0,
+          received: 1,
+          inbox: 0,
+          spam: 0,
+          replied: 0,
+          reputation: null,
+        },
       ],
     });
   });
 
   it('compares reputation with the day before', async () => {
-    const { summary } = ok<{ summary: { date: string; sent: number; reputationChange: number } }>(await get('/api/stats/daily-summary?date=2026-03-10'));
+    const { summary } = ok<{ summary: { date: string; sent: number; reputationChange: number } }>(
+      await get('/api/stats/daily-summary?date=2026-03-10'),
+    );
     expect(summary).toMatchObject({ date: '2026-03-10', sent: 1, reputationChange: 1 });
-    const first = ok<{ summary: { reputationChange: number } }>(await get('/api/stats/daily-summary?date=2026-03-01')).summary;
+    const first = ok<{ summary: { reputationChange: number } }>(
+      await get('/api/stats/daily-summary?date=2026-03-01'),
+    ).summary;
     expect(first.reputationChange).toBe(20);
   });
 
@@ -451,7 +646,9 @@ describe('GET /api/stats/daily-summary', () => {
 
 describe('GET /api/mailboxes/:id/stats', () => {
   it("answers the mailbox's state, today's numbers and the period", async () => {
-    const { stats } = ok<{ stats: Record<string, unknown> & { daily: DailyRow[]; totals: Record<string, number> } }>(await get(`/api/mailboxes/${mb.alice}/stats`));
+    const { stats } = ok<{ stats: Record<string, unknown> & { daily: DailyRow[]; totals: Record<string, number> } }>(
+      await get(`/api/mailboxes/${mb.alice}/stats`),
+    );
     expect(stats).toMatchObject({
       mailboxId: mb.alice,
       status: 'active',
@@ -460,19 +657,57 @@ describe('GET /api/mailboxes/:id/stats', () => {
       dailyTarget: 20,
       todaySent: 2,
       todayReceived: 1,
-      totals: { sent: 4, received: 4, inbox: 2, spam: 1, promotions: 0, other: 0, rescued: 1, opened: 2, flagged: 0, replied: 1, bounced: 1 },
+      totals: {
+        sent: 4,
+        received: 4,
+        inbox: 2,
+        spam: 1,
+        promotions: 0,
+        other: 0,
+        rescued: 1,
+        opened: 2,
+        flagged: 0,
+        replied: 1,
+        bounced: 1,
+      },
       rates: { inboxRate: 66.7, spamRate: 33.3, openRate: 66.7, replyRate: 33.3, bounceRate: 25 },
     });
     expect(stats.daily).toHaveLength(30);
-    expect(stats.daily.find((d) => d.date === '2026-03-12')).toEqual({ date: '2026-03-12', sent: 1, received: 0, inbox: 0, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: 80 });
+    expect(stats.daily.find((d) => d.date === '2026-03-12')).toEqual({
+      date: '2026-03-12',
+      sent: 1,
+      received: 0,
+      inbox: 0,
+      spam: 0,
+      rescued: 0,
+      opened: 0,
+      replied: 0,
+      reputation: 80,
+    });
   });
 
   it('takes the period parameters', async () => {
-    const { stats } = ok<{ stats: { daily: DailyRow[]; totals: Record<string, number> } }>(await get(`/api/mailboxes/${mb.alice}/stats?period=90d`));
+    const { stats } = ok<{ stats: { daily: DailyRow[]; totals: Record<string, number> } }>(
+      await get(`/api/mailboxes/${mb.alice}/stats?period=90d`),
+    );
     expect(stats.daily).toHaveLength(90);
     expect(stats.totals.sent).toBe(5);
-    const range = ok<{ stats: { daily: DailyRow[] } }>(await get(`/api/mailboxes/${mb.alice}/stats?startDate=2026-03-10&endDate=2026-03-10`)).stats;
-    expect(range.daily).toEqual([{ date: '2026-03-10', sent: 1, received: 1, inbox: 1, spam: 0, rescued: 0, opened: 0, replied: 0, reputation: 80 }]);
+    const range = ok<{ stats: { daily: DailyRow[] } }>(
+      await get(`/api/mailboxes/${mb.alice}/stats?startDate=2026-03-10&endDate=2026-03-10`),
+    ).stats;
+    expect(range.daily).toEqual([
+      {
+        date: '2026-03-10',
+        sent: 1,
+        received: 1,
+        inbox: 1,
+        spam: 0,
+        rescued: 0,
+        opened: 0,
+        replied: 0,
+        reputation: 80,
+      },
+    ]);
   });
 
   it("answers 404 for an unknown mailbox and for another workspace's", async () => {
@@ -485,7 +720,9 @@ describe('GET /api/mailboxes/:id/stats', () => {
 
 describe('OpenAPI', () => {
   it('describes every stats route', async () => {
-    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>();
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, unknown>;
+    }>();
     for (const path of ['dashboard', 'analytics', 'reputation', 'placement', 'engagement', 'export', 'daily-summary']) {
       expect(spec.paths).toHaveProperty([`/api/stats/${path}`]);
     }
@@ -511,8 +748,12 @@ describe('a deleted mailbox', () => {
     expect(ok<{ stats: unknown }>(await get('/api/stats/dashboard', team))).toStrictEqual({
       stats: { totalMailboxes: 1, activeMailboxes: 1, avgReputation: 50, todaySent: 1, todayReceived: 1 },
     });
-    const { placement } = ok<{ placement: { total: number; byMailbox: Array<{ mailboxId: string; total: number }> } }>(await get('/api/stats/placement?period=7d', team));
+    const { placement } = ok<{ placement: { total: number; byMailbox: Array<{ mailboxId: string; total: number }> } }>(
+      await get('/api/stats/placement?period=7d', team),
+    );
     expect(placement.total).toBe(1);
-    expect(placement.byMailbox).toEqual([{ mailboxId: a, email: 'a@x.test', total: 1, inbox: 1, spam: 0, inboxRate: 100 }]);
+    expect(placement.byMailbox).toEqual([
+      { mailboxId: a, email: 'a@x.test', total: 1, inbox: 1, spam: 0, inboxRate: 100 },
+    ]);
   });
 });

@@ -10,10 +10,12 @@ import { MAX_RANGE_DAYS, PERIODS } from './period.js';
 const day = (description = 'Calendar day YYYY-MM-DD (UTC)') => Type.String({ format: 'date', description });
 const Day = day();
 
-const percent = (description = 'Percentage 0..100, one decimal; 0 when the denominator is 0') => Type.Number({ minimum: 0, maximum: 100, description });
+const percent = (description = 'Percentage 0..100, one decimal; 0 when the denominator is 0') =>
+  Type.Number({ minimum: 0, maximum: 100, description });
 const Percent = percent();
 
-const score = (description = 'Score 0..100, or null when none is known') => Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description });
+const score = (description = 'Score 0..100, or null when none is known') =>
+  Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description });
 const Score = score();
 
 const PERIOD_RULES =
@@ -25,13 +27,25 @@ const REPUTATION_RULE =
   'carries the last known score forward (also from before the range); null when no score is known yet, and for days after today.';
 
 export const PeriodQueryShape = {
-  period: Type.Optional(Type.Unsafe<(typeof PERIODS)[number]>({ type: 'string', enum: [...PERIODS], description: 'Last N days ending today (default 30d)' })),
+  period: Type.Optional(
+    Type.Unsafe<(typeof PERIODS)[number]>({
+      type: 'string',
+      enum: [...PERIODS],
+      description: 'Last N days ending today (default 30d)',
+    }),
+  ),
   startDate: Type.Optional(day('First day of the range; needs endDate; wins over period')),
   endDate: Type.Optional(day(`Last day of the range; needs startDate; at most ${MAX_RANGE_DAYS} days after it`)),
 };
 
 const MailboxFilterShape = {
-  mailboxId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Narrows to one mailbox of the workspace (404 if it is not one)' })),
+  mailboxId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Narrows to one mailbox of the workspace (404 if it is not one)',
+    }),
+  ),
 };
 
 export const StatsQuery = Type.Object({ ...PeriodQueryShape, ...MailboxFilterShape }, { additionalProperties: false });
@@ -55,7 +69,10 @@ export const ExportQuery = Type.Object(
 );
 export type ExportQuery = Static<typeof ExportQuery>;
 
-export const DailySummaryQuery = Type.Object({ date: Type.Optional(day('The day to summarise (default today, UTC)')) }, { additionalProperties: false });
+export const DailySummaryQuery = Type.Object(
+  { date: Type.Optional(day('The day to summarise (default today, UTC)')) },
+  { additionalProperties: false },
+);
 export type DailySummaryQuery = Static<typeof DailySummaryQuery>;
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
@@ -100,7 +117,9 @@ export const DailyRow = Type.Object({
 });
 export type DailyRow = Static<typeof DailyRow>;
 
-const Daily = Type.Array(DailyRow, { description: `Every day of the range, oldest first, empty days as zeros. ${REPUTATION_RULE}` });
+const Daily = Type.Array(DailyRow, {
+  description: `Every day of the range, oldest first, empty days as zeros. ${REPUTATION_RULE}`,
+});
 
 export const DashboardStats = Type.Object({
   stats: Type.Object(
@@ -123,7 +142,9 @@ const RangeShape = {
 
 export const Analytics = Type.Object({
   ...RangeShape,
-  mailboxId: Type.Union([Type.String(), Type.Null()], { description: 'The mailbox the figures are narrowed to, or null for the whole workspace' }),
+  mailboxId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The mailbox the figures are narrowed to, or null for the whole workspace',
+  }),
   totals: Totals,
   rates: Rates,
   daily: Daily,
@@ -135,8 +156,12 @@ export const Reputation = Type.Object({
   ...RangeShape,
   mailboxId: Type.Union([Type.String(), Type.Null()]),
   current: score('The score on endDate (the last history point); null when none is known'),
-  change: Type.Union([Type.Integer(), Type.Null()], { description: 'current minus the first known score of the range; null when current is null' }),
-  history: Type.Array(Type.Object({ date: Day, score: Score }), { description: `Every day of the range, oldest first. ${REPUTATION_RULE.replace('`reputation`', 'The score')}` }),
+  change: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'current minus the first known score of the range; null when current is null',
+  }),
+  history: Type.Array(Type.Object({ date: Day, score: Score }), {
+    description: `Every day of the range, oldest first. ${REPUTATION_RULE.replace('`reputation`', 'The score')}`,
+  }),
 });
 export type Reputation = Static<typeof Reputation>;
 export const ReputationEnvelope = Type.Object({ reputation: Reputation });
@@ -162,7 +187,14 @@ export const Placement = Type.Object({
       'Providers without any mail are left out; most mail first.',
   }),
   byMailbox: Type.Array(
-    Type.Object({ mailboxId: Type.String(), email: Type.String(), total: Type.Integer(), inbox: Type.Integer(), spam: Type.Integer(), inboxRate: Percent }),
+    Type.Object({
+      mailboxId: Type.String(),
+      email: Type.String(),
+      total: Type.Integer(),
+      inbox: Type.Integer(),
+      spam: Type.Integer(),
+      inboxRate: Percent,
+    }),
     { description: 'By sender: where the peers found the mail each mailbox sent. Every selected mailbox, by email.' },
   ),
 });
@@ -172,7 +204,10 @@ export const PlacementEnvelope = Type.Object({ placement: Placement });
 export const Engagement = Type.Object(
   {
     ...RangeShape,
-    received: Type.Integer({ description: 'Messages of the selected mailboxes that the peers received (found: inbox + spam + promotions + other)' }),
+    received: Type.Integer({
+      description:
+        'Messages of the selected mailboxes that the peers received (found: inbox + spam + promotions + other)',
+    }),
     opened: Type.Integer(),
     flagged: Type.Integer(),
     replied: Type.Integer(),
@@ -186,7 +221,19 @@ export const Engagement = Type.Object(
 export type Engagement = Static<typeof Engagement>;
 export const EngagementEnvelope = Type.Object({ engagement: Engagement });
 
-export const EXPORT_COLUMNS = ['date', 'mailboxId', 'email', 'sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied', 'reputation'] as const;
+export const EXPORT_COLUMNS = [
+  'date',
+  'mailboxId',
+  'email',
+  'sent',
+  'received',
+  'inbox',
+  'spam',
+  'rescued',
+  'opened',
+  'replied',
+  'reputation',
+] as const;
 
 export const ExportRow = Type.Object({
   date: Day,
@@ -204,7 +251,12 @@ export const ExportRow = Type.Object({
 export type ExportRow = Static<typeof ExportRow>;
 
 export const ExportDocument = Type.Object({
-  export: Type.Object({ ...RangeShape, rows: Type.Array(ExportRow, { description: 'One row per mailbox per day of the range (empty days included), by date, then email' }) }),
+  export: Type.Object({
+    ...RangeShape,
+    rows: Type.Array(ExportRow, {
+      description: 'One row per mailbox per day of the range (empty days included), by date, then email',
+    }),
+  }),
 });
 
 export const DailySummary = Type.Object({
@@ -219,7 +271,10 @@ export const DailySummary = Type.Object({
   activeMailboxes: Type.Integer({ description: 'Mailboxes active now (status has no history)' }),
   pausedMailboxes: Type.Integer(),
   errorMailboxes: Type.Integer(),
-  reputationChange: Type.Integer({ description: "The workspace's reputation that day minus the day before (as in analytics `daily`); 0 when either is unknown" }),
+  reputationChange: Type.Integer({
+    description:
+      "The workspace's reputation that day minus the day before (as in analytics `daily`); 0 when either is unknown",
+  }),
   mailboxes: Type.Array(
     Type.Object({
       mailboxId: Type.String(),

@@ -4,7 +4,14 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
 import { addDays, eachDay, parseDay, resolvePeriod, utcToday, type DayRange, type PeriodInput } from './period.js';
-import { byEmail, createStatsRepository, TOTAL_COLUMNS, type DayTotals, type MailboxDay, type MailboxTotals } from './stats.repository.js';
+import {
+  byEmail,
+  createStatsRepository,
+  TOTAL_COLUMNS,
+  type DayTotals,
+  type MailboxDay,
+  type MailboxTotals,
+} from './stats.repository.js';
 import type {
   Analytics,
   DailyRow,
@@ -145,7 +152,11 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
    * day is the rounded mean of the scores recorded that day; a day without one carries the last
    * known score forward (from before the range too); days after today have none.
    */
-  async function dailySeries(workspaceId: string, range: DayRange, mailboxId?: string): Promise<{ daily: DailyRow[]; totals: Totals }> {
+  async function dailySeries(
+    workspaceId: string,
+    range: DayRange,
+    mailboxId?: string,
+  ): Promise<{ daily: DailyRow[]; totals: Totals }> {
     const { rows, carried: before } = await repository.dailyTotals(workspaceId, range, mailboxId);
     const byDay = new Map<string, DayTotals>(rows.map((row) => [row.day, row]));
     const now = today();
@@ -173,7 +184,11 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
    * Every selected mailbox on every day of the range, by date then email, in chunks of whole days.
    * A mailbox's reputation carries its own last score forward.
    */
-  async function* mailboxDayRows(workspaceId: string, range: DayRange, mailboxId?: string): AsyncGenerator<MailboxDayRow[]> {
+  async function* mailboxDayRows(
+    workspaceId: string,
+    range: DayRange,
+    mailboxId?: string,
+  ): AsyncGenerator<MailboxDayRow[]> {
     // The engine scores every active mailbox daily, so the day before the range answers for nearly
     // all of them in one query; only the others are looked up one by one.
     const dayBefore = addDays(range.startDate, -1);
@@ -183,13 +198,19 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     ]);
     if (mailboxes.length === 0) return;
     const unscored = mailboxes.filter((m) => !lastScores.has(m.id)).map((m) => m.id);
-    if (unscored.length > 0) for (const [id, score] of await repository.lastScoresBefore(workspaceId, dayBefore, unscored)) lastScores.set(id, score);
+    if (unscored.length > 0)
+      for (const [id, score] of await repository.lastScoresBefore(workspaceId, dayBefore, unscored))
+        lastScores.set(id, score);
     const days = eachDay(range);
     const now = today();
     const daysPerChunk = Math.max(1, Math.floor(EXPORT_CHUNK_ROWS / mailboxes.length));
     for (let first = 0; first < days.length; first += daysPerChunk) {
       const chunkDays = days.slice(first, first + daysPerChunk);
-      const rows = await repository.mailboxDays(workspaceId, { startDate: chunkDays[0]!, endDate: chunkDays[chunkDays.length - 1]! }, mailboxId);
+      const rows = await repository.mailboxDays(
+        workspaceId,
+        { startDate: chunkDays[0]!, endDate: chunkDays[chunkDays.length - 1]! },
+        mailboxId,
+      );
       const byKey = new Map<string, MailboxDay>(rows.map((row) => [`${row.day} ${row.mailboxId}`, row]));
       for (const date of chunkDays) {
         yield mailboxes.map((mailbox): MailboxDayRow => {
@@ -246,7 +267,13 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         const history = daily.map((row) => ({ date: row.date, score: row.reputation }));
         const current = history[history.length - 1]?.score ?? null;
         const first = history.find((point) => point.score !== null)?.score ?? null;
-        return { ...range, mailboxId: mailboxId ?? null, current, change: current === null || first === null ? null : current - first, history };
+        return {
+          ...range,
+          mailboxId: mailboxId ?? null,
+          current,
+          change: current === null || first === null ? null : current - first,
+          history,
+        };
       });
     },
 
@@ -254,13 +281,27 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
       const { range, mailboxId, check } = selection(workspaceId, query);
       return cached(cacheKey('placement', workspaceId, range.startDate, range.endDate, mailboxId), async () => {
         await check();
-        const mailboxes = await repository.mailboxTotals(workspaceId, range, mailboxId, ['inbox', 'spam', 'promotions', 'other']);
+        const mailboxes = await repository.mailboxTotals(workspaceId, range, mailboxId, [
+          'inbox',
+          'spam',
+          'promotions',
+          'other',
+        ]);
         const totals = sumTotals(mailboxes);
         const total = found(totals);
         // By the receiving mailbox's provider: where that provider's mailboxes found the mail they received.
-        const providers = new Map<string, { provider: string; inbox: number; spam: number; promotions: number; other: number }>();
+        const providers = new Map<
+          string,
+          { provider: string; inbox: number; spam: number; promotions: number; other: number }
+        >();
         for (const mailbox of mailboxes) {
-          const sum = providers.get(mailbox.provider) ?? { provider: mailbox.provider, inbox: 0, spam: 0, promotions: 0, other: 0 };
+          const sum = providers.get(mailbox.provider) ?? {
+            provider: mailbox.provider,
+            inbox: 0,
+            spam: 0,
+            promotions: 0,
+            other: 0,
+          };
           sum.inbox += mailbox.receivedPlacement.inbox;
           sum.spam += mailbox.receivedPlacement.spam;
           sum.promotions += mailbox.receivedPlacement.promotions;
@@ -280,7 +321,14 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
             .map((p) => ({ ...p, total: found(p), inboxRate: percent(p.inbox, found(p)) }))
             .filter((p) => p.total > 0)
             .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider)),
-          byMailbox: mailboxes.map((m) => ({ mailboxId: m.mailboxId, email: m.email, total: found(m), inbox: m.inbox, spam: m.spam, inboxRate: percent(m.inbox, found(m)) })),
+          byMailbox: mailboxes.map((m) => ({
+            mailboxId: m.mailboxId,
+            email: m.email,
+            total: found(m),
+            inbox: m.inbox,
+            spam: m.spam,
+            inboxRate: percent(m.inbox, found(m)),
+          })),
         };
       });
     },
@@ -306,7 +354,10 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     },
 
     /** Checks the request, then hands back the rows to stream (never cached: exports are read once). */
-    async exportRows(workspaceId: string, query: StatsQuery): Promise<{ range: DayRange; rows: AsyncIterable<MailboxDayRow[]> }> {
+    async exportRows(
+      workspaceId: string,
+      query: StatsQuery,
+    ): Promise<{ range: DayRange; rows: AsyncIterable<MailboxDayRow[]> }> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
       return { range, rows: mailboxDayRows(workspaceId, range, mailboxId) };
@@ -339,7 +390,10 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           const rows = await repository.mailboxesOnDay(workspaceId, date, addDays(date, -1));
           // A mailbox scored neither that day nor the day before (paused, new) carries an older score, if any.
           const unscored = rows.filter((r) => r.reputation === null && r.previousReputation === null).map((r) => r.id);
-          const older = unscored.length > 0 ? await repository.lastScoresBefore(workspaceId, addDays(date, -1), unscored) : new Map<string, number>();
+          const older =
+            unscored.length > 0
+              ? await repository.lastScoresBefore(workspaceId, addDays(date, -1), unscored)
+              : new Map<string, number>();
           return rows
             .map((row) => ({
               mailboxId: row.id,
@@ -350,7 +404,8 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
               inbox: row.inbox,
               spam: row.spam,
               replied: row.replied,
-              reputation: date > today() ? null : (row.reputation ?? row.previousReputation ?? older.get(row.id) ?? null),
+              reputation:
+                date > today() ? null : (row.reputation ?? row.previousReputation ?? older.get(row.id) ?? null),
             }))
             .sort((a, b) => byEmail({ id: a.mailboxId, email: a.email }, { id: b.mailboxId, email: b.email }));
         };
@@ -372,7 +427,8 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           activeMailboxes: counts.active,
           pausedMailboxes: counts.paused,
           errorMailboxes: counts.error,
-          reputationChange: day.reputation === null || previous.reputation === null ? 0 : day.reputation - previous.reputation,
+          reputationChange:
+            day.reputation === null || previous.reputation === null ? 0 : day.reputation - previous.reputation,
           mailboxes,
         };
       });

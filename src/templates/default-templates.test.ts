@@ -147,10 +147,21 @@ describe('DEFAULT_TEMPLATES', () => {
   });
 
   it('varies: spintax in most templates, some use of every everyday variable', () => {
-    const withSpintax = DEFAULT_TEMPLATES.filter((t) => new Set([0, 1, 2, 3, 4, 5].map((seed) => render(t, seed).body)).size > 1);
+    const withSpintax = DEFAULT_TEMPLATES.filter(
+      (t) => new Set([0, 1, 2, 3, 4, 5].map((seed) => render(t, seed).body)).size > 1,
+    );
     expect(withSpintax.length).toBeGreaterThanOrEqual(DEFAULT_TEMPLATES.length * 0.9);
-    const used = new Set(DEFAULT_TEMPLATES.flatMap((t) => [...analyzeText(t.subject).variables, ...analyzeText(t.body).variables]));
-    for (const name of ['recipient_first_name', 'sender_first_name', 'topic', 'company', 'day_of_week', 'date'] as const) {
+    const used = new Set(
+      DEFAULT_TEMPLATES.flatMap((t) => [...analyzeText(t.subject).variables, ...analyzeText(t.body).variables]),
+    );
+    for (const name of [
+      'recipient_first_name',
+      'sender_first_name',
+      'topic',
+      'company',
+      'day_of_week',
+      'date',
+    ] as const) {
       expect(used, name).toContain(name);
     }
   });
@@ -191,7 +202,8 @@ describe('TOPICS and COMPANIES', () => {
   it('has at least 30 English topics and a list for each template language', () => {
     expect(TOPICS.length).toBeGreaterThanOrEqual(30);
     expect(TOPICS_BY_LANGUAGE.en).toBe(TOPICS);
-    for (const language of ['de', 'fr', 'es']) expect(TOPICS_BY_LANGUAGE[language]?.length, language).toBeGreaterThanOrEqual(15);
+    for (const language of ['de', 'fr', 'es'])
+      expect(TOPICS_BY_LANGUAGE[language]?.length, language).toBeGreaterThanOrEqual(15);
   });
 
   it('has about twenty companies', () => {

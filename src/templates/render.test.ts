@@ -66,7 +66,9 @@ describe('analyzeText: valid markup', () => {
       problems: [],
     });
     const outputs = new Set(
-      Array.from({ length: 50 }, (_, seed) => renderText('Hi {{recipient_first_name}|there},', { recipient_first_name: 'Jo' }, seed)),
+      Array.from({ length: 50 }, (_, seed) =>
+        renderText('Hi {{recipient_first_name}|there},', { recipient_first_name: 'Jo' }, seed),
+      ),
     );
     expect(outputs).toEqual(new Set(['Hi Jo,', 'Hi there,']));
   });
@@ -104,7 +106,9 @@ describe('analyzeText: problems with exact positions', () => {
   });
 
   it('reports an unbalanced "}"', () => {
-    expect(problemsOf('Hi}')).toEqual([{ message: 'unbalanced "}" at line 1, column 3', offset: 2, line: 1, column: 3 }]);
+    expect(problemsOf('Hi}')).toEqual([
+      { message: 'unbalanced "}" at line 1, column 3', offset: 2, line: 1, column: 3 },
+    ]);
     expect(problemsOf('{topic}}')).toEqual([
       { message: 'unbalanced "}" at line 1, column 8', offset: 7, line: 1, column: 8 },
     ]);
@@ -114,12 +118,18 @@ describe('analyzeText: problems with exact positions', () => {
     expect(problemsOf('x {Hi|{Hello|Hey}}')).toEqual([
       { message: 'nested spintax at line 1, column 7', offset: 6, line: 1, column: 7 },
     ]);
-    expect(problemsOf('{x {a|b}}')).toEqual([{ message: 'nested spintax at line 1, column 4', offset: 3, line: 1, column: 4 }]);
+    expect(problemsOf('{x {a|b}}')).toEqual([
+      { message: 'nested spintax at line 1, column 4', offset: 3, line: 1, column: 4 },
+    ]);
   });
 
   it('reports an empty "{}", alone or as an option', () => {
-    expect(problemsOf('a {} b')).toEqual([{ message: 'empty "{}" at line 1, column 3', offset: 2, line: 1, column: 3 }]);
-    expect(problemsOf('{a|{}}')).toEqual([{ message: 'empty "{}" at line 1, column 4', offset: 3, line: 1, column: 4 }]);
+    expect(problemsOf('a {} b')).toEqual([
+      { message: 'empty "{}" at line 1, column 3', offset: 2, line: 1, column: 3 },
+    ]);
+    expect(problemsOf('{a|{}}')).toEqual([
+      { message: 'empty "{}" at line 1, column 4', offset: 3, line: 1, column: 4 },
+    ]);
   });
 
   it('reports an invalid variable name: a group without "|" must be a variable', () => {
@@ -130,7 +140,9 @@ describe('analyzeText: problems with exact positions', () => {
     expect(problemsOf('a\n{first name}')[0]).toMatchObject({ line: 2, column: 1, offset: 2 });
     expect(problemsOf('{1st}')[0].message).toMatch(/^invalid variable name "1st"/);
     expect(problemsOf('{ topic }')[0].message).toMatch(/^invalid variable name " topic "/);
-    expect(problemsOf('{Hello {topic}}')[0].message).toMatch(/^invalid variable name "Hello \{topic\}" at line 1, column 1/);
+    expect(problemsOf('{Hello {topic}}')[0].message).toMatch(
+      /^invalid variable name "Hello \{topic\}" at line 1, column 1/,
+    );
     expect(problemsOf('{a|{Bad}}')[0]).toMatchObject({ offset: 3, column: 4 });
   });
 
@@ -186,7 +198,9 @@ describe('renderText', () => {
   });
 
   it('inserts values literally, never parsing them as markup', () => {
-    expect(renderText('[{topic}]', { topic: '{recipient_first_name} {{|}}' }, 1)).toBe('[{recipient_first_name} {{|}}]');
+    expect(renderText('[{topic}]', { topic: '{recipient_first_name} {{|}}' }, 1)).toBe(
+      '[{recipient_first_name} {{|}}]',
+    );
   });
 
   it('throws TemplateSyntaxError with the problems of an invalid text', () => {
@@ -238,7 +252,9 @@ describe('renderText', () => {
 
   it('gives different seeds different results, negative and large seeds included', () => {
     const text = '{0|1}'.repeat(20);
-    const outputs = new Set([0, 1, -1, 2 ** 32, -(2 ** 32), 2 ** 40, Number.MAX_SAFE_INTEGER].map((seed) => renderText(text, {}, seed)));
+    const outputs = new Set(
+      [0, 1, -1, 2 ** 32, -(2 ** 32), 2 ** 40, Number.MAX_SAFE_INTEGER].map((seed) => renderText(text, {}, seed)),
+    );
     expect(outputs.size).toBe(7);
   });
 });
@@ -258,9 +274,9 @@ describe('renderMessage', () => {
   });
 
   it('makes the subject one trimmed line', () => {
-    expect(renderMessage({ subject: ' {|Quick }question\r\nabout  {topic} ', body: 'x' }, { topic: 'it' }, 0).subject).toMatch(
-      /^(Quick )?question about it$/,
-    );
+    expect(
+      renderMessage({ subject: ' {|Quick }question\r\nabout  {topic} ', body: 'x' }, { topic: 'it' }, 0).subject,
+    ).toMatch(/^(Quick )?question about it$/);
   });
 
   it('numbers the body groups after the subject groups', () => {
@@ -282,7 +298,9 @@ describe('renderMessage', () => {
   });
 
   it('needs values for the variables of both parts', () => {
-    expect(() => renderMessage({ subject: '{topic}', body: '{date}' }, { date: 'March 14' }, 1)).toThrow(MissingVariableError);
+    expect(() => renderMessage({ subject: '{topic}', body: '{date}' }, { date: 'March 14' }, 1)).toThrow(
+      MissingVariableError,
+    );
   });
 });
 
@@ -304,7 +322,11 @@ describe('bodyToHtml', () => {
 
 describe('fillWithSamples', () => {
   it('prefers given values, falls back to samples and lists them sorted', () => {
-    const result = fillWithSamples(['topic', 'date', 'recipient_first_name'], { topic: 'X', recipient_first_name: '', other: 'y' });
+    const result = fillWithSamples(['topic', 'date', 'recipient_first_name'], {
+      topic: 'X',
+      recipient_first_name: '',
+      other: 'y',
+    });
     expect(result).toEqual({
       values: { topic: 'X', recipient_first_name: '', date: SAMPLE_VALUES.date },
       usedSamples: ['date'],
@@ -354,16 +376,14 @@ const template = fc.array(node, { maxLength: 12 });
 
 /** Values, possibly full of markup characters, which must come out as they are. */
 const anyValues = fc.record(
-  Object.fromEntries(KNOWN_VARIABLES.map((name) => [name, fc.string({ unit: chars('{}|ab '), maxLength: 5 })])) as Record<
-    TemplateVariable,
-    fc.Arbitrary<string>
-  >,
+  Object.fromEntries(
+    KNOWN_VARIABLES.map((name) => [name, fc.string({ unit: chars('{}|ab '), maxLength: 5 })]),
+  ) as Record<TemplateVariable, fc.Arbitrary<string>>,
 );
 const plainValues = fc.record(
-  Object.fromEntries(KNOWN_VARIABLES.map((name) => [name, fc.string({ unit: chars('ab Z.'), maxLength: 5 })])) as Record<
-    TemplateVariable,
-    fc.Arbitrary<string>
-  >,
+  Object.fromEntries(
+    KNOWN_VARIABLES.map((name) => [name, fc.string({ unit: chars('ab Z.'), maxLength: 5 })]),
+  ) as Record<TemplateVariable, fc.Arbitrary<string>>,
 );
 const seed = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
 
@@ -400,7 +420,8 @@ function modelVariables(nodes: readonly ModelNode[]): TemplateVariable[] {
   const names = new Set<TemplateVariable>();
   for (const n of nodes) {
     if (n.kind === 'variable') names.add(n.name);
-    if (n.kind === 'spintax') for (const o of n.options) for (const p of o) if (p.kind === 'variable') names.add(p.name);
+    if (n.kind === 'spintax')
+      for (const o of n.options) for (const p of o) if (p.kind === 'variable') names.add(p.name);
   }
   return [...names].sort();
 }
@@ -476,7 +497,8 @@ describe('properties', () => {
       fc.property(messy, (text) => {
         const { problems, variables } = analyzeText(text);
         expect(problems.length).toBeLessThanOrEqual(MAX_PROBLEMS);
-        for (let k = 1; k < problems.length; k += 1) expect(problems[k].offset).toBeGreaterThanOrEqual(problems[k - 1].offset);
+        for (let k = 1; k < problems.length; k += 1)
+          expect(problems[k].offset).toBeGreaterThanOrEqual(problems[k - 1].offset);
         for (const problem of problems) {
           const before = text.slice(0, problem.offset).split(/\r\n|\r|\n/);
           expect(problem.line).toBe(before.length);

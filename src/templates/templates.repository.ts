@@ -12,7 +12,6 @@ export interface TemplateFilter {
 // Keeps both parameter limits (SQLite 32,766; PostgreSQL 65,535) far away whatever the import size.
 const INSERT_CHUNK = 200;
 
-
 /** All template SQL; every query is scoped by workspace, so another workspace's id is simply not found. */
 export function createTemplatesRepository(db: Kysely<Database>) {
   function filtered(executor: Kysely<Database>, workspaceId: string, filter: TemplateFilter) {
@@ -25,7 +24,11 @@ export function createTemplatesRepository(db: Kysely<Database>) {
 
   return {
     /** One page, newest first; `id` breaks ties between templates made in the same millisecond. */
-    async list(workspaceId: string, filter: TemplateFilter, page: { offset: number; limit: number }): Promise<{ rows: TemplateRow[]; total: number }> {
+    async list(
+      workspaceId: string,
+      filter: TemplateFilter,
+      page: { offset: number; limit: number },
+    ): Promise<{ rows: TemplateRow[]; total: number }> {
       const { total } = await filtered(db, workspaceId, filter)
         .select(sql<number>`cast(count(*) as integer)`.as('total'))
         .executeTakeFirstOrThrow();
@@ -43,12 +46,25 @@ export function createTemplatesRepository(db: Kysely<Database>) {
     },
 
     /** Every match, oldest first (the order an import re-creates them in). */
-    async listAll(workspaceId: string, filter: TemplateFilter, executor: Kysely<Database> = db): Promise<TemplateRow[]> {
-      return filtered(executor, workspaceId, filter).selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+    async listAll(
+      workspaceId: string,
+      filter: TemplateFilter,
+      executor: Kysely<Database> = db,
+    ): Promise<TemplateRow[]> {
+      return filtered(executor, workspaceId, filter)
+        .selectAll()
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
     },
 
     async findById(workspaceId: string, id: string): Promise<TemplateRow | undefined> {
-      return db.selectFrom('templates').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('templates')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
 
     async insert(row: NewTemplateRow): Promise<TemplateRow> {
@@ -58,7 +74,10 @@ export function createTemplatesRepository(db: Kysely<Database>) {
     /** Inserts in the caller's transaction, so a batch is stored whole or not at all. */
     async insertMany(trx: Kysely<Database>, rows: readonly NewTemplateRow[]): Promise<void> {
       for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-        await trx.insertInto('templates').values(rows.slice(start, start + INSERT_CHUNK)).execute();
+        await trx
+          .insertInto('templates')
+          .values(rows.slice(start, start + INSERT_CHUNK))
+          .execute();
       }
     },
 
@@ -73,7 +92,11 @@ export function createTemplatesRepository(db: Kysely<Database>) {
     },
 
     async delete(workspaceId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('templates').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      const result = await db
+        .deleteFrom('templates')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };

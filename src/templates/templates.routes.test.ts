@@ -38,7 +38,12 @@ function fields(over: Partial<Fields> = {}): Fields {
 function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string) {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = res.json<{ status: number; code: string; detail: string; errors?: { path: string; message: string }[] }>();
+  const problem = res.json<{
+    status: number;
+    code: string;
+    detail: string;
+    errors?: { path: string; message: string }[];
+  }>();
   expect(problem.status).toBe(status);
   expect(problem.code).toBe(code);
   if (path !== undefined) expect(problem.errors?.map((e) => e.path)).toContain(path);
@@ -67,11 +72,18 @@ async function emptyWorkspace(name: string): Promise<TestWorkspace> {
 async function list(workspace: TestWorkspace, query = '') {
   const res = await workspace.request({ method: 'GET', url: `/api/templates${query}` });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json<{ templates: TemplateJson[]; pagination: { page: number; limit: number; total: number; totalPages: number } }>();
+  return res.json<{
+    templates: TemplateJson[];
+    pagination: { page: number; limit: number; total: number; totalPages: number };
+  }>();
 }
 
 async function countTemplates(workspaceId: string): Promise<number> {
-  const rows = await t.database.db.selectFrom('templates').select('id').where('workspace_id', '=', workspaceId).execute();
+  const rows = await t.database.db
+    .selectFrom('templates')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .execute();
   return rows.length;
 }
 
@@ -92,7 +104,11 @@ describe('authentication', () => {
   });
 
   it('answers 401 with a wrong key', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/templates', headers: { authorization: 'Bearer wk_not-a-key' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/templates',
+      headers: { authorization: 'Bearer wk_not-a-key' },
+    });
     expectProblem(res, 401, 'unauthorized');
   });
 
@@ -141,7 +157,10 @@ describe('POST /api/templates', () => {
   });
 
   it('accepts spintax with variables inside and literal braces', async () => {
-    const template = await create(ws, { subject: '{{draft}} {Hi {recipient_first_name}|Hello}', body: 'On {day_of_week}, {date}' });
+    const template = await create(ws, {
+      subject: '{{draft}} {Hi {recipient_first_name}|Hello}',
+      body: 'On {day_of_week}, {date}',
+    });
     expect(template.variables).toEqual(['date', 'day_of_week', 'recipient_first_name']);
   });
 
@@ -181,30 +200,52 @@ describe('POST /api/templates', () => {
   });
 
   it('lists the known variables when a variable is unknown', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', payload: fields({ body: 'Hi {first_name}' }) });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      payload: fields({ body: 'Hi {first_name}' }),
+    });
     const message = messageAt(res, '/body/body');
     expect(message).toContain('unknown variable "first_name"');
     for (const name of KNOWN_VARIABLES) expect(message).toContain(name);
   });
 
   it('names the position of an unbalanced brace', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', payload: fields({ body: 'Hello,\n\nsee {topic and more' }) });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      payload: fields({ body: 'Hello,\n\nsee {topic and more' }),
+    });
     expect(messageAt(res, '/body/body')).toMatch(/unbalanced "\{" at line 3, column 5/);
   });
 
   it('reports problems in subject and body together', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', payload: fields({ subject: '{nope}', body: '{nope}' }) });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      payload: fields({ subject: '{nope}', body: '{nope}' }),
+    });
     const problem = expectProblem(res, 400, 'validation_error');
     expect(problem.errors?.map((e) => e.path).sort()).toEqual(['/body/body', '/body/subject']);
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', headers: { 'content-type': 'application/json' }, payload: '{"name": ' });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
     expectProblem(res, 400, 'validation_error', '/body');
   });
 
   it('answers 400 for a missing body', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', headers: { 'content-type': 'application/json' }, payload: '' });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expectProblem(res, 400, 'validation_error', '/body');
   });
 
@@ -213,13 +254,25 @@ describe('POST /api/templates', () => {
     expectProblem(res, 400, 'validation_error', '/body');
   });
 
-  it.each(['application/x-www-form-urlencoded', 'text/plain', 'application/xml'])('answers 415 for a %s body', async (type) => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', headers: { 'content-type': type }, payload: 'name=x' });
-    expectProblem(res, 415, 'unsupported_media_type');
-  });
+  it.each(['application/x-www-form-urlencoded', 'text/plain', 'application/xml'])(
+    'answers 415 for a %s body',
+    async (type) => {
+      const res = await ws.request({
+        method: 'POST',
+        url: '/api/templates',
+        headers: { 'content-type': type },
+        payload: 'name=x',
+      });
+      expectProblem(res, 415, 'unsupported_media_type');
+    },
+  );
 
   it('answers 413 for a body over 1 MiB', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', payload: { ...fields(), body: 'x'.repeat(1024 * 1024 + 1) } });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      payload: { ...fields(), body: 'x'.repeat(1024 * 1024 + 1) },
+    });
     expectProblem(res, 413, 'payload_too_large');
   });
 });
@@ -257,7 +310,9 @@ describe('GET /api/templates', () => {
     const beyond = await list(lister, '?limit=2&page=4');
     expect(first.pagination).toEqual({ page: 1, limit: 2, total: 5, totalPages: 3 });
     expect(third.pagination).toEqual({ page: 3, limit: 2, total: 5, totalPages: 3 });
-    expect([...first.templates, ...second.templates, ...third.templates].map((x) => x.id)).toEqual([...made].reverse().map((x) => x.id));
+    expect([...first.templates, ...second.templates, ...third.templates].map((x) => x.id)).toEqual(
+      [...made].reverse().map((x) => x.id),
+    );
     expect(beyond.templates).toEqual([]);
     expect(beyond.pagination).toEqual({ page: 4, limit: 2, total: 5, totalPages: 3 });
   });
@@ -269,7 +324,13 @@ describe('GET /api/templates', () => {
     const c = await create(tied, { name: 'three' });
     const ids = [a.id, b.id, c.id].sort().reverse();
     expect((await list(tied)).templates.map((x) => x.id)).toEqual(ids);
-    expect([...(await list(tied, '?limit=1')).templates, ...(await list(tied, '?limit=1&page=2')).templates, ...(await list(tied, '?limit=1&page=3')).templates].map((x) => x.id)).toEqual(ids);
+    expect(
+      [
+        ...(await list(tied, '?limit=1')).templates,
+        ...(await list(tied, '?limit=1&page=2')).templates,
+        ...(await list(tied, '?limit=1&page=3')).templates,
+      ].map((x) => x.id),
+    ).toEqual(ids);
   });
 
   it('filters by type and by language, together with totals', async () => {
@@ -293,8 +354,12 @@ describe('GET /api/templates', () => {
   });
 
   it('treats % and _ in q as plain characters', async () => {
-    expect((await list(lister, `?q=${encodeURIComponent('100%')}`)).templates.map((x) => x.name)).toEqual(['100% sure_thing']);
-    expect((await list(lister, `?q=${encodeURIComponent('%')}`)).templates.map((x) => x.name)).toEqual(['100% sure_thing']);
+    expect((await list(lister, `?q=${encodeURIComponent('100%')}`)).templates.map((x) => x.name)).toEqual([
+      '100% sure_thing',
+    ]);
+    expect((await list(lister, `?q=${encodeURIComponent('%')}`)).templates.map((x) => x.name)).toEqual([
+      '100% sure_thing',
+    ]);
     expect((await list(lister, '?q=e_t')).templates.map((x) => x.name)).toEqual(['100% sure_thing']);
     expect((await list(lister, '?q=_')).pagination.total).toBe(1);
     expect((await list(lister, `?q=${encodeURIComponent('\\')}`)).pagination.total).toBe(0);
@@ -338,25 +403,48 @@ describe('PATCH /api/templates/:id', () => {
   it('changes only the fields given and recomputes variables', async () => {
     const original = await create(ws);
     clock.advance(60_000);
-    const res = await ws.request({ method: 'PATCH', url: `/api/templates/${original.id}`, payload: { name: 'Renamed' } });
+    const res = await ws.request({
+      method: 'PATCH',
+      url: `/api/templates/${original.id}`,
+      payload: { name: 'Renamed' },
+    });
     expect(res.statusCode).toBe(200);
     const renamed = res.json<{ template: TemplateJson }>().template;
     expect(renamed).toEqual({ ...original, name: 'Renamed', updatedAt: clock.now().toISOString() });
 
-    const res2 = await ws.request({ method: 'PATCH', url: `/api/templates/${original.id}`, payload: { body: 'Plain {company}', language: 'fr' } });
+    const res2 = await ws.request({
+      method: 'PATCH',
+      url: `/api/templates/${original.id}`,
+      payload: { body: 'Plain {company}', language: 'fr' },
+    });
     const changed = res2.json<{ template: TemplateJson }>().template;
-    expect(changed).toMatchObject({ name: 'Renamed', language: 'fr', subject: original.subject, body: 'Plain {company}', createdAt: original.createdAt });
+    expect(changed).toMatchObject({
+      name: 'Renamed',
+      language: 'fr',
+      subject: original.subject,
+      body: 'Plain {company}',
+      createdAt: original.createdAt,
+    });
     expect(changed.variables).toEqual(['company', 'topic']);
-    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({ template: changed });
+    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({
+      template: changed,
+    });
   });
 
   it('answers 400 for an empty body and changes nothing', async () => {
     const original = await create(ws);
     const res = await ws.request({ method: 'PATCH', url: `/api/templates/${original.id}`, payload: {} });
     expectProblem(res, 400, 'validation_error', '/body');
-    const missing = await ws.request({ method: 'PATCH', url: `/api/templates/${original.id}`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const missing = await ws.request({
+      method: 'PATCH',
+      url: `/api/templates/${original.id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expectProblem(missing, 400, 'validation_error', '/body');
-    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({ template: original });
+    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({
+      template: original,
+    });
   });
 
   const invalid: [string, Record<string, unknown>, string][] = [
@@ -372,7 +460,9 @@ describe('PATCH /api/templates/:id', () => {
     const original = await create(ws);
     const res = await ws.request({ method: 'PATCH', url: `/api/templates/${original.id}`, payload });
     expectProblem(res, 400, 'validation_error', path);
-    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({ template: original });
+    expect((await ws.request({ method: 'GET', url: `/api/templates/${original.id}` })).json()).toEqual({
+      template: original,
+    });
   });
 
   it('answers 404 for a missing id', async () => {
@@ -385,11 +475,23 @@ describe('PUT /api/templates/:id', () => {
   it('replaces all five fields', async () => {
     const original = await create(ws);
     clock.advance(1000);
-    const replacement = { name: 'Antwort', type: 'reply', language: 'de', subject: 'Re: {topic}', body: 'Danke, {sender_first_name}!' };
+    const replacement = {
+      name: 'Antwort',
+      type: 'reply',
+      language: 'de',
+      subject: 'Re: {topic}',
+      body: 'Danke, {sender_first_name}!',
+    };
     const res = await ws.request({ method: 'PUT', url: `/api/templates/${original.id}`, payload: replacement });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      template: { id: original.id, ...replacement, variables: ['sender_first_name', 'topic'], createdAt: original.createdAt, updatedAt: clock.now().toISOString() },
+      template: {
+        id: original.id,
+        ...replacement,
+        variables: ['sender_first_name', 'topic'],
+        createdAt: original.createdAt,
+        updatedAt: clock.now().toISOString(),
+      },
     });
   });
 
@@ -403,7 +505,11 @@ describe('PUT /api/templates/:id', () => {
 
   it('answers 400 for bad markup', async () => {
     const original = await create(ws);
-    const res = await ws.request({ method: 'PUT', url: `/api/templates/${original.id}`, payload: fields({ body: '{Hi|Hello' }) });
+    const res = await ws.request({
+      method: 'PUT',
+      url: `/api/templates/${original.id}`,
+      payload: fields({ body: '{Hi|Hello' }),
+    });
     expectProblem(res, 400, 'validation_error', '/body/body');
   });
 
@@ -433,13 +539,26 @@ describe('POST /api/templates/:id/duplicate', () => {
     const { template } = res.json<{ template: TemplateJson }>();
     expect(res.headers.location).toBe(`/api/templates/${template.id}`);
     expect(template.id).not.toBe(source.id);
-    expect(template).toEqual({ ...source, id: template.id, name: 'Original (copy)', createdAt: clock.now().toISOString(), updatedAt: clock.now().toISOString() });
-    expect((await ws.request({ method: 'GET', url: `/api/templates/${source.id}` })).json()).toEqual({ template: source });
+    expect(template).toEqual({
+      ...source,
+      id: template.id,
+      name: 'Original (copy)',
+      createdAt: clock.now().toISOString(),
+      updatedAt: clock.now().toISOString(),
+    });
+    expect((await ws.request({ method: 'GET', url: `/api/templates/${source.id}` })).json()).toEqual({
+      template: source,
+    });
   });
 
   it('accepts an empty JSON body and an empty object', async () => {
     const source = await create(ws, { name: 'Twice' });
-    const empty = await ws.request({ method: 'POST', url: `/api/templates/${source.id}/duplicate`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const empty = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${source.id}/duplicate`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(empty.json().template.name).toBe('Twice (copy)');
     const object = await ws.request({ method: 'POST', url: `/api/templates/${source.id}/duplicate`, payload: {} });
     expect(object.json().template.name).toBe('Twice (copy)');
@@ -447,7 +566,11 @@ describe('POST /api/templates/:id/duplicate', () => {
 
   it('uses the name given', async () => {
     const source = await create(ws);
-    const res = await ws.request({ method: 'POST', url: `/api/templates/${source.id}/duplicate`, payload: { name: 'Variant B' } });
+    const res = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${source.id}/duplicate`,
+      payload: { name: 'Variant B' },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().template.name).toBe('Variant B');
   });
@@ -470,13 +593,22 @@ describe('POST /api/templates/:id/duplicate', () => {
   it.each(invalid)('answers 400 for %s', async (_label, payload, path) => {
     const source = await create(ws);
     const before = await countTemplates(ws.id);
-    const res = await ws.request({ method: 'POST', url: `/api/templates/${source.id}/duplicate`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const res = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${source.id}/duplicate`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
     expectProblem(res, 400, 'validation_error', path);
     expect(await countTemplates(ws.id)).toBe(before);
   });
 
   it('answers 404 for a missing id', async () => {
-    expectProblem(await ws.request({ method: 'POST', url: '/api/templates/tpl_doesnotexist/duplicate' }), 404, 'not_found');
+    expectProblem(
+      await ws.request({ method: 'POST', url: '/api/templates/tpl_doesnotexist/duplicate' }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -517,11 +649,18 @@ describe('POST /api/templates/:id/preview', () => {
 
   it('picks the same spintax options for the same seed, and varies with the seed', async () => {
     const render = async (seed?: number) =>
-      (await ws.request({ method: 'POST', url: `/api/templates/${template.id}/preview`, payload: seed === undefined ? {} : { seed } })).json().preview;
+      (
+        await ws.request({
+          method: 'POST',
+          url: `/api/templates/${template.id}/preview`,
+          payload: seed === undefined ? {} : { seed },
+        })
+      ).json().preview;
     expect(await render(12345)).toEqual(await render(12345));
     expect(await render()).toEqual(await render());
     const seen = new Set<string>();
-    for (const seed of [0, 1, 2, 3, 4, 5, 6, 7, -1, 2 ** 40, Number.MAX_SAFE_INTEGER]) seen.add(JSON.stringify(await render(seed)));
+    for (const seed of [0, 1, 2, 3, 4, 5, 6, 7, -1, 2 ** 40, Number.MAX_SAFE_INTEGER])
+      seen.add(JSON.stringify(await render(seed)));
     expect(seen.size).toBeGreaterThan(1);
   });
 
@@ -537,23 +676,39 @@ describe('POST /api/templates/:id/preview', () => {
   ];
 
   it.each(invalid)('answers 400 for %s', async (_label, payload, path) => {
-    const res = await ws.request({ method: 'POST', url: `/api/templates/${template.id}/preview`, payload: payload as object });
+    const res = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${template.id}/preview`,
+      payload: payload as object,
+    });
     expectProblem(res, 400, 'validation_error', path);
   });
 
   it('lists the known variables when a variable name is unknown', async () => {
-    const res = await ws.request({ method: 'POST', url: `/api/templates/${template.id}/preview`, payload: { variables: { first_name: 'x' } } });
+    const res = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${template.id}/preview`,
+      payload: { variables: { first_name: 'x' } },
+    });
     expect(messageAt(res, '/body/variables/first_name')).toContain(KNOWN_VARIABLES.join(', '));
   });
 
   it('accepts a value of exactly 1000 characters', async () => {
-    const res = await ws.request({ method: 'POST', url: `/api/templates/${template.id}/preview`, payload: { variables: { topic: 't'.repeat(1000) } } });
+    const res = await ws.request({
+      method: 'POST',
+      url: `/api/templates/${template.id}/preview`,
+      payload: { variables: { topic: 't'.repeat(1000) } },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().preview.subject).toContain('t'.repeat(1000));
   });
 
   it('answers 404 for a missing id', async () => {
-    expectProblem(await ws.request({ method: 'POST', url: '/api/templates/tpl_doesnotexist/preview' }), 404, 'not_found');
+    expectProblem(
+      await ws.request({ method: 'POST', url: '/api/templates/tpl_doesnotexist/preview' }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -563,10 +718,21 @@ describe('POST /api/templates/preview', () => {
     const res = await ws.request({
       method: 'POST',
       url: '/api/templates/preview',
-      payload: { subject: 'Hi {recipient_first_name}', body: 'Line one\nLine two\n\n{{literal}}', variables: { recipient_first_name: 'Sam' } },
+      payload: {
+        subject: 'Hi {recipient_first_name}',
+        body: 'Line one\nLine two\n\n{{literal}}',
+        variables: { recipient_first_name: 'Sam' },
+      },
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ preview: { subject: 'Hi Sam', body: 'Line one\nLine two\n\n{literal}', html: '<p>Line one<br>Line two</p>\n<p>{literal}</p>', usedSamples: [] } });
+    expect(res.json()).toEqual({
+      preview: {
+        subject: 'Hi Sam',
+        body: 'Line one\nLine two\n\n{literal}',
+        html: '<p>Line one<br>Line two</p>\n<p>{literal}</p>',
+        usedSamples: [],
+      },
+    });
     expect(await countTemplates(ws.id)).toBe(before);
   });
 
@@ -574,7 +740,11 @@ describe('POST /api/templates/preview', () => {
     const saved = await create(ws, { subject: '{A|B|C|D} {topic}', body: '{1|2|3|4|5} {sender_name}' });
     const payload = { variables: { topic: 'x' }, seed: 99 };
     const fromSaved = await ws.request({ method: 'POST', url: `/api/templates/${saved.id}/preview`, payload });
-    const unsaved = await ws.request({ method: 'POST', url: '/api/templates/preview', payload: { subject: saved.subject, body: saved.body, ...payload } });
+    const unsaved = await ws.request({
+      method: 'POST',
+      url: '/api/templates/preview',
+      payload: { subject: saved.subject, body: saved.body, ...payload },
+    });
     expect(unsaved.json()).toEqual(fromSaved.json());
     expect(unsaved.json().preview.usedSamples).toEqual(['sender_name']);
   });
@@ -621,7 +791,9 @@ describe('export and import', () => {
     expect(replies.templates.map((x: Fields) => x.name)).toEqual(['Second']);
     const english = (await exporter.request({ method: 'GET', url: '/api/templates/export?language=en' })).json();
     expect(english.templates.map((x: Fields) => x.name)).toEqual(['First']);
-    const none = (await exporter.request({ method: 'GET', url: '/api/templates/export?language=fr&type=reply' })).json();
+    const none = (
+      await exporter.request({ method: 'GET', url: '/api/templates/export?language=fr&type=reply' })
+    ).json();
     expect(none.templates).toEqual([]);
   });
 
@@ -630,7 +802,12 @@ describe('export and import', () => {
     ['?language=english', '/query/language'],
     ['?page=1', '/query/page'],
   ])('answers 400 for export%s', async (query, path) => {
-    expectProblem(await ws.request({ method: 'GET', url: `/api/templates/export${query}` }), 400, 'validation_error', path);
+    expectProblem(
+      await ws.request({ method: 'GET', url: `/api/templates/export${query}` }),
+      400,
+      'validation_error',
+      path,
+    );
   });
 
   it('round-trips: what one workspace exports another imports', async () => {
@@ -654,7 +831,12 @@ describe('export and import', () => {
     const res = await target.request({
       method: 'POST',
       url: '/api/templates/import',
-      payload: { templates: [fields({ name: 'Imported one' }), fields({ name: 'Imported two', type: 'followup', body: 'Just {company}' })] },
+      payload: {
+        templates: [
+          fields({ name: 'Imported one' }),
+          fields({ name: 'Imported two', type: 'followup', body: 'Just {company}' }),
+        ],
+      },
     });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({ imported: 2 });
@@ -712,19 +894,34 @@ describe('export and import', () => {
     const items = Array.from({ length: 120 }, (_, i) => fields({ name: `Long ${i}`, body: 'b'.repeat(19_000) }));
     const payload = JSON.stringify({ templates: items });
     expect(payload.length).toBeGreaterThan(2 * 1024 * 1024);
-    const res = await target.request({ method: 'POST', url: '/api/templates/import', headers: { 'content-type': 'application/json' }, payload });
+    const res = await target.request({
+      method: 'POST',
+      url: '/api/templates/import',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toEqual({ imported: 120 });
   });
 
   it('answers 413 over 10 MiB', async () => {
     const payload = JSON.stringify({ templates: [fields({ body: 'b'.repeat(10 * 1024 * 1024) })] });
-    const res = await ws.request({ method: 'POST', url: '/api/templates/import', headers: { 'content-type': 'application/json' }, payload });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates/import',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expectProblem(res, 413, 'payload_too_large');
   });
 
   it('answers 415 for an import that is not JSON', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates/import', headers: { 'content-type': 'text/csv' }, payload: 'name,type\n' });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates/import',
+      headers: { 'content-type': 'text/csv' },
+      payload: 'name,type\n',
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 });
@@ -744,10 +941,18 @@ describe('default templates', () => {
     expect(templates.length).toBeGreaterThanOrEqual(20);
     for (const template of templates) {
       expect(template.variables.every((name) => (KNOWN_VARIABLES as readonly string[]).includes(name))).toBe(true);
-      const res = await fresh.request({ method: 'POST', url: `/api/templates/${template.id}/preview`, payload: { seed: 3 } });
+      const res = await fresh.request({
+        method: 'POST',
+        url: `/api/templates/${template.id}/preview`,
+        payload: { seed: 3 },
+      });
       expect(res.statusCode, `${template.name}: ${res.body}`).toBe(200);
       expect(res.json().preview.usedSamples).toEqual(template.variables);
-      const resubmit = await fresh.request({ method: 'POST', url: '/api/templates/preview', payload: { subject: template.subject, body: template.body } });
+      const resubmit = await fresh.request({
+        method: 'POST',
+        url: '/api/templates/preview',
+        payload: { subject: template.subject, body: template.body },
+      });
       expect(resubmit.statusCode, `${template.name}: ${resubmit.body}`).toBe(200);
     }
   });
@@ -796,7 +1001,11 @@ describe('workspace isolation', () => {
 
   it('does not duplicate into the other workspace', async () => {
     const before = await countTemplates(other.id);
-    await other.request({ method: 'POST', url: `/api/templates/${template.id}/duplicate`, payload: { name: 'stolen' } });
+    await other.request({
+      method: 'POST',
+      url: `/api/templates/${template.id}/duplicate`,
+      payload: { name: 'stolen' },
+    });
     expect(await countTemplates(other.id)).toBe(before);
   });
 

@@ -24,131 +24,181 @@ const tags = ['templates'];
 // `/export`, `/import` and `/preview` are static segments, which the router always prefers to `/:id`.
 export function templatesRoutes(templates: TemplatesService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/', {
-      schema: {
-        tags,
-        summary: 'List templates, newest first',
-        querystring: TemplateListQuery,
-        response: { 200: TemplateList, ...errorResponses(400, 401, 429) },
+    app.get(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'List templates, newest first',
+          querystring: TemplateListQuery,
+          response: { 200: TemplateList, ...errorResponses(400, 401, 429) },
+        },
       },
-    }, async (request) => templates.list(request.workspaceId, request.query));
+      async (request) => templates.list(request.workspaceId, request.query),
+    );
 
-    app.post('/', {
-      schema: {
-        tags,
-        summary: 'Create a template',
-        body: TemplateFields,
-        response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+    app.post(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Create a template',
+          body: TemplateFields,
+          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+        },
       },
-    }, async (request, reply) => {
-      const template = await templates.create(request.workspaceId, request.body);
-      return reply.code(201).header('Location', `/api/templates/${template.id}`).send({ template });
-    });
+      async (request, reply) => {
+        const template = await templates.create(request.workspaceId, request.body);
+        return reply.code(201).header('Location', `/api/templates/${template.id}`).send({ template });
+      },
+    );
 
-    app.get('/export', {
-      schema: {
-        tags,
-        summary: 'Export templates as a JSON document that import accepts',
-        description: 'Oldest first. Sent as an attachment named `warmup-templates-<YYYY-MM-DD>.json`.',
-        querystring: TemplateExportQuery,
-        response: { 200: TemplateExport, ...errorResponses(400, 401, 429) },
+    app.get(
+      '/export',
+      {
+        schema: {
+          tags,
+          summary: 'Export templates as a JSON document that import accepts',
+          description: 'Oldest first. Sent as an attachment named `warmup-templates-<YYYY-MM-DD>.json`.',
+          querystring: TemplateExportQuery,
+          response: { 200: TemplateExport, ...errorResponses(400, 401, 429) },
+        },
       },
-    }, async (request, reply) => {
-      const document = await templates.exportTemplates(request.workspaceId, request.query);
-      const day = document.exportedAt.slice(0, 10);
-      return reply.header('Content-Disposition', `attachment; filename="warmup-templates-${day}.json"`).send(document);
-    });
+      async (request, reply) => {
+        const document = await templates.exportTemplates(request.workspaceId, request.query);
+        const day = document.exportedAt.slice(0, 10);
+        return reply
+          .header('Content-Disposition', `attachment; filename="warmup-templates-${day}.json"`)
+          .send(document);
+      },
+    );
 
-    app.post('/import', {
-      bodyLimit: IMPORT_BODY_LIMIT,
-      schema: {
-        tags,
-        summary: 'Import templates, all or nothing',
-        description:
-          'Takes an export document or `{templates: [...]}` (1 to 1,000 items, body up to 10 MiB). If any item is invalid nothing is stored, and the 400 names every bad item by index (`/body/templates/3/body`).',
-        body: TemplateImportBody,
-        response: { 201: ImportResult, ...errorResponses(400, 401, 413, 415, 429) },
+    app.post(
+      '/import',
+      {
+        bodyLimit: IMPORT_BODY_LIMIT,
+        schema: {
+          tags,
+          summary: 'Import templates, all or nothing',
+          description:
+            'Takes an export document or `{templates: [...]}` (1 to 1,000 items, body up to 10 MiB). If any item is invalid nothing is stored, and the 400 names every bad item by index (`/body/templates/3/body`).',
+          body: TemplateImportBody,
+          response: { 201: ImportResult, ...errorResponses(400, 401, 413, 415, 429) },
+        },
       },
-    }, async (request, reply) => {
-      const imported = await templates.importTemplates(request.workspaceId, request.body.templates);
-      return reply.code(201).send({ imported });
-    });
+      async (request, reply) => {
+        const imported = await templates.importTemplates(request.workspaceId, request.body.templates);
+        return reply.code(201).send({ imported });
+      },
+    );
 
-    app.post('/preview', {
-      schema: {
-        tags,
-        summary: 'Preview text that is not saved',
-        description: 'Validated like a template. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
-        body: PreviewUnsavedBody,
-        response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+    app.post(
+      '/preview',
+      {
+        schema: {
+          tags,
+          summary: 'Preview text that is not saved',
+          description:
+            'Validated like a template. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
+          body: PreviewUnsavedBody,
+          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+        },
       },
-    }, async (request) => ({ preview: templates.previewUnsaved(request.body) }));
+      async (request) => ({ preview: templates.previewUnsaved(request.body) }),
+    );
 
-    app.get('/:id', {
-      schema: {
-        tags,
-        summary: 'Get a template',
-        params: IdParams,
-        response: { 200: TemplateEnvelope, ...errorResponses(401, 404, 429) },
+    app.get(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Get a template',
+          params: IdParams,
+          response: { 200: TemplateEnvelope, ...errorResponses(401, 404, 429) },
+        },
       },
-    }, async (request) => ({ template: await templates.get(request.workspaceId, request.params.id) }));
+      async (request) => ({ template: await templates.get(request.workspaceId, request.params.id) }),
+    );
 
-    app.patch('/:id', {
-      schema: {
-        tags,
-        summary: 'Change some fields of a template',
-        params: IdParams,
-        body: TemplatePatch,
-        response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+    app.patch(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Change some fields of a template',
+          params: IdParams,
+          body: TemplatePatch,
+          response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+        },
       },
-    }, async (request) => ({ template: await templates.update(request.workspaceId, request.params.id, request.body) }));
+      async (request) => ({ template: await templates.update(request.workspaceId, request.params.id, request.body) }),
+    );
 
-    app.put('/:id', {
-      schema: {
-        tags,
-        summary: 'Replace a template (all five fields)',
-        params: IdParams,
-        body: TemplateFields,
-        response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+    app.put(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Replace a template (all five fields)',
+          params: IdParams,
+          body: TemplateFields,
+          response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+        },
       },
-    }, async (request) => ({ template: await templates.replace(request.workspaceId, request.params.id, request.body) }));
+      async (request) => ({ template: await templates.replace(request.workspaceId, request.params.id, request.body) }),
+    );
 
-    app.delete('/:id', {
-      schema: {
-        tags,
-        summary: 'Delete a template',
-        description: 'Sent messages and interactions keep the subject they were sent with.',
-        params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 404, 429) },
+    app.delete(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a template',
+          description: 'Sent messages and interactions keep the subject they were sent with.',
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 404, 429) },
+        },
       },
-    }, async (request, reply) => {
-      await templates.remove(request.workspaceId, request.params.id);
-      return reply.code(204).send(null);
-    });
+      async (request, reply) => {
+        await templates.remove(request.workspaceId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.post('/:id/duplicate', {
-      schema: {
-        tags,
-        summary: 'Copy a template',
-        description: 'The body may be omitted; the copy is named `"<name> (copy)"` unless a `name` is given.',
-        params: IdParams,
-        body: DuplicateTemplateBody,
-        response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+    app.post(
+      '/:id/duplicate',
+      {
+        schema: {
+          tags,
+          summary: 'Copy a template',
+          description: 'The body may be omitted; the copy is named `"<name> (copy)"` unless a `name` is given.',
+          params: IdParams,
+          body: DuplicateTemplateBody,
+          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+        },
       },
-    }, async (request, reply) => {
-      const template = await templates.duplicate(request.workspaceId, request.params.id, request.body?.name);
-      return reply.code(201).header('Location', `/api/templates/${template.id}`).send({ template });
-    });
+      async (request, reply) => {
+        const template = await templates.duplicate(request.workspaceId, request.params.id, request.body?.name);
+        return reply.code(201).header('Location', `/api/templates/${template.id}`).send({ template });
+      },
+    );
 
-    app.post('/:id/preview', {
-      schema: {
-        tags,
-        summary: 'Preview a saved template',
-        description: 'The body may be omitted. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
-        params: IdParams,
-        body: PreviewTemplateBody,
-        response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+    app.post(
+      '/:id/preview',
+      {
+        schema: {
+          tags,
+          summary: 'Preview a saved template',
+          description:
+            'The body may be omitted. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
+          params: IdParams,
+          body: PreviewTemplateBody,
+          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+        },
       },
-    }, async (request) => ({ preview: await templates.preview(request.workspaceId, request.params.id, request.body ?? {}) }));
+      async (request) => ({
+        preview: await templates.preview(request.workspaceId, request.params.id, request.body ?? {}),
+      }),
+    );
   };
 }

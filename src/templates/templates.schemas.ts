@@ -10,11 +10,15 @@ export const MAX_IMPORT_ITEMS = 1000;
 export const TemplateType = Type.Unsafe<(typeof TEMPLATE_TYPES)[number]>({
   type: 'string',
   enum: [...TEMPLATE_TYPES],
-  description: '`initial` opens a thread, `reply` answers a received warmup email, `followup` is the second message from the original sender',
+  description:
+    '`initial` opens a thread, `reply` answers a received warmup email, `followup` is the second message from the original sender',
 });
 export type TemplateType = Static<typeof TemplateType>;
 
-export const Language = Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1 code, lower case (`en`, `de`, ...)' });
+export const Language = Type.String({
+  pattern: '^[a-z]{2}$',
+  description: 'ISO 639-1 code, lower case (`en`, `de`, ...)',
+});
 
 const MARKUP =
   'Markup: `{variable}`, spintax `{Hi|Hello}` (options may hold variables, not other groups), `{{` and `}}` for literal braces. ' +

@@ -30,7 +30,11 @@ async function create(workspace: TestWorkspace, name: string, type: string, lang
 }
 
 async function countTemplates(workspaceId: string): Promise<number> {
-  const rows = await t.database.db.selectFrom('templates').select('id').where('workspace_id', '=', workspaceId).execute();
+  const rows = await t.database.db
+    .selectFrom('templates')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .execute();
   return rows.length;
 }
 
@@ -63,7 +67,12 @@ describe('pickTemplate', () => {
 
   it('returns the template with its text and variables', async () => {
     const template = await pick('reply', 'de', 0);
-    expect(template).toMatchObject({ id: ids['de-reply'], name: 'de-reply', subject: 'de-reply about {topic}', variables: ['recipient_first_name', 'topic'] });
+    expect(template).toMatchObject({
+      id: ids['de-reply'],
+      name: 'de-reply',
+      subject: 'de-reply about {topic}',
+      variables: ['recipient_first_name', 'topic'],
+    });
   });
 
   it('falls back to English when the language has none of that type', async () => {
@@ -83,7 +92,9 @@ describe('pickTemplate', () => {
   });
 
   it('works inside a transaction when given it', async () => {
-    const template = await inTransaction(t.database.db, (trx) => t.services.templates.pickTemplate(ws.id, { type: 'initial', language: 'en' }, 2, trx));
+    const template = await inTransaction(t.database.db, (trx) =>
+      t.services.templates.pickTemplate(ws.id, { type: 'initial', language: 'en' }, 2, trx),
+    );
     expect(template?.type).toBe('initial');
   });
 });
@@ -121,9 +132,14 @@ describe('seedDefaultTemplates', () => {
     const before = await t.database.db.selectFrom('templates').select('id').execute();
     await expect(
       inTransaction(t.database.db, async (trx) => {
-        await trx.insertInto('workspaces').values({ id: 'ws_rolled_back', name: 'x', created_at: new Date(0).toISOString() }).execute();
+        await trx
+          .insertInto('workspaces')
+          .values({ id: 'ws_rolled_back', name: 'x', created_at: new Date(0).toISOString() })
+          .execute();
         await t.services.templates.seedDefaultTemplates(trx, 'ws_rolled_back');
-        expect(await trx.selectFrom('templates').select('id').where('workspace_id', '=', 'ws_rolled_back').execute()).not.toHaveLength(0);
+        expect(
+          await trx.selectFrom('templates').select('id').where('workspace_id', '=', 'ws_rolled_back').execute(),
+        ).not.toHaveLength(0);
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');

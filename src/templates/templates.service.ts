@@ -73,7 +73,8 @@ function checkFields(fields: Partial<TemplateFields>, at: string): FieldError[] 
     if (value.trim() === '') {
       errors.push({ path: `${at}/${key}`, message: 'must not be blank' });
     } else if (key !== 'name') {
-      for (const problem of analyzeText(value).problems) errors.push({ path: `${at}/${key}`, message: problem.message });
+      for (const problem of analyzeText(value).problems)
+        errors.push({ path: `${at}/${key}`, message: problem.message });
     }
   }
   return errors;
@@ -212,7 +213,13 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
       return {
         version: 1,
         exportedAt: clock.now().toISOString(),
-        templates: rows.map((row) => ({ name: row.name, type: row.type as TemplateType, language: row.language, subject: row.subject, body: row.body })),
+        templates: rows.map((row) => ({
+          name: row.name,
+          type: row.type as TemplateType,
+          language: row.language,
+          subject: row.subject,
+          body: row.body,
+        })),
       };
     },
 
@@ -232,7 +239,8 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
     async seedDefaultTemplates(trx: Kysely<Database>, workspaceId: string): Promise<void> {
       const rows = DEFAULT_TEMPLATES.map((template) => {
         const errors = checkFields(template, `/defaults/${template.name}`);
-        if (errors.length > 0) throw new Error(`default template "${template.name}" is invalid: ${errors.map((e) => e.message).join('; ')}`);
+        if (errors.length > 0)
+          throw new Error(`default template "${template.name}" is invalid: ${errors.map((e) => e.message).join('; ')}`);
         return newRow(workspaceId, template);
       });
       await repository.insertMany(trx, rows);

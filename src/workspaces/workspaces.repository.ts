@@ -10,13 +10,25 @@ export interface WorkspaceRecord {
 export function createWorkspacesRepository(db: Kysely<Database>) {
   return {
     async insertWorkspace(trx: Kysely<Database>, workspace: WorkspaceRecord): Promise<void> {
-      await trx.insertInto('workspaces').values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt }).execute();
+      await trx
+        .insertInto('workspaces')
+        .values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt })
+        .execute();
     },
 
-    async insertApiKey(trx: Kysely<Database>, key: { id: string; workspaceId: string; name: string; keyHash: string; createdAt: string }): Promise<void> {
+    async insertApiKey(
+      trx: Kysely<Database>,
+      key: { id: string; workspaceId: string; name: string; keyHash: string; createdAt: string },
+    ): Promise<void> {
       await trx
         .insertInto('api_keys')
-        .values({ id: key.id, workspace_id: key.workspaceId, name: key.name, key_hash: key.keyHash, created_at: key.createdAt })
+        .values({
+          id: key.id,
+          workspace_id: key.workspaceId,
+          name: key.name,
+          key_hash: key.keyHash,
+          created_at: key.createdAt,
+        })
         .onConflict((oc) => oc.column('key_hash').doNothing())
         .execute();
     },
@@ -27,7 +39,11 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
     },
 
     async findByKeyHash(keyHash: string): Promise<{ workspaceId: string; keyHash: string } | undefined> {
-      const row = await db.selectFrom('api_keys').select(['workspace_id', 'key_hash']).where('key_hash', '=', keyHash).executeTakeFirst();
+      const row = await db
+        .selectFrom('api_keys')
+        .select(['workspace_id', 'key_hash'])
+        .where('key_hash', '=', keyHash)
+        .executeTakeFirst();
       return row && { workspaceId: row.workspace_id, keyHash: row.key_hash };
     },
   };

@@ -4,7 +4,11 @@ import { errorResponses } from '../http/common.schemas.js';
 import { NotFoundError } from '../http/errors.js';
 import type { WorkspacesService } from './workspaces.service.js';
 
-const Workspace = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String({ format: 'date-time' }) });
+const Workspace = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
 
 /** `GET /api/workspace`: which workspace the presented key belongs to (the dashboard's sign-in check). */
 export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {

@@ -18,12 +18,21 @@ export interface WorkspacesServiceDeps {
 export function createWorkspacesService({ db, clock, onWorkspaceCreated }: WorkspacesServiceDeps) {
   const repository = createWorkspacesRepository(db);
 
-  async function createWorkspace(name: string, id = newId('ws')): Promise<{ workspace: WorkspaceRecord; apiKey: string }> {
+  async function createWorkspace(
+    name: string,
+    id = newId('ws'),
+  ): Promise<{ workspace: WorkspaceRecord; apiKey: string }> {
     const apiKey = generateApiKey();
     const workspace = { id, name, createdAt: clock.now().toISOString() };
     await inTransaction(db, async (trx) => {
       await repository.insertWorkspace(trx, workspace);
-      await repository.insertApiKey(trx, { id: newId('key'), workspaceId: id, name: 'default', keyHash: hashApiKey(apiKey), createdAt: workspace.createdAt });
+      await repository.insertApiKey(trx, {
+        id: newId('key'),
+        workspaceId: id,
+        name: 'default',
+        keyHash: hashApiKey(apiKey),
+        createdAt: workspace.createdAt,
+      });
       await onWorkspaceCreated(trx, id);
     });
     return { workspace, apiKey };
@@ -46,7 +55,13 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
           .returning('id')
           .executeTakeFirst();
         if (created) await onWorkspaceCreated(trx, DEFAULT_WORKSPACE_ID);
-        await repository.insertApiKey(trx, { id: newId('key'), workspaceId: DEFAULT_WORKSPACE_ID, name: 'bootstrap', keyHash: hashApiKey(apiKey), createdAt: now });
+        await repository.insertApiKey(trx, {
+          id: newId('key'),
+          workspaceId: DEFAULT_WORKSPACE_ID,
+          name: 'bootstrap',
+          keyHash: hashApiKey(apiKey),
+          createdAt: now,
+        });
       });
     },
 

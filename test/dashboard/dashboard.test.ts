@@ -15,7 +15,8 @@ import { chromiumAvailable, CHROMIUM_PATH, ensureDashboardBuilt, launchBrowser, 
 
 const inCi = process.env.CI === 'true';
 const runBrowser = chromiumAvailable() || inCi;
-if (!runBrowser) console.warn(`dashboard browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
+if (!runBrowser)
+  console.warn(`dashboard browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 
 describe('dashboard serving', () => {
   let t: TestApp;
@@ -44,7 +45,11 @@ describe('dashboard serving', () => {
 
   it('answers every page path a browser asks for with the dashboard, so deep links load', async () => {
     for (const url of ['/mailboxes', '/mailboxes/mbx_123', '/templates/new', '/reports?x=1', '/no-such-page']) {
-      const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml' } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { accept: 'text/html,application/xhtml+xml' },
+      });
       expect(response.statusCode, url).toBe(200);
       expect(response.body, url).toContain('<div id="app"></div>');
     }
@@ -69,11 +74,19 @@ describe('dashboard serving', () => {
   });
 
   it('leaves the API and its documentation alone', async () => {
-    const unknownWithoutKey = await t.app.inject({ method: 'GET', url: '/api/nothing-here', headers: { accept: 'text/html' } });
+    const unknownWithoutKey = await t.app.inject({
+      method: 'GET',
+      url: '/api/nothing-here',
+      headers: { accept: 'text/html' },
+    });
     expect(unknownWithoutKey.statusCode).toBe(401);
     expect(unknownWithoutKey.headers['content-type']).toMatch(/^application\/problem\+json/);
 
-    const unknown = await t.workspace.request({ method: 'GET', url: '/api/nothing-here', headers: { accept: 'text/html' } });
+    const unknown = await t.workspace.request({
+      method: 'GET',
+      url: '/api/nothing-here',
+      headers: { accept: 'text/html' },
+    });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'not_found' });
 
@@ -143,62 +156,82 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     expect(await page.locator('.workspace-name').textContent()).toBe('test');
   });
 
-  it('adds a mailbox against the real mail stack, showing field and login errors in place', { timeout: 60_000 }, async () => {
-    await nav('Mailboxes').click();
-    await heading('Mailboxes').waitFor();
-    await page.getByText('No mailboxes yet').waitFor();
-    await page.getByRole('link', { name: 'Add mailbox' }).first().click();
-    await heading('Add a mailbox').waitFor();
+  it(
+    'adds a mailbox against the real mail stack, showing field and login errors in place',
+    { timeout: 60_000 },
+    async () => {
+      await nav('Mailboxes').click();
+      await heading('Mailboxes').waitFor();
+      await page.getByText('No mailboxes yet').waitFor();
+      await page.getByRole('link', { name: 'Add mailbox' }).first().click();
+      await heading('Add a mailbox').waitFor();
 
-    // A provider that needs an app password says so and links to the provider's instructions.
-    await page.getByRole('radio', { name: 'Gmail' }).check({ force: true });
-    await page.getByText('needs an app password').waitFor();
-    expect(await page.getByRole('link', { name: /How to create an app password/ }).getAttribute('href')).toMatch(/^https:\/\/support\.google\.com\//);
-    await page.getByLabel('App password').waitFor();
+      // A provider that needs an app password says so and links to the provider's instructions.
+      await page.getByRole('radio', { name: 'Gmail' }).check({ force: true });
+      await page.getByText('needs an app password').waitFor();
+      expect(await page.getByRole('link', { name: /How to create an app password/ }).getAttribute('href')).toMatch(
+        /^https:\/\/support\.google\.com\//,
+      );
+      await page.getByLabel('App password').waitFor();
 
-    await page.getByRole('radio', { name: 'Other' }).check({ force: true });
-    await page.getByLabel('IMAP host').fill(stack!.host);
-    await page.getByLabel('IMAP port').fill(String(stack!.imapPort));
-    await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
-    await page.getByLabel('SMTP host').fill(stack!.host);
-    await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
-    await page.getByLabel('SMTP port').fill(String(stack!.submissionPort));
-    await page.getByText('Advanced', { exact: true }).click();
-    await page.getByLabel('Accept self-signed certificates').check();
+      await page.getByRole('radio', { name: 'Other' }).check({ force: true });
+      await page.getByLabel('IMAP host').fill(stack!.host);
+      await page.getByLabel('IMAP port').fill(String(stack!.imapPort));
+      await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
+      await page.getByLabel('SMTP host').fill(stack!.host);
+      await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
+      await page.getByLabel('SMTP port').fill(String(stack!.submissionPort));
+      await page.getByText('Advanced', { exact: true }).click();
+      await page.getByLabel('Accept self-signed certificates').check();
 
-    // 400: the server's field error appears next to its field.
-    await page.getByLabel('Email address').fill('not-an-address');
-    await page.getByLabel('Password', { exact: true }).fill('wrong-password');
-    await page.getByRole('button', { name: 'Connect mailbox' }).click();
-    await expect.poll(() => page.getByLabel('Email address').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('.field.has-error .field-error').textContent()).toMatch(/email/);
+      // 400: the server's field error appears next to its field.
+      await page.getByLabel('Email address').fill('not-an-address');
+      await page.getByLabel('Password', { exact: true }).fill('wrong-password');
+      await page.getByRole('button', { name: 'Connect mailbox' }).click();
+      await expect.poll(() => page.getByLabel('Email address').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('.field.has-error .field-error').textContent()).toMatch(/email/);
 
-    // 422: the mail server's refusal is shown in place, and nothing is stored.
-    await page.getByLabel('Email address').fill(olive!.email);
-    await page.getByRole('button', { name: 'Connect mailbox' }).click();
-    const refusal = page.locator('#add-failure [role="alert"]');
-    await refusal.waitFor({ timeout: 30_000 });
-    expect(await refusal.textContent()).toContain('The mailbox server refused the login');
-    expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({ pagination: { total: 0 } });
+      // 422: the mail server's refusal is shown in place, and nothing is stored.
+      await page.getByLabel('Email address').fill(olive!.email);
+      await page.getByRole('button', { name: 'Connect mailbox' }).click();
+      const refusal = page.locator('#add-failure [role="alert"]');
+      await refusal.waitFor({ timeout: 30_000 });
+      expect(await refusal.textContent()).toContain('The mailbox server refused the login');
+      expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({
+        pagination: { total: 0 },
+      });
 
-    await page.getByLabel('Password', { exact: true }).fill(olive!.password);
-    await page.getByRole('button', { name: 'Connect mailbox' }).click();
-    await heading(olive!.email).waitFor({ timeout: 30_000 });
-    expect(page.url()).toMatch(/\/mailboxes\/[^/]+$/);
-    expect(await status().textContent()).toBe('Warming up');
-    const stored = (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as { mailboxes: Array<{ email: string; imap: { port: number; tls?: { rejectUnauthorized?: boolean } } }> };
-    expect(stored.mailboxes).toHaveLength(1);
-    expect(stored.mailboxes[0]).toMatchObject({ email: olive!.email, imap: { port: stack!.imapPort, tls: { rejectUnauthorized: false } } });
-  });
+      await page.getByLabel('Password', { exact: true }).fill(olive!.password);
+      await page.getByRole('button', { name: 'Connect mailbox' }).click();
+      await heading(olive!.email).waitFor({ timeout: 30_000 });
+      expect(page.url()).toMatch(/\/mailboxes\/[^/]+$/);
+      expect(await status().textContent()).toBe('Warming up');
+      const stored = (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+        mailboxes: Array<{ email: string; imap: { port: number; tls?: { rejectUnauthorized?: boolean } } }>;
+      };
+      expect(stored.mailboxes).toHaveLength(1);
+      expect(stored.mailboxes[0]).toMatchObject({
+        email: olive!.email,
+        imap: { port: stack!.imapPort, tls: { rejectUnauthorized: false } },
+      });
+    },
+  );
 
   it('pauses and resumes the warmup (resume logs in again)', { timeout: 60_000 }, async () => {
     await page.getByRole('button', { name: 'Pause warmup' }).click();
     await expect.poll(() => status().textContent()).toBe('Paused');
-    await page.getByRole('status').filter({ hasText: `Warmup paused for ${olive!.email}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Warmup paused for ${olive!.email}` })
+      .waitFor();
 
     await page.getByRole('button', { name: 'Resume warmup' }).click();
     await expect.poll(() => status().textContent(), { timeout: 30_000 }).toBe('Warming up');
-    const [mailbox] = ((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as { mailboxes: Array<{ status: string }> }).mailboxes;
+    const [mailbox] = (
+      (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+        mailboxes: Array<{ status: string }>;
+      }
+    ).mailboxes;
     expect(mailbox?.status).toBe('active');
   });
 
@@ -218,7 +251,11 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
   });
 
   it('shows the mailbox charts and its activity, filtered by type', async () => {
-    const [mailbox] = ((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as { mailboxes: Array<{ id: string }> }).mailboxes;
+    const [mailbox] = (
+      (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+        mailboxes: Array<{ id: string }>;
+      }
+    ).mailboxes;
     await recordInteraction(t.database.db, {
       mailboxId: mailbox!.id,
       type: 'sent',
@@ -233,7 +270,9 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     await page.reload();
     await heading(olive!.email).waitFor();
     await expect.poll(() => page.locator('.chart-canvas canvas').count()).toBeGreaterThanOrEqual(3);
-    expect(await page.locator('.stat', { hasText: 'Sent today' }).locator('.stat-value').textContent()).toMatch(/^1 \/ /);
+    expect(await page.locator('.stat', { hasText: 'Sent today' }).locator('.stat-value').textContent()).toMatch(
+      /^1 \/ /,
+    );
 
     const activity = page.getByRole('region', { name: 'Activity' });
     await activity.getByText('Notes from the planning call').waitFor();
@@ -246,7 +285,9 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
   it('shows the overview figures and charts', async () => {
     await nav('Overview').click();
     await heading('Overview').waitFor();
-    await expect.poll(() => page.locator('.stat', { hasText: 'Mailboxes' }).first().locator('.stat-value').textContent()).toBe('1');
+    await expect
+      .poll(() => page.locator('.stat', { hasText: 'Mailboxes' }).first().locator('.stat-value').textContent())
+      .toBe('1');
     await expect.poll(() => page.locator('.chart-canvas canvas').count()).toBe(2);
     await page.getByRole('radio', { name: '7 days' }).check({ force: true });
     await page.getByText('last 7 days').first().waitFor();
@@ -261,10 +302,16 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
 
     await page.getByLabel('Name', { exact: true }).fill('Planning check-in');
     await page.getByLabel('Subject', { exact: true }).fill('{Quick|Short} question about {topic}');
-    await page.getByLabel('Body', { exact: true }).fill('{Hi|Hello|Hey} {recipient_first_name},\n\ndo you have the notes?');
+    await page
+      .getByLabel('Body', { exact: true })
+      .fill('{Hi|Hello|Hey} {recipient_first_name},\n\ndo you have the notes?');
     const preview = page.getByTestId('preview-body');
-    await expect.poll(() => preview.textContent()).toMatch(new RegExp(`^(Hi|Hello|Hey) ${SAMPLE_VALUES.recipient_first_name},`));
-    expect(await page.getByTestId('preview-subject').textContent()).toMatch(new RegExp(`^(Quick|Short) question about ${SAMPLE_VALUES.topic}$`));
+    await expect
+      .poll(() => preview.textContent())
+      .toMatch(new RegExp(`^(Hi|Hello|Hey) ${SAMPLE_VALUES.recipient_first_name},`));
+    expect(await page.getByTestId('preview-subject').textContent()).toMatch(
+      new RegExp(`^(Quick|Short) question about ${SAMPLE_VALUES.topic}$`),
+    );
     const chips = page.getByRole('list', { name: 'Variables used' });
     expect(await chips.textContent()).toContain('{recipient_first_name}sample');
     expect(await chips.textContent()).toContain('{topic}sample');
@@ -277,20 +324,34 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
 
     // A markup error is shown in the preview, not thrown.
     await page.getByLabel('Body', { exact: true }).fill('Hi {recipient_first_name');
-    await expect.poll(() => page.locator('.preview-card [role="alert"]').textContent()).toContain('The template has a problem');
-    await page.getByLabel('Body', { exact: true }).fill('{Hi|Hello|Hey} {recipient_first_name},\n\ndo you have the notes?');
+    await expect
+      .poll(() => page.locator('.preview-card [role="alert"]').textContent())
+      .toContain('The template has a problem');
+    await page
+      .getByLabel('Body', { exact: true })
+      .fill('{Hi|Hello|Hey} {recipient_first_name},\n\ndo you have the notes?');
     await preview.waitFor();
 
     await page.getByRole('button', { name: 'Create template' }).click();
     await heading('Planning check-in').waitFor();
     expect(page.url()).toMatch(/\/templates\/[^/]+$/);
     const id = decodeURIComponent(page.url().split('/').pop()!);
-    const saved = (await t.workspace.request({ method: 'GET', url: `/api/templates/${id}` })).json() as { template: { subject: string; variables: string[] } };
-    expect(saved.template).toMatchObject({ subject: '{Quick|Short} question about {topic}', variables: ['recipient_first_name', 'topic'] });
+    const saved = (await t.workspace.request({ method: 'GET', url: `/api/templates/${id}` })).json() as {
+      template: { subject: string; variables: string[] };
+    };
+    expect(saved.template).toMatchObject({
+      subject: '{Quick|Short} question about {topic}',
+      variables: ['recipient_first_name', 'topic'],
+    });
   });
 
   it('duplicates, exports, imports and deletes templates', { timeout: 60_000 }, async () => {
-    const count = async () => ((await t.workspace.request({ method: 'GET', url: '/api/templates?limit=1' })).json() as { pagination: { total: number } }).pagination.total;
+    const count = async () =>
+      (
+        (await t.workspace.request({ method: 'GET', url: '/api/templates?limit=1' })).json() as {
+          pagination: { total: number };
+        }
+      ).pagination.total;
     const before = await count();
 
     await page.getByRole('button', { name: 'Duplicate' }).click();
@@ -301,22 +362,39 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     await page.getByLabel('Search templates').fill('Planning check-in');
     await expect.poll(() => page.locator('.templates-table tbody tr').count()).toBe(2);
 
-    const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+    const [exported] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export' }).click(),
+    ]);
     const file = (await exported.path())!;
     const document = JSON.parse(readFileSync(file, 'utf8')) as { version: number; templates: Array<{ name: string }> };
     expect(document.version).toBe(1);
     expect(document.templates.map((item) => item.name)).toContain('Planning check-in (copy)');
 
     await page.getByTestId('import-file').setInputFiles(file);
-    await page.getByRole('status').filter({ hasText: `Imported ${document.templates.length} templates` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Imported ${document.templates.length} templates` })
+      .waitFor();
     expect(await count()).toBe(before + 1 + document.templates.length);
 
-    await page.getByTestId('import-file').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"templates": [{"name": ""}]}') });
+    await page
+      .getByTestId('import-file')
+      .setInputFiles({
+        name: 'broken.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from('{"templates": [{"name": ""}]}'),
+      });
     await page.getByRole('alert').filter({ hasText: 'Import failed' }).waitFor();
-    expect(await page.getByRole('alert').filter({ hasText: 'Import failed' }).textContent()).toContain('Nothing was imported');
+    expect(await page.getByRole('alert').filter({ hasText: 'Import failed' }).textContent()).toContain(
+      'Nothing was imported',
+    );
 
     await page.getByRole('button', { name: 'Delete Planning check-in (copy)' }).first().click();
-    await page.getByRole('dialog', { name: 'Delete this template?' }).getByRole('button', { name: 'Delete template' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this template?' })
+      .getByRole('button', { name: 'Delete template' })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Planning check-in (copy) was deleted' }).waitFor();
     expect(await count()).toBe(before + document.templates.length);
   });
@@ -324,14 +402,24 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
   it('downloads a statistics export with the bearer key', async () => {
     await nav('Reports').click();
     await heading('Reports').waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^warmup-stats-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/);
     expect(csv[0]).toBe('date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation');
     expect(csv.some((line) => line.includes(olive!.email))).toBe(true);
 
-    const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
-    expect(readFileSync((await pdf.path())!).subarray(0, 5).toString()).toBe('%PDF-');
+    const [pdf] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download PDF' }).click(),
+    ]);
+    expect(
+      readFileSync((await pdf.path())!)
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     await page.locator('.summary-table').getByText(olive!.email).waitFor();
   });
@@ -359,12 +447,16 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     const dialog = page.getByRole('dialog', { name: 'Delete this mailbox?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({ pagination: { total: 1 } });
+    expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({
+      pagination: { total: 1 },
+    });
 
     await remove.click();
     await dialog.getByRole('button', { name: 'Delete mailbox' }).click();
     await page.getByText('No mailboxes yet').waitFor();
-    expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({ pagination: { total: 0 } });
+    expect((await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json()).toMatchObject({
+      pagination: { total: 0 },
+    });
   });
 
   it('fits a phone: the navigation folds into a menu', async () => {

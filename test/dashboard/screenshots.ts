@@ -17,7 +17,11 @@ const VIEWPORTS = [
 /** Waits until the page has drawn its data: no skeletons left and every chart rendered. */
 async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
-  await page.waitForFunction(() => document.querySelectorAll('.skeleton').length === 0 && Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')));
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('.skeleton').length === 0 &&
+      Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')),
+  );
   await page.waitForTimeout(250);
 }
 
@@ -33,8 +37,12 @@ async function main(): Promise<void> {
     const workspace = await t.createWorkspace('Northwind Trading');
     await seedDemoData(t.database.db, workspace);
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const mailboxes = (await workspace.request({ method: 'GET', url: '/api/mailboxes?q=maya' })).json() as { mailboxes: Array<{ id: string }> };
-    const templates = (await workspace.request({ method: 'GET', url: '/api/templates?type=initial&language=en&limit=1' })).json() as { templates: Array<{ id: string }> };
+    const mailboxes = (await workspace.request({ method: 'GET', url: '/api/mailboxes?q=maya' })).json() as {
+      mailboxes: Array<{ id: string }>;
+    };
+    const templates = (
+      await workspace.request({ method: 'GET', url: '/api/templates?type=initial&language=en&limit=1' })
+    ).json() as { templates: Array<{ id: string }> };
     const mailboxId = mailboxes.mailboxes[0]?.id;
     const templateId = templates.templates[0]?.id;
     if (!mailboxId || !templateId) throw new Error('seeding left no mailbox or template to show');

@@ -3,7 +3,11 @@
 // own repository functions so the rollups and statistics are exactly what the engine would make.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
-import { recordInteraction, recordReputation, type InteractionInput } from '../../src/engine/interactions.repository.js';
+import {
+  recordInteraction,
+  recordReputation,
+  type InteractionInput,
+} from '../../src/engine/interactions.repository.js';
 import { randomInt, seededRandom } from '../../src/engine/random.js';
 import type { TestWorkspace } from '../helpers/test-app.js';
 
@@ -21,11 +25,26 @@ interface Profile {
   lastError?: string;
 }
 
-const ramp = (from: number, to: number, days: number) => (day: number) => Math.round(from + (to - from) * Math.min(1, (day - 1) / days));
+const ramp = (from: number, to: number, days: number) => (day: number) =>
+  Math.round(from + (to - from) * Math.min(1, (day - 1) / days));
 
 const PROFILES: Profile[] = [
-  { email: 'maya@northwind-trading.com', name: 'Maya Chen', provider: 'gmail', age: 88, dailyLimit: 35, reputation: (d) => ramp(58, 95, 40)(d) },
-  { email: 'liam@brightpath.io', name: 'Liam Novak', provider: 'outlook', age: 74, dailyLimit: 30, reputation: (d) => ramp(52, 91, 45)(d) },
+  {
+    email: 'maya@northwind-trading.com',
+    name: 'Maya Chen',
+    provider: 'gmail',
+    age: 88,
+    dailyLimit: 35,
+    reputation: (d) => ramp(58, 95, 40)(d),
+  },
+  {
+    email: 'liam@brightpath.io',
+    name: 'Liam Novak',
+    provider: 'outlook',
+    age: 74,
+    dailyLimit: 30,
+    reputation: (d) => ramp(52, 91, 45)(d),
+  },
   {
     email: 'ava@lumenlabs.co',
     name: 'Ava Rossi',
@@ -42,10 +61,26 @@ const PROFILES: Profile[] = [
     age: 45,
     dailyLimit: 25,
     reputation: (d) => ramp(50, 84, 30)(d),
-    lastError: 'SMTP login failed: 535 5.7.8 Authentication credentials invalid. The app password may have been revoked: update it, then resume.',
+    lastError:
+      'SMTP login failed: 535 5.7.8 Authentication credentials invalid. The app password may have been revoked: update it, then resume.',
   },
-  { email: 'support@kitecloud.dev', name: 'Kite Support', provider: 'zoho', age: 52, dailyLimit: 25, reputation: (d) => ramp(55, 82, 30)(d), pausedDaysAgo: 9 },
-  { email: 'ops@harborview.app', name: 'Noah Park', provider: 'icloud', age: 4, dailyLimit: 40, reputation: (d) => ramp(50, 62, 4)(d) },
+  {
+    email: 'support@kitecloud.dev',
+    name: 'Kite Support',
+    provider: 'zoho',
+    age: 52,
+    dailyLimit: 25,
+    reputation: (d) => ramp(55, 82, 30)(d),
+    pausedDaysAgo: 9,
+  },
+  {
+    email: 'ops@harborview.app',
+    name: 'Noah Park',
+    provider: 'icloud',
+    age: 4,
+    dailyLimit: 40,
+    reputation: (d) => ramp(50, 62, 4)(d),
+  },
 ];
 
 const DAY_MS = 86_400_000;
@@ -79,14 +114,21 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
       connectionType: 'imap',
       name: profile.name,
       verify: false,
-      warmup: { dailyLimit: profile.dailyLimit, startVolume: 2, rampUpIncrement: 2, replyRate: 30, timezone: 'Europe/Berlin' },
+      warmup: {
+        dailyLimit: profile.dailyLimit,
+        startVolume: 2,
+        rampUpIncrement: 2,
+        replyRate: 30,
+        timezone: 'Europe/Berlin',
+      },
     };
     if (profile.provider === 'custom') {
       body.imap = { host: 'mail.acme-supply.com', port: 993, secure: true };
       body.smtp = { host: 'mail.acme-supply.com', port: 587, secure: false };
     }
     const response = await workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body });
-    if (response.statusCode !== 201) throw new Error(`seeding ${profile.email}: ${response.statusCode} ${response.body}`);
+    if (response.statusCode !== 201)
+      throw new Error(`seeding ${profile.email}: ${response.statusCode} ${response.body}`);
     ids.push((response.json() as { mailbox: { id: string } }).mailbox.id);
   }
 
@@ -96,7 +138,10 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
   for (let ago = maxAge - 1; ago >= 0; ago--) {
     const day = new Date(today.getTime() - ago * DAY_MS);
     const active = PROFILES.map((profile, index) => ({ profile, index })).filter(
-      ({ profile }) => ago < profile.age && !(profile.pausedDaysAgo !== undefined && ago < profile.pausedDaysAgo) && !(profile.lastError && ago < 2),
+      ({ profile }) =>
+        ago < profile.age &&
+        !(profile.pausedDaysAgo !== undefined && ago < profile.pausedDaysAgo) &&
+        !(profile.lastError && ago < 2),
     );
     await db.transaction().execute(async (trx) => {
       for (const { profile, index } of active) {
@@ -111,22 +156,46 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
         if (peers.length === 0) continue;
         for (let n = 0; n < volume; n++) {
           const peer = peers[randomInt(random, 0, peers.length - 1)]!;
-          const minutesIntoDay = ago === 0 ? Math.max(5, Math.floor((now.getTime() - day.getTime()) / 60_000) - randomInt(random, 5, 300)) : randomInt(random, 7 * 60, 17 * 60);
+          const minutesIntoDay =
+            ago === 0
+              ? Math.max(5, Math.floor((now.getTime() - day.getTime()) / 60_000) - randomInt(random, 5, 300))
+              : randomInt(random, 7 * 60, 17 * 60);
           const sentAt = new Date(day.getTime() + minutesIntoDay * 60_000);
           const messageId = `<demo-${++serial}@${profile.email.split('@')[1]}>`;
           const subject = SUBJECTS[randomInt(random, 0, SUBJECTS.length - 1)]!;
-          const base: Omit<InteractionInput, 'mailboxId' | 'type' | 'occurredAt' | 'counterpartMailboxId' | 'counterpartEmail'> = {
+          const base: Omit<
+            InteractionInput,
+            'mailboxId' | 'type' | 'occurredAt' | 'counterpartMailboxId' | 'counterpartEmail'
+          > = {
             senderMailboxId: ids[index]!,
             subject,
             messageId,
             threadId: messageId,
           };
-          await recordInteraction(trx, { ...base, mailboxId: ids[index]!, type: 'sent', counterpartMailboxId: ids[peer.index]!, counterpartEmail: peer.profile.email, occurredAt: sentAt });
-          const later = (minutes: number) => new Date(Math.min(now.getTime() - 60_000, sentAt.getTime() + minutes * 60_000));
-          const asPeer = { ...base, mailboxId: ids[peer.index]!, counterpartMailboxId: ids[index]!, counterpartEmail: profile.email };
+          await recordInteraction(trx, {
+            ...base,
+            mailboxId: ids[index]!,
+            type: 'sent',
+            counterpartMailboxId: ids[peer.index]!,
+            counterpartEmail: peer.profile.email,
+            occurredAt: sentAt,
+          });
+          const later = (minutes: number) =>
+            new Date(Math.min(now.getTime() - 60_000, sentAt.getTime() + minutes * 60_000));
+          const asPeer = {
+            ...base,
+            mailboxId: ids[peer.index]!,
+            counterpartMailboxId: ids[index]!,
+            counterpartEmail: profile.email,
+          };
           const spam = random() < spamChance;
           if (ago === 0 && random() < 0.3) continue; // not read yet
-          await recordInteraction(trx, { ...asPeer, type: 'received', placement: spam ? 'spam' : random() < 0.04 ? 'promotions' : 'inbox', occurredAt: later(12) });
+          await recordInteraction(trx, {
+            ...asPeer,
+            type: 'received',
+            placement: spam ? 'spam' : random() < 0.04 ? 'promotions' : 'inbox',
+            occurredAt: later(12),
+          });
           if (spam) await recordInteraction(trx, { ...asPeer, type: 'rescued', occurredAt: later(13) });
           if (random() < 0.94) await recordInteraction(trx, { ...asPeer, type: 'opened', occurredAt: later(20) });
           if (random() < 0.28) await recordInteraction(trx, { ...asPeer, type: 'flagged', occurredAt: later(21) });
@@ -147,7 +216,9 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
         last_error: profile.lastError ?? null,
         warmup_day: activeDays,
         daily_target: profile.pausedDaysAgo !== undefined || profile.lastError ? 0 : target,
-        last_sync_at: new Date(now.getTime() - (profile.lastError ? 2 * DAY_MS : randomInt(random, 2, 14) * 60_000)).toISOString(),
+        last_sync_at: new Date(
+          now.getTime() - (profile.lastError ? 2 * DAY_MS : randomInt(random, 2, 14) * 60_000),
+        ).toISOString(),
       })
       .where('id', '=', ids[index]!)
       .execute();

@@ -37,7 +37,9 @@ function start(args: string[], dir: string, env: Record<string, string> = {}) {
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   /** Resolves once a log line with this message has been written. */
   async function logged(message: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
     const end = Date.now() + timeoutMs;
@@ -48,7 +50,8 @@ function start(args: string[], dir: string, env: Record<string, string> = {}) {
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => l.msg === message);
       if (line) return line;
-      if (Date.now() > end || child.exitCode !== null) throw new Error(`no "${message}" log line; stdout: ${stdout}\nstderr: ${stderr}`);
+      if (Date.now() > end || child.exitCode !== null)
+        throw new Error(`no "${message}" log line; stdout: ${stdout}\nstderr: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -101,7 +104,11 @@ describe('warmup worker', () => {
     expect(exit.stdout).toContain('"msg":"shutting down"');
     const database = openDatabase({ dataDir: dir });
     try {
-      const leases = await database.db.selectFrom('leases').selectAll().where('owner', '=', String(started.workerId)).execute();
+      const leases = await database.db
+        .selectFrom('leases')
+        .selectAll()
+        .where('owner', '=', String(started.workerId))
+        .execute();
       expect(leases).toEqual([]);
     } finally {
       await database.close();
@@ -121,7 +128,9 @@ describe('warmup serve', () => {
 
   it('serves without the engine with --no-engine', async () => {
     const server = start(['serve', '--no-engine'], dataDir(), { PORT: '0', LOG_LEVEL: 'debug' });
-    await server.logged('Get an API key with: npx warmup workspace create <name>  (or start with WARMUP_API_KEY=<key>)');
+    await server.logged(
+      'Get an API key with: npx warmup workspace create <name>  (or start with WARMUP_API_KEY=<key>)',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(server.child.exitCode).toBeNull();
     server.child.kill('SIGTERM');

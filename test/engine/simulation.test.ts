@@ -31,7 +31,14 @@ const users = MAIL_USERS.engineSim;
 // partners, each taking at most 3 threads in 7 days, and with a limit L at most 2L of them can be
 // used up by the previous 6 days, so L ≤ (n − 1) / 3 always leaves L free partners.
 const dailyLimit = Math.max(1, Math.floor((users.length - 1) / PAIR_LIMIT_PER_WEEK));
-const WARMUP = { startVolume: 1, rampUpIncrement: 1, dailyLimit, replyRate: 50, timezone: 'UTC', sendWindow: { start: '08:00', end: '18:00' } };
+const WARMUP = {
+  startVolume: 1,
+  rampUpIncrement: 1,
+  dailyLimit,
+  replyRate: 50,
+  timezone: 'UTC',
+  sendWindow: { start: '08:00', end: '18:00' },
+};
 
 function dayAt(index: number, time = '10:00:00'): Date {
   return new Date(`${addDays(FIRST_DAY, index)}T${time}Z`);
@@ -52,13 +59,22 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
   const clock = fixedClock(dayAt(0, '07:00:00'));
 
   function childEnv(): NodeJS.ProcessEnv {
-    return { ...process.env, DATABASE_URL: '', ...testApp.database.env, WARMUP_SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'warn' };
+    return {
+      ...process.env,
+      DATABASE_URL: '',
+      ...testApp.database.env,
+      WARMUP_SECRET_KEY: TEST_SECRET_KEY,
+      LOG_LEVEL: 'warn',
+    };
   }
 
   /** `warmup run-once` as a child process; `onStart` may kill it. */
   function runCli(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<ChildRun> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'run-once', ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'run-once', ...args], {
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -90,18 +106,44 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
       .select([
         'type',
         sql<number>`cast(count(*) as integer)`.as('entries'),
-        sql<number>`cast(count(distinct ${sql.ref('mailbox_id')} || ' ' || ${sql.ref('message_id')}) as integer)`.as('messages'),
+        sql<number>`cast(count(distinct ${sql.ref('mailbox_id')} || ' ' || ${sql.ref('message_id')}) as integer)`.as(
+          'messages',
+        ),
       ])
       .groupBy('type')
       .execute();
     for (const row of perType) expect(Number(row.entries), `${row.type} entries`).toBe(Number(row.messages));
 
     // every message that left counts one `sent`, every message found one `received`
-    const sentRows = await count(db.selectFrom('warmup_messages').select(sql<number>`cast(count(*) as integer)`.as('n')).where('sent_at', 'is not', null).executeTakeFirst());
-    const sentEntries = await count(db.selectFrom('interactions').select(sql<number>`cast(count(*) as integer)`.as('n')).where('type', '=', 'sent').executeTakeFirst());
+    const sentRows = await count(
+      db
+        .selectFrom('warmup_messages')
+        .select(sql<number>`cast(count(*) as integer)`.as('n'))
+        .where('sent_at', 'is not', null)
+        .executeTakeFirst(),
+    );
+    const sentEntries = await count(
+      db
+        .selectFrom('interactions')
+        .select(sql<number>`cast(count(*) as integer)`.as('n'))
+        .where('type', '=', 'sent')
+        .executeTakeFirst(),
+    );
     expect(sentEntries).toBe(sentRows);
-    const foundRows = await count(db.selectFrom('warmup_messages').select(sql<number>`cast(count(*) as integer)`.as('n')).where('found_at', 'is not', null).executeTakeFirst());
-    const receivedEntries = await count(db.selectFrom('interactions').select(sql<number>`cast(count(*) as integer)`.as('n')).where('type', '=', 'received').executeTakeFirst());
+    const foundRows = await count(
+      db
+        .selectFrom('warmup_messages')
+        .select(sql<number>`cast(count(*) as integer)`.as('n'))
+        .where('found_at', 'is not', null)
+        .executeTakeFirst(),
+    );
+    const receivedEntries = await count(
+      db
+        .selectFrom('interactions')
+        .select(sql<number>`cast(count(*) as integer)`.as('n'))
+        .where('type', '=', 'received')
+        .executeTakeFirst(),
+    );
     expect(receivedEntries).toBe(foundRows);
 
     // the daily rollups, mailbox by mailbox and day by day, against the interactions
@@ -131,11 +173,20 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
     const expected = new Map<string, Record<string, number>>();
     const entry = (mailboxId: string | null, day: string) => {
       const key = `${mailboxId} ${day}`;
-      const found = expected.get(key) ?? { sent: 0, received: 0, found: 0, opened: 0, flagged: 0, replied: 0, rescued: 0 };
+      const found = expected.get(key) ?? {
+        sent: 0,
+        received: 0,
+        found: 0,
+        opened: 0,
+        flagged: 0,
+        replied: 0,
+        rescued: 0,
+      };
       expected.set(key, found);
       return found;
     };
-    for (const row of own) Object.assign(entry(row.mailbox_id, row.day), { sent: Number(row.sent), received: Number(row.received) });
+    for (const row of own)
+      Object.assign(entry(row.mailbox_id, row.day), { sent: Number(row.sent), received: Number(row.received) });
     for (const row of senderSide) {
       Object.assign(entry(row.mailbox_id, row.day), {
         found: Number(row.found),
@@ -148,9 +199,21 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
     const rollups = await db.selectFrom('daily_stats').selectAll().execute();
     const actual = new Map<string, Record<string, number>>();
     for (const r of rollups) {
-      const counters = { sent: r.sent, received: r.received, found: r.inbox + r.spam + r.promotions + r.other, opened: r.opened, flagged: r.flagged, replied: r.replied, rescued: r.rescued };
+      const counters = {
+        sent: r.sent,
+        received: r.received,
+        found: r.inbox + r.spam + r.promotions + r.other,
+        opened: r.opened,
+        flagged: r.flagged,
+        replied: r.replied,
+        rescued: r.rescued,
+      };
       // rows that only carry a reputation score count nothing
-      if (Object.values(counters).some((v) => Number(v) !== 0)) actual.set(`${r.mailbox_id} ${r.day}`, Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, Number(v)])));
+      if (Object.values(counters).some((v) => Number(v) !== 0))
+        actual.set(
+          `${r.mailbox_id} ${r.day}`,
+          Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, Number(v)])),
+        );
     }
     expect(actual).toEqual(expected);
   }
@@ -158,155 +221,227 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
   beforeAll(async () => {
     testApp = await createTestApp({ clock });
     db = testApp.database.db;
-    for (const user of users) mailboxIds.push(await createStackMailbox(testApp.workspace, stack, user, { warmup: WARMUP }));
+    for (const user of users)
+      mailboxIds.push(await createStackMailbox(testApp.workspace, stack, user, { warmup: WARMUP }));
   });
 
   afterAll(async () => {
     await testApp?.close();
   });
 
-  it(`ramps up for ${DAYS} days exactly as planned, sends everything it planned, and counts each message once`, { timeout: 180_000 }, async () => {
-    const started = performance.now();
-    const curve: Array<{ day: string; expected: number; planned: number; sent: number; replies: number }> = [];
-    for (let index = 0; index < DAYS; index++) {
-      const at = dayAt(index);
-      const day = addDays(FIRST_DAY, index);
-      let summary: CycleSummary;
-      if (index === CLI_DAY) {
-        const run = await runCli(['--at', at.toISOString(), '--ignore-schedule']);
-        expect(run.code, run.stderr).toBe(0);
-        summary = JSON.parse(run.stdout) as CycleSummary;
-      } else {
-        summary = await runInProcess(at, 1000 + index);
-      }
-      expect(summary.errors, `day ${day}`).toEqual([]);
-      expect(summary.at).toBe(at.toISOString());
+  it(
+    `ramps up for ${DAYS} days exactly as planned, sends everything it planned, and counts each message once`,
+    { timeout: 180_000 },
+    async () => {
+      const started = performance.now();
+      const curve: Array<{ day: string; expected: number; planned: number; sent: number; replies: number }> = [];
+      for (let index = 0; index < DAYS; index++) {
+        const at = dayAt(index);
+        const day = addDays(FIRST_DAY, index);
+        let summary: CycleSummary;
+        if (index === CLI_DAY) {
+          const run = await runCli(['--at', at.toISOString(), '--ignore-schedule']);
+          expect(run.code, run.stderr).toBe(0);
+          summary = JSON.parse(run.stdout) as CycleSummary;
+        } else {
+          summary = await runInProcess(at, 1000 + index);
+        }
+        expect(summary.errors, `day ${day}`).toEqual([]);
+        expect(summary.at).toBe(at.toISOString());
 
-      let expectedTotal = 0;
+        let expectedTotal = 0;
+        for (const mailboxId of mailboxIds) {
+          // every day so far had sends, so this is warmup day index + 1
+          const expected = dailyTarget({ settings: WARMUP, warmupDay: index + 1, mailboxId, day, volumeFactor: 1 });
+          expectedTotal += expected;
+          const plan = await db
+            .selectFrom('mailbox_plans')
+            .selectAll()
+            .where('mailbox_id', '=', mailboxId)
+            .where('day', '=', day)
+            .executeTakeFirst();
+          expect(plan, `plan of ${mailboxId} on ${day}`).toMatchObject({
+            warmup_day: index + 1,
+            target: expected,
+            planned: expected,
+          });
+          const initial = await db
+            .selectFrom('warmup_messages')
+            .select(['status', 'recipient_mailbox_id'])
+            .where('sender_mailbox_id', '=', mailboxId)
+            .where('plan_day', '=', day)
+            .where('kind', '=', 'initial')
+            .execute();
+          expect(initial.map((r) => r.status)).toEqual(Array(expected).fill('sent'));
+        }
+        const initialSent = await count(
+          db
+            .selectFrom('warmup_messages')
+            .select(sql<number>`cast(count(*) as integer)`.as('n'))
+            .where('kind', '=', 'initial')
+            .where('plan_day', '=', day)
+            .where('status', '=', 'sent')
+            .executeTakeFirst(),
+        );
+        const repliesSent = await count(
+          db
+            .selectFrom('warmup_messages')
+            .select(sql<number>`cast(count(*) as integer)`.as('n'))
+            .where('kind', '=', 'reply')
+            .where('sent_at', '=', at.toISOString())
+            .executeTakeFirst(),
+        );
+        expect(summary.plan?.messages).toBe(expectedTotal);
+        curve.push({
+          day,
+          expected: expectedTotal,
+          planned: summary.plan?.messages ?? 0,
+          sent: initialSent,
+          replies: repliesSent,
+        });
+      }
+      const seconds = (performance.now() - started) / 1000;
+      console.info(
+        `simulation: ${users.length} mailboxes, dailyLimit ${dailyLimit}, ${DAYS} days in ${seconds.toFixed(1)} s`,
+      );
+      console.table(curve);
+
+      // the whole ramp went out as planned; replies flowed too
+      expect(curve.map((d) => d.sent)).toEqual(curve.map((d) => d.expected));
+      expect(curve.reduce((sum, d) => sum + d.replies, 0)).toBeGreaterThan(0);
+
+      // what the API says at the end
       for (const mailboxId of mailboxIds) {
-        // every day so far had sends, so this is warmup day index + 1
-        const expected = dailyTarget({ settings: WARMUP, warmupDay: index + 1, mailboxId, day, volumeFactor: 1 });
-        expectedTotal += expected;
-        const plan = await db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', day).executeTakeFirst();
-        expect(plan, `plan of ${mailboxId} on ${day}`).toMatchObject({ warmup_day: index + 1, target: expected, planned: expected });
-        const initial = await db
-          .selectFrom('warmup_messages')
-          .select(['status', 'recipient_mailbox_id'])
-          .where('sender_mailbox_id', '=', mailboxId)
-          .where('plan_day', '=', day)
-          .where('kind', '=', 'initial')
-          .execute();
-        expect(initial.map((r) => r.status)).toEqual(Array(expected).fill('sent'));
+        const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailboxId}` });
+        const mailbox = (
+          response.json() as {
+            mailbox: { status: string; warmupDay: number; reputation: number; lastError: string | null };
+          }
+        ).mailbox;
+        expect(mailbox).toMatchObject({ status: 'active', warmupDay: DAYS, lastError: null });
+        // clean peers, all mail found in the inbox
+        expect(mailbox.reputation).toBe(100);
       }
-      const initialSent = await count(
-        db.selectFrom('warmup_messages').select(sql<number>`cast(count(*) as integer)`.as('n')).where('kind', '=', 'initial').where('plan_day', '=', day).where('status', '=', 'sent').executeTakeFirst(),
-      );
-      const repliesSent = await count(
-        db.selectFrom('warmup_messages').select(sql<number>`cast(count(*) as integer)`.as('n')).where('kind', '=', 'reply').where('sent_at', '=', at.toISOString()).executeTakeFirst(),
-      );
-      expect(summary.plan?.messages).toBe(expectedTotal);
-      curve.push({ day, expected: expectedTotal, planned: summary.plan?.messages ?? 0, sent: initialSent, replies: repliesSent });
-    }
-    const seconds = (performance.now() - started) / 1000;
-    console.info(`simulation: ${users.length} mailboxes, dailyLimit ${dailyLimit}, ${DAYS} days in ${seconds.toFixed(1)} s`);
-    console.table(curve);
+      // the peer rules held: another domain (the pool has enough of them), never the same partner
+      // twice a day, at most 3 threads in any 7 days
+      const pairs = await db
+        .selectFrom('warmup_messages as w')
+        .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+        .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
+        .select([
+          'w.sender_mailbox_id',
+          'w.recipient_mailbox_id',
+          'w.plan_day',
+          's.email as sender',
+          'r.email as recipient',
+        ])
+        .where('w.kind', '=', 'initial')
+        .execute();
+      for (const pair of pairs) {
+        expect(pair.sender.split('@')[1]).not.toBe(pair.recipient.split('@')[1]);
+        const sameDay = pairs.filter(
+          (p) =>
+            p.sender_mailbox_id === pair.sender_mailbox_id &&
+            p.recipient_mailbox_id === pair.recipient_mailbox_id &&
+            p.plan_day === pair.plan_day,
+        );
+        expect(sameDay).toHaveLength(1);
+        const week = pairs.filter(
+          (p) =>
+            p.sender_mailbox_id === pair.sender_mailbox_id &&
+            p.recipient_mailbox_id === pair.recipient_mailbox_id &&
+            p.plan_day <= pair.plan_day &&
+            p.plan_day >= addDays(pair.plan_day, -6),
+        );
+        expect(week.length).toBeLessThanOrEqual(PAIR_LIMIT_PER_WEEK);
+      }
+      await expectExactlyOnceCounting();
+      // the budget is for SQLite; PostgreSQL round trips make the same run slower
+      expect(seconds).toBeLessThan(testDialect === 'sqlite' ? 90 : 180);
+    },
+  );
 
-    // the whole ramp went out as planned; replies flowed too
-    expect(curve.map((d) => d.sent)).toEqual(curve.map((d) => d.expected));
-    expect(curve.reduce((sum, d) => sum + d.replies, 0)).toBeGreaterThan(0);
-
-    // what the API says at the end
-    for (const mailboxId of mailboxIds) {
-      const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailboxId}` });
-      const mailbox = (response.json() as { mailbox: { status: string; warmupDay: number; reputation: number; lastError: string | null } }).mailbox;
-      expect(mailbox).toMatchObject({ status: 'active', warmupDay: DAYS, lastError: null });
-      // clean peers, all mail found in the inbox
-      expect(mailbox.reputation).toBe(100);
-    }
-    // the peer rules held: another domain (the pool has enough of them), never the same partner
-    // twice a day, at most 3 threads in any 7 days
-    const pairs = await db
-      .selectFrom('warmup_messages as w')
-      .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
-      .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
-      .select(['w.sender_mailbox_id', 'w.recipient_mailbox_id', 'w.plan_day', 's.email as sender', 'r.email as recipient'])
-      .where('w.kind', '=', 'initial')
-      .execute();
-    for (const pair of pairs) {
-      expect(pair.sender.split('@')[1]).not.toBe(pair.recipient.split('@')[1]);
-      const sameDay = pairs.filter((p) => p.sender_mailbox_id === pair.sender_mailbox_id && p.recipient_mailbox_id === pair.recipient_mailbox_id && p.plan_day === pair.plan_day);
-      expect(sameDay).toHaveLength(1);
-      const week = pairs.filter(
-        (p) =>
-          p.sender_mailbox_id === pair.sender_mailbox_id &&
-          p.recipient_mailbox_id === pair.recipient_mailbox_id &&
-          p.plan_day <= pair.plan_day &&
-          p.plan_day >= addDays(pair.plan_day, -6),
-      );
-      expect(week.length).toBeLessThanOrEqual(PAIR_LIMIT_PER_WEEK);
-    }
-    await expectExactlyOnceCounting();
-    // the budget is for SQLite; PostgreSQL round trips make the same run slower
-    expect(seconds).toBeLessThan(testDialect === 'sqlite' ? 90 : 180);
-  });
-
-  it('a run-once killed in the middle of its cycle and run again counts nothing twice', { timeout: 120_000 }, async () => {
-    const at = dayAt(DAYS);
-    const day = addDays(FIRST_DAY, DAYS);
-    const sentBefore = await count(db.selectFrom('interactions').select(sql<number>`cast(count(*) as integer)`.as('n')).where('type', '=', 'sent').executeTakeFirst());
-
-    // Kill it as soon as its first send is counted: the sends, the sync and the replies are still ahead.
-    let killedMidCycle = false;
-    const killed = await runCli(['--at', at.toISOString(), '--ignore-schedule'], (child) => {
-      const poll = setInterval(() => {
-        void db
+  it(
+    'a run-once killed in the middle of its cycle and run again counts nothing twice',
+    { timeout: 120_000 },
+    async () => {
+      const at = dayAt(DAYS);
+      const day = addDays(FIRST_DAY, DAYS);
+      const sentBefore = await count(
+        db
           .selectFrom('interactions')
           .select(sql<number>`cast(count(*) as integer)`.as('n'))
           .where('type', '=', 'sent')
-          .executeTakeFirst()
-          .then((row) => {
-            if (Number(row?.n ?? 0) > sentBefore && !killedMidCycle) {
-              killedMidCycle = child.kill('SIGKILL');
-              clearInterval(poll);
-            }
-          });
-      }, 5);
-      child.on('exit', () => clearInterval(poll));
-    });
-    expect(killed.signal).toBe('SIGKILL');
-    expect(killedMidCycle).toBe(true);
-    // it never got to print its summary
-    expect(killed.stdout).toBe('');
-    const dayStatus = async () =>
-      (await db.selectFrom('warmup_messages').select('status').where('kind', '=', 'initial').where('plan_day', '=', day).execute()).map((r) => r.status);
-    const atKill = await dayStatus();
-    const leftLeases = await db.selectFrom('leases').select('key').execute();
-    console.info(`killed run-once: ${atKill.filter((s) => s === 'sent').length} of ${atKill.length} of the day's sends done, ${leftLeases.length} leases left behind`);
+          .executeTakeFirst(),
+      );
 
-    // Run again once the dead worker's leases have expired (default lease: 5 minutes).
-    const rerunAt = new Date(at.getTime() + 10 * 60_000);
-    const rerun = await runCli(['--at', rerunAt.toISOString(), '--ignore-schedule']);
-    expect(rerun.code, rerun.stderr).toBe(0);
-    const summary = JSON.parse(rerun.stdout) as CycleSummary;
-    expect(summary.errors).toEqual([]);
-    // the day was planned once, by the killed run; the rerun did the rest of the cycle
-    expect(summary.plan?.messages).toBe(0);
-    expect(summary.send?.sent).toBe(atKill.filter((s) => s !== 'sent').length);
-    expect(summary.sync?.received).toBeGreaterThan(0);
+      // Kill it as soon as its first send is counted: the sends, the sync and the replies are still ahead.
+      let killedMidCycle = false;
+      const killed = await runCli(['--at', at.toISOString(), '--ignore-schedule'], (child) => {
+        const poll = setInterval(() => {
+          void db
+            .selectFrom('interactions')
+            .select(sql<number>`cast(count(*) as integer)`.as('n'))
+            .where('type', '=', 'sent')
+            .executeTakeFirst()
+            .then((row) => {
+              if (Number(row?.n ?? 0) > sentBefore && !killedMidCycle) {
+                killedMidCycle = child.kill('SIGKILL');
+                clearInterval(poll);
+              }
+            });
+        }, 5);
+        child.on('exit', () => clearInterval(poll));
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(killedMidCycle).toBe(true);
+      // it never got to print its summary
+      expect(killed.stdout).toBe('');
+      const dayStatus = async () =>
+        (
+          await db
+            .selectFrom('warmup_messages')
+            .select('status')
+            .where('kind', '=', 'initial')
+            .where('plan_day', '=', day)
+            .execute()
+        ).map((r) => r.status);
+      const atKill = await dayStatus();
+      const leftLeases = await db.selectFrom('leases').select('key').execute();
+      console.info(
+        `killed run-once: ${atKill.filter((s) => s === 'sent').length} of ${atKill.length} of the day's sends done, ${leftLeases.length} leases left behind`,
+      );
 
-    let expectedTotal = 0;
-    for (const mailboxId of mailboxIds) {
-      const expected = dailyTarget({ settings: WARMUP, warmupDay: DAYS + 1, mailboxId, day, volumeFactor: 1 });
-      expectedTotal += expected;
-      const plans = await db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', day).execute();
-      expect(plans).toHaveLength(1);
-      expect(plans[0]).toMatchObject({ warmup_day: DAYS + 1, planned: expected });
-    }
-    expect(await dayStatus()).toEqual(Array(expectedTotal).fill('sent'));
+      // Run again once the dead worker's leases have expired (default lease: 5 minutes).
+      const rerunAt = new Date(at.getTime() + 10 * 60_000);
+      const rerun = await runCli(['--at', rerunAt.toISOString(), '--ignore-schedule']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const summary = JSON.parse(rerun.stdout) as CycleSummary;
+      expect(summary.errors).toEqual([]);
+      // the day was planned once, by the killed run; the rerun did the rest of the cycle
+      expect(summary.plan?.messages).toBe(0);
+      expect(summary.send?.sent).toBe(atKill.filter((s) => s !== 'sent').length);
+      expect(summary.sync?.received).toBeGreaterThan(0);
 
-    // one more ordinary day finds and answers whatever the two runs sent
-    const next = await runInProcess(dayAt(DAYS + 1), 4242);
-    expect(next.errors).toEqual([]);
-    await expectExactlyOnceCounting();
-  });
+      let expectedTotal = 0;
+      for (const mailboxId of mailboxIds) {
+        const expected = dailyTarget({ settings: WARMUP, warmupDay: DAYS + 1, mailboxId, day, volumeFactor: 1 });
+        expectedTotal += expected;
+        const plans = await db
+          .selectFrom('mailbox_plans')
+          .selectAll()
+          .where('mailbox_id', '=', mailboxId)
+          .where('day', '=', day)
+          .execute();
+        expect(plans).toHaveLength(1);
+        expect(plans[0]).toMatchObject({ warmup_day: DAYS + 1, planned: expected });
+      }
+      expect(await dayStatus()).toEqual(Array(expectedTotal).fill('sent'));
+
+      // one more ordinary day finds and answers whatever the two runs sent
+      const next = await runInProcess(dayAt(DAYS + 1), 4242);
+      expect(next.errors).toEqual([]);
+      await expectExactlyOnceCounting();
+    },
+  );
 });

@@ -43,7 +43,9 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
     const row = await db
       .selectFrom('warmup_messages')
       .select(sql<number>`cast(count(*) as integer)`.as('n'))
-      .where((eb) => eb.or([eb('status', '=', 'planned'), eb.and([eb('status', '=', 'sent'), eb('engaged_at', 'is', null)])]))
+      .where((eb) =>
+        eb.or([eb('status', '=', 'planned'), eb.and([eb('status', '=', 'sent'), eb('engaged_at', 'is', null)])]),
+      )
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -71,7 +73,11 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       .orderBy('type')
       .execute();
     const rollups = await db.selectFrom('daily_stats').selectAll().orderBy('mailbox_id').orderBy('day').execute();
-    const messages = await db.selectFrom('warmup_messages').select(['id', 'status', 'found_at', 'engaged_at']).orderBy('id').execute();
+    const messages = await db
+      .selectFrom('warmup_messages')
+      .select(['id', 'status', 'found_at', 'engaged_at'])
+      .orderBy('id')
+      .execute();
     return { interactions, rollups, messages };
   }
 
@@ -108,123 +114,157 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
     await testApp?.close();
   });
 
-  it('warms every mailbox up: sends its plan, files, rescues, reads, flags and answers in-thread', { timeout: 60_000 }, async () => {
-    const started = performance.now();
-    const cycles = await settle();
-    const seconds = (performance.now() - started) / 1000;
+  it(
+    'warms every mailbox up: sends its plan, files, rescues, reads, flags and answers in-thread',
+    { timeout: 60_000 },
+    async () => {
+      const started = performance.now();
+      const cycles = await settle();
+      const seconds = (performance.now() - started) / 1000;
 
-    const rows = await db.selectFrom('warmup_messages').selectAll().execute();
-    const initial = rows.filter((r) => r.kind === 'initial');
-    const replies = rows.filter((r) => r.kind === 'reply');
-    console.info(
-      `e2e: ${users.length} mailboxes, ${initial.length} initial messages and ${replies.length} replies ` +
-        `settled in ${cycles.length} cycles, ${seconds.toFixed(1)} s`,
-    );
+      const rows = await db.selectFrom('warmup_messages').selectAll().execute();
+      const initial = rows.filter((r) => r.kind === 'initial');
+      const replies = rows.filter((r) => r.kind === 'reply');
+      console.info(
+        `e2e: ${users.length} mailboxes, ${initial.length} initial messages and ${replies.length} replies ` +
+          `settled in ${cycles.length} cycles, ${seconds.toFixed(1)} s`,
+      );
 
-    // Every mailbox sent exactly what the planner planned for it, and the API log says so.
-    const today = start.toISOString().slice(0, 10);
-    for (const [email, mailboxId] of ids) {
-      const plan = await db.selectFrom('mailbox_plans').selectAll().where('mailbox_id', '=', mailboxId).where('day', '=', today).executeTakeFirstOrThrow();
-      const own = initial.filter((r) => r.sender_mailbox_id === mailboxId);
-      expect(plan.planned, email).toBeGreaterThanOrEqual(1);
-      expect(own.map((r) => r.status), email).toEqual(Array(plan.planned).fill('sent'));
-      const sentByIt = rows.filter((r) => r.sender_mailbox_id === mailboxId && r.status === 'sent').length;
-      const log = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailboxId}/interactions?type=sent&limit=100` });
-      expect(log.statusCode).toBe(200);
-      expect((log.json() as { pagination: { total: number } }).pagination.total, email).toBe(sentByIt);
-    }
-    expect(rows.every((r) => r.status === 'sent' && r.found_at !== null && r.engaged_at !== null)).toBe(true);
+      // Every mailbox sent exactly what the planner planned for it, and the API log says so.
+      const today = start.toISOString().slice(0, 10);
+      for (const [email, mailboxId] of ids) {
+        const plan = await db
+          .selectFrom('mailbox_plans')
+          .selectAll()
+          .where('mailbox_id', '=', mailboxId)
+          .where('day', '=', today)
+          .executeTakeFirstOrThrow();
+        const own = initial.filter((r) => r.sender_mailbox_id === mailboxId);
+        expect(plan.planned, email).toBeGreaterThanOrEqual(1);
+        expect(
+          own.map((r) => r.status),
+          email,
+        ).toEqual(Array(plan.planned).fill('sent'));
+        const sentByIt = rows.filter((r) => r.sender_mailbox_id === mailboxId && r.status === 'sent').length;
+        const log = await testApp.workspace.request({
+          method: 'GET',
+          url: `/api/mailboxes/${mailboxId}/interactions?type=sent&limit=100`,
+        });
+        expect(log.statusCode).toBe(200);
+        expect((log.json() as { pagination: { total: number } }).pagination.total, email).toBe(sentByIt);
+      }
+      expect(rows.every((r) => r.status === 'sent' && r.found_at !== null && r.engaged_at !== null)).toBe(true);
 
-    // Placement as the server filed it: the junk sender's mail in spam, everyone else's in the inbox.
-    const junkId = ids.get(JUNK_SENDERS[0]);
-    expect(junkId).toBeDefined();
-    for (const row of rows) {
-      expect(row.placement, `${emailOf.get(row.sender_mailbox_id)} → ${emailOf.get(row.recipient_mailbox_id)}`).toBe(row.sender_mailbox_id === junkId ? 'spam' : 'inbox');
-    }
-    const fromJunk = rows.filter((r) => r.sender_mailbox_id === junkId);
-    expect(fromJunk.length).toBeGreaterThan(0);
+      // Placement as the server filed it: the junk sender's mail in spam, everyone else's in the inbox.
+      const junkId = ids.get(JUNK_SENDERS[0]);
+      expect(junkId).toBeDefined();
+      for (const row of rows) {
+        expect(row.placement, `${emailOf.get(row.sender_mailbox_id)} → ${emailOf.get(row.recipient_mailbox_id)}`).toBe(
+          row.sender_mailbox_id === junkId ? 'spam' : 'inbox',
+        );
+      }
+      const fromJunk = rows.filter((r) => r.sender_mailbox_id === junkId);
+      expect(fromJunk.length).toBeGreaterThan(0);
 
-    const types = await db.selectFrom('interactions').select(['mailbox_id', 'type', 'message_id', 'counterpart_mailbox_id']).execute();
-    const has = (mailboxId: string, type: string, messageId: string) => types.some((t) => t.mailbox_id === mailboxId && t.type === type && t.message_id === messageId);
+      const types = await db
+        .selectFrom('interactions')
+        .select(['mailbox_id', 'type', 'message_id', 'counterpart_mailbox_id'])
+        .execute();
+      const has = (mailboxId: string, type: string, messageId: string) =>
+        types.some((t) => t.mailbox_id === mailboxId && t.type === type && t.message_id === messageId);
 
-    // In the mailboxes themselves: everything is in Warmup, nothing left in INBOX or Junk; \Seen and
-    // \Flagged exactly where opened and flagged were recorded; spam was rescued.
-    const byRecipient = new Map<string, WarmupMessageRow[]>();
-    for (const row of rows) byRecipient.set(row.recipient_mailbox_id, [...(byRecipient.get(row.recipient_mailbox_id) ?? []), row]);
-    let opened = 0;
-    let flagged = 0;
-    for (const [recipientId, received] of byRecipient) {
-      const where = await locate(userOf(recipientId), received.map((r) => r.message_id));
-      for (const row of received) {
-        const found = where.get(row.message_id);
-        expect(found?.folder, row.message_id).toBe(WARMUP_FOLDER);
-        expect(has(recipientId, 'received', row.message_id)).toBe(true);
-        expect(found?.seen, `\\Seen of ${row.message_id}`).toBe(has(recipientId, 'opened', row.message_id));
-        expect(found?.flagged, `\\Flagged of ${row.message_id}`).toBe(has(recipientId, 'flagged', row.message_id));
-        if (found?.seen) opened += 1;
-        if (found?.flagged) flagged += 1;
-        if (row.sender_mailbox_id === junkId) {
-          expect(has(recipientId, 'rescued', row.message_id)).toBe(true);
-          expect(row.rescued_at).not.toBeNull();
-        } else {
-          expect(has(recipientId, 'rescued', row.message_id)).toBe(false);
-        }
-        if (row.kind === 'reply') {
-          // a reply in the thread, as the original sender's server received it
-          const parent = rows.find((r) => r.message_id === row.parent_message_id);
-          expect(parent?.sender_mailbox_id).toBe(recipientId);
-          expect(found?.inReplyTo).toBe(row.parent_message_id);
-          expect(found?.references?.[0]).toBe(row.thread_id);
-          expect(found?.references?.at(-1)).toBe(row.parent_message_id);
-          expect(found?.subject).toBe(`Re: ${rows.find((r) => r.message_id === row.thread_id)?.subject}`);
-          expect(row.message_id.endsWith(`@${emailOf.get(row.sender_mailbox_id)?.split('@')[1]}>`)).toBe(true);
+      // In the mailboxes themselves: everything is in Warmup, nothing left in INBOX or Junk; \Seen and
+      // \Flagged exactly where opened and flagged were recorded; spam was rescued.
+      const byRecipient = new Map<string, WarmupMessageRow[]>();
+      for (const row of rows)
+        byRecipient.set(row.recipient_mailbox_id, [...(byRecipient.get(row.recipient_mailbox_id) ?? []), row]);
+      let opened = 0;
+      let flagged = 0;
+      for (const [recipientId, received] of byRecipient) {
+        const where = await locate(
+          userOf(recipientId),
+          received.map((r) => r.message_id),
+        );
+        for (const row of received) {
+          const found = where.get(row.message_id);
+          expect(found?.folder, row.message_id).toBe(WARMUP_FOLDER);
+          expect(has(recipientId, 'received', row.message_id)).toBe(true);
+          expect(found?.seen, `\\Seen of ${row.message_id}`).toBe(has(recipientId, 'opened', row.message_id));
+          expect(found?.flagged, `\\Flagged of ${row.message_id}`).toBe(has(recipientId, 'flagged', row.message_id));
+          if (found?.seen) opened += 1;
+          if (found?.flagged) flagged += 1;
+          if (row.sender_mailbox_id === junkId) {
+            expect(has(recipientId, 'rescued', row.message_id)).toBe(true);
+            expect(row.rescued_at).not.toBeNull();
+          } else {
+            expect(has(recipientId, 'rescued', row.message_id)).toBe(false);
+          }
+          if (row.kind === 'reply') {
+            // a reply in the thread, as the original sender's server received it
+            const parent = rows.find((r) => r.message_id === row.parent_message_id);
+            expect(parent?.sender_mailbox_id).toBe(recipientId);
+            expect(found?.inReplyTo).toBe(row.parent_message_id);
+            expect(found?.references?.[0]).toBe(row.thread_id);
+            expect(found?.references?.at(-1)).toBe(row.parent_message_id);
+            expect(found?.subject).toBe(`Re: ${rows.find((r) => r.message_id === row.thread_id)?.subject}`);
+            expect(row.message_id.endsWith(`@${emailOf.get(row.sender_mailbox_id)?.split('@')[1]}>`)).toBe(true);
+          }
         }
       }
-    }
-    expect(opened).toBeGreaterThan(0);
-    expect(flagged).toBeGreaterThan(0);
+      expect(opened).toBeGreaterThan(0);
+      expect(flagged).toBeGreaterThan(0);
 
-    // replyRate 100: every first message was answered; each answer was received by the original sender
-    for (const row of initial) {
-      expect(has(row.recipient_mailbox_id, 'replied', row.message_id), `reply to ${row.message_id}`).toBe(true);
-      const reply = replies.find((r) => r.parent_message_id === row.message_id);
-      expect(reply?.turn).toBe(2);
-      expect(has(row.sender_mailbox_id, 'received', reply?.message_id ?? '')).toBe(true);
-    }
-    // nothing in any INBOX or Junk is ours any more
-    for (const user of users) {
-      const session = await openImapSession(mailServerConfigs(stack, user).imap, { timeoutMs: 10_000 });
-      try {
-        expect(await session.findMessages(rows.map((r) => r.message_id))).toEqual([]);
-      } finally {
-        await session.close();
+      // replyRate 100: every first message was answered; each answer was received by the original sender
+      for (const row of initial) {
+        expect(has(row.recipient_mailbox_id, 'replied', row.message_id), `reply to ${row.message_id}`).toBe(true);
+        const reply = replies.find((r) => r.parent_message_id === row.message_id);
+        expect(reply?.turn).toBe(2);
+        expect(has(row.sender_mailbox_id, 'received', reply?.message_id ?? '')).toBe(true);
       }
-    }
+      // nothing in any INBOX or Junk is ours any more
+      for (const user of users) {
+        const session = await openImapSession(mailServerConfigs(stack, user).imap, { timeoutMs: 10_000 });
+        try {
+          expect(await session.findMessages(rows.map((r) => r.message_id))).toEqual([]);
+        } finally {
+          await session.close();
+        }
+      }
 
-    // Rollups equal the interactions they count (deliverability counts for the sender).
-    const rollups = await db.selectFrom('daily_stats').selectAll().execute();
-    const sum = (mailboxId: string, column: 'sent' | 'received' | 'inbox' | 'spam' | 'rescued' | 'opened' | 'flagged' | 'replied') =>
-      rollups.filter((r) => r.mailbox_id === mailboxId).reduce((total, r) => total + Number(r[column]), 0);
-    for (const mailboxId of ids.values()) {
-      const sentBy = rows.filter((r) => r.sender_mailbox_id === mailboxId);
-      const peers = (type: string) => types.filter((t) => t.type === type && t.counterpart_mailbox_id === mailboxId && t.mailbox_id !== mailboxId).length;
-      expect(sum(mailboxId, 'sent')).toBe(sentBy.length);
-      expect(sum(mailboxId, 'received')).toBe(rows.filter((r) => r.recipient_mailbox_id === mailboxId).length);
-      expect(sum(mailboxId, mailboxId === junkId ? 'spam' : 'inbox')).toBe(sentBy.length);
-      for (const column of ['rescued', 'opened', 'flagged', 'replied'] as const) expect(sum(mailboxId, column), column).toBe(peers(column));
-    }
+      // Rollups equal the interactions they count (deliverability counts for the sender).
+      const rollups = await db.selectFrom('daily_stats').selectAll().execute();
+      const sum = (
+        mailboxId: string,
+        column: 'sent' | 'received' | 'inbox' | 'spam' | 'rescued' | 'opened' | 'flagged' | 'replied',
+      ) => rollups.filter((r) => r.mailbox_id === mailboxId).reduce((total, r) => total + Number(r[column]), 0);
+      for (const mailboxId of ids.values()) {
+        const sentBy = rows.filter((r) => r.sender_mailbox_id === mailboxId);
+        const peers = (type: string) =>
+          types.filter((t) => t.type === type && t.counterpart_mailbox_id === mailboxId && t.mailbox_id !== mailboxId)
+            .length;
+        expect(sum(mailboxId, 'sent')).toBe(sentBy.length);
+        expect(sum(mailboxId, 'received')).toBe(rows.filter((r) => r.recipient_mailbox_id === mailboxId).length);
+        expect(sum(mailboxId, mailboxId === junkId ? 'spam' : 'inbox')).toBe(sentBy.length);
+        for (const column of ['rescued', 'opened', 'flagged', 'replied'] as const)
+          expect(sum(mailboxId, column), column).toBe(peers(column));
+      }
 
-    // The junk sender's reputation ends below everyone else's.
-    const reputations = new Map<string, number>();
-    for (const [email, mailboxId] of ids) {
-      const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailboxId}` });
-      reputations.set(email, (response.json() as { mailbox: { reputation: number } }).mailbox.reputation);
-    }
-    const junkReputation = reputations.get(JUNK_SENDERS[0]) ?? 100;
-    const others = [...reputations.entries()].filter(([email]) => email !== JUNK_SENDERS[0]).map(([, score]) => score);
-    console.info(`e2e reputations: ${[...reputations.entries()].map(([email, score]) => `${email} ${score}`).join(', ')}`);
-    expect(junkReputation).toBeLessThan(Math.min(...others));
-  });
+      // The junk sender's reputation ends below everyone else's.
+      const reputations = new Map<string, number>();
+      for (const [email, mailboxId] of ids) {
+        const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailboxId}` });
+        reputations.set(email, (response.json() as { mailbox: { reputation: number } }).mailbox.reputation);
+      }
+      const junkReputation = reputations.get(JUNK_SENDERS[0]) ?? 100;
+      const others = [...reputations.entries()]
+        .filter(([email]) => email !== JUNK_SENDERS[0])
+        .map(([, score]) => score);
+      console.info(
+        `e2e reputations: ${[...reputations.entries()].map(([email, score]) => `${email} ${score}`).join(', ')}`,
+      );
+      expect(junkReputation).toBeLessThan(Math.min(...others));
+    },
+  );
 
   it('changes no count when a cycle runs again', { timeout: 30_000 }, async () => {
     const before = await snapshot();
@@ -268,7 +308,10 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
     }
     await db.insertInto('warmup_messages').values(values).execute();
     // no answers: this measures one pass of send → deliver → find → read → file
-    await db.updateTable('mailboxes').set({ warmup: JSON.stringify({ ...WARMUP, replyRate: 0 }) }).execute();
+    await db
+      .updateTable('mailboxes')
+      .set({ warmup: JSON.stringify({ ...WARMUP, replyRate: 0 }) })
+      .execute();
     const deps = testEngineDeps(testApp, { seed: 11, workerId: 'e2e-burst' });
 
     const t0 = performance.now();

@@ -12,7 +12,12 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  env = { ...database.env, PORT: String(port), WARMUP_SECRET_KEY: 'b'.repeat(64), WARMUP_API_KEY: 'bootstrap-key-for-tests' };
+  env = {
+    ...database.env,
+    PORT: String(port),
+    WARMUP_SECRET_KEY: 'b'.repeat(64),
+    WARMUP_API_KEY: 'bootstrap-key-for-tests',
+  };
   server = await startWarmup(['serve', '--no-engine'], env, /Warmup is serving/);
 }, 60_000);
 
@@ -79,7 +84,11 @@ describe('warmup CLI', () => {
         `${baseUrl}/api/templates/preview`,
         {
           method: 'POST',
-          headers: { authorization: 'Bearer bootstrap-key-for-tests', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: {
+            authorization: 'Bearer bootstrap-key-for-tests',
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
         },
         (res) => {
           res.resume();

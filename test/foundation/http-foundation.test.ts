@@ -7,7 +7,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string) {
+function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+  code: string,
+) {
   expect(res.statusCode).toBe(status);
   expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
   const body = res.json() as Record<string, unknown>;
@@ -63,7 +67,11 @@ describe('workspace', () => {
 
 describe('error model', () => {
   it('answers an unknown route with a problem+json 404', async () => {
-    const body = expectProblem(await t.workspace.request({ method: 'GET', url: '/api/nothing-here' }), 404, 'not_found');
+    const body = expectProblem(
+      await t.workspace.request({ method: 'GET', url: '/api/nothing-here' }),
+      404,
+      'not_found',
+    );
     expect(body.detail).toContain('/api/nothing-here');
   });
 
@@ -71,8 +79,20 @@ describe('error model', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/api/nothing-here' });
     expectProblem(missing, 401, 'unauthorized');
     expect(missing.headers['www-authenticate']).toBe('Bearer');
-    expectProblem(await t.app.inject({ method: 'GET', url: '/api/nothing-here', headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized');
-    expectProblem(await t.app.inject({ method: 'GET', url: '/api/nothing-here', headers: { authorization: `Basic ${t.workspace.apiKey}` } }), 401, 'unauthorized');
+    expectProblem(
+      await t.app.inject({ method: 'GET', url: '/api/nothing-here', headers: { authorization: 'Bearer wrong' } }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/nothing-here',
+        headers: { authorization: `Basic ${t.workspace.apiKey}` },
+      }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('rate-limits per key with 429 and Retry-After', async () => {

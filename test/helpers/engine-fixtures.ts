@@ -7,7 +7,14 @@ import type { Database, MailboxRow, WarmupMessageRow } from '../../src/db/schema
 import { newId } from '../../src/db/ids.js';
 import type { Dialect } from '../../src/db/database.js';
 import { MailConnectionError, type MailServerConfig } from '../../src/mail/errors.js';
-import type { FindMessagesOptions, FolderInfo, FolderRole, FoundBounce, FoundMessage, ImapSession } from '../../src/mail/imap.js';
+import type {
+  FindMessagesOptions,
+  FolderInfo,
+  FolderRole,
+  FoundBounce,
+  FoundMessage,
+  ImapSession,
+} from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
 import type { MailWorkDeps } from '../../src/engine/sender.js';
 import { seededRandom } from '../../src/engine/random.js';
@@ -17,7 +24,10 @@ import { silentLogger } from './engine.js';
 
 export async function insertWorkspace(db: Kysely<Database>, name = 'test'): Promise<string> {
   const id = newId('ws');
-  await db.insertInto('workspaces').values({ id, name, created_at: new Date(0).toISOString() }).execute();
+  await db
+    .insertInto('workspaces')
+    .values({ id, name, created_at: new Date(0).toISOString() })
+    .execute();
   return id;
 }
 
@@ -28,7 +38,11 @@ export interface MailboxFixture {
   warmup?: Record<string, unknown>;
 }
 
-export async function insertMailbox(db: Kysely<Database>, workspaceId: string, fixture: MailboxFixture): Promise<MailboxRow> {
+export async function insertMailbox(
+  db: Kysely<Database>,
+  workspaceId: string,
+  fixture: MailboxFixture,
+): Promise<MailboxRow> {
   const server = (port: number) => JSON.stringify({ host: '127.0.0.1', port, secure: false, username: fixture.email });
   return db
     .insertInto('mailboxes')
@@ -106,9 +120,12 @@ export async function pickDefaultTemplate(
   seed: number,
 ): Promise<{ id: string; subject: string; body: string } | undefined> {
   let candidates = DEFAULT_TEMPLATES.filter((t) => t.type === criteria.type && t.language === criteria.language);
-  if (candidates.length === 0) candidates = DEFAULT_TEMPLATES.filter((t) => t.type === criteria.type && t.language === 'en');
+  if (candidates.length === 0)
+    candidates = DEFAULT_TEMPLATES.filter((t) => t.type === criteria.type && t.language === 'en');
   const template = candidates[seed % candidates.length];
-  return template && { id: `tpl_${DEFAULT_TEMPLATES.indexOf(template)}`, subject: template.subject, body: template.body };
+  return (
+    template && { id: `tpl_${DEFAULT_TEMPLATES.indexOf(template)}`, subject: template.subject, body: template.body }
+  );
 }
 
 /** An SMTP server in memory: records what it was given; `onSend` may throw to fail a send. */
@@ -134,12 +151,27 @@ export class FakeSmtp {
   };
 }
 
-export function smtpError(kind: MailConnectionError['kind'], message: string, extra: { serverResponse?: string; permanent?: boolean } = {}): MailConnectionError {
+export function smtpError(
+  kind: MailConnectionError['kind'],
+  message: string,
+  extra: { serverResponse?: string; permanent?: boolean } = {},
+): MailConnectionError {
   return new MailConnectionError({ side: 'smtp', kind, message, host: '127.0.0.1', port: 587, ...extra });
 }
 
-export function imapError(kind: MailConnectionError['kind'], message: string, serverResponse?: string): MailConnectionError {
-  return new MailConnectionError({ side: 'imap', kind, message, host: '127.0.0.1', port: 143, ...(serverResponse ? { serverResponse } : {}) });
+export function imapError(
+  kind: MailConnectionError['kind'],
+  message: string,
+  serverResponse?: string,
+): MailConnectionError {
+  return new MailConnectionError({
+    side: 'imap',
+    kind,
+    message,
+    host: '127.0.0.1',
+    port: 143,
+    ...(serverResponse ? { serverResponse } : {}),
+  });
 }
 
 interface StoredMessage {
@@ -289,7 +321,11 @@ export interface FixtureDeps extends MailWorkDeps {
 }
 
 /** Deps of the mail work over a test database with fakes; credentials are the address as login. */
-export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: Partial<MailWorkDeps> = {}): FixtureDeps {
+export function mailWorkDeps(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  overrides: Partial<MailWorkDeps> = {},
+): FixtureDeps {
   return {
     db,
     dialect,
@@ -299,7 +335,11 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
     workerId: 'worker-test',
     mailboxes: {
       getCredentials: async (mailboxId: string) => {
-        const row = await db.selectFrom('mailboxes').select('email').where('id', '=', mailboxId).executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom('mailboxes')
+          .select('email')
+          .where('id', '=', mailboxId)
+          .executeTakeFirstOrThrow();
         const server = { host: '127.0.0.1', username: row.email, password: 'secret', secure: false };
         return { imap: { ...server, port: 143 }, smtp: { ...server, port: 587 } };
       },

@@ -19,14 +19,21 @@ export interface MailboxOptions {
 }
 
 /** Creates a mailbox through POST /api/mailboxes and returns its id. */
-export async function createMailbox(workspace: TestWorkspace, email: string, options: MailboxOptions = {}): Promise<string> {
+export async function createMailbox(
+  workspace: TestWorkspace,
+  email: string,
+  options: MailboxOptions = {},
+): Promise<string> {
   const tls = { rejectUnauthorized: false };
   const servers = options.stack
     ? {
         imap: { host: options.stack.host, port: options.stack.imapPort, secure: false, tls },
         smtp: { host: options.stack.host, port: options.stack.submissionPort, secure: false, tls },
       }
-    : { imap: { host: 'imap.invalid', port: 143, secure: false }, smtp: { host: 'smtp.invalid', port: 587, secure: false } };
+    : {
+        imap: { host: 'imap.invalid', port: 143, secure: false },
+        smtp: { host: 'smtp.invalid', port: 587, secure: false },
+      };
   const response = await workspace.request({
     method: 'POST',
     url: '/api/mailboxes',
@@ -46,7 +53,12 @@ export async function createMailbox(workspace: TestWorkspace, email: string, opt
 }
 
 /** A stack user as a mailbox (its real password, real servers). */
-export function createStackMailbox(workspace: TestWorkspace, stack: MailStack, user: MailUser, options: Omit<MailboxOptions, 'stack' | 'password'> = {}): Promise<string> {
+export function createStackMailbox(
+  workspace: TestWorkspace,
+  stack: MailStack,
+  user: MailUser,
+  options: Omit<MailboxOptions, 'stack' | 'password'> = {},
+): Promise<string> {
   return createMailbox(workspace, user.email, { ...options, stack, password: user.password });
 }
 

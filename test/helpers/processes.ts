@@ -53,9 +53,17 @@ export interface RunningProcess {
 }
 
 /** Starts a long-running `warmup <args>` (serve, worker); resolves once `ready` matches its output. */
-export function startWarmup(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<RunningProcess> {
+export function startWarmup(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 30_000,
+): Promise<RunningProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARMUP_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WARMUP_BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
       child.on('exit', (code, signal) => done({ code, signal })),

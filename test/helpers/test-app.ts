@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { fixedClock} from '../../src/clock.js';
+import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -25,10 +25,18 @@ export interface TestApp {
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
-export async function createTestApp(options: { clock?: Clock | ReturnType<typeof fixedClock>; rateLimit?: number; logger?: FastifyBaseLogger } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { clock?: Clock | ReturnType<typeof fixedClock>; rateLimit?: number; logger?: FastifyBaseLogger } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const clock = options.clock ?? systemClock;
-  const services = createServices({ db: database.db, dialect: database.dialect, clock, dataDir: database.dataDir, secretKey: TEST_SECRET_KEY });
+  const services = createServices({
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    dataDir: database.dataDir,
+    secretKey: TEST_SECRET_KEY,
+  });
   const app = await buildApp({
     services,
     rateLimit: options.rateLimit ?? 0,
@@ -42,7 +50,8 @@ export async function createTestApp(options: { clock?: Clock | ReturnType<typeof
     return {
       id: workspace.id,
       apiKey,
-      request: (opts) => app.inject({ ...opts, headers: { authorization: `Bearer ${apiKey}`, ...(opts.headers ?? {}) } }),
+      request: (opts) =>
+        app.inject({ ...opts, headers: { authorization: `Bearer ${apiKey}`, ...(opts.headers ?? {}) } }),
     };
   }
 

@@ -124,19 +124,14 @@ export function mailStackAvailable(): MailStackAvailability {
 
 function runScript(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      args,
-      { env, timeout: timeoutMs, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error) {
-          const detail = String(stderr).trim() || String(stdout).trim() || error.message;
-          reject(new Error(`${args[0]} ${args.slice(1).join(' ')} failed: ${detail}`));
-          return;
-        }
-        resolve(String(stdout));
-      },
-    );
+    execFile('bash', args, { env, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) {
+        const detail = String(stderr).trim() || String(stdout).trim() || error.message;
+        reject(new Error(`${args[0]} ${args.slice(1).join(' ')} failed: ${detail}`));
+        return;
+      }
+      resolve(String(stdout));
+    });
   });
 }
 
@@ -160,7 +155,10 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
 }
 
 /** Stops the instance (and by default deletes its directory). */
-export async function stopMailStack(stack: Pick<MailStack, 'name' | 'dir'>, opts: { clean?: boolean } = {}): Promise<void> {
+export async function stopMailStack(
+  stack: Pick<MailStack, 'name' | 'dir'>,
+  opts: { clean?: boolean } = {},
+): Promise<void> {
   const args = [STOP_SCRIPT, stack.name];
   if (opts.clean ?? true) args.push('--clean');
   await runScript(args, { ...process.env, MAILSTACK_DIR: stack.dir }, 30_000);

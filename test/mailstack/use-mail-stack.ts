@@ -28,7 +28,9 @@ export function getMailStack(): MailStack | null {
 export function requireMailStack(): MailStack {
   const stack = getMailStack();
   if (!stack) {
-    throw new Error('no mail stack in this run (see the "mail stack tests skipped" line); wrap the suite in describeWithMailStack');
+    throw new Error(
+      'no mail stack in this run (see the "mail stack tests skipped" line); wrap the suite in describeWithMailStack',
+    );
   }
   return stack;
 }
@@ -46,8 +48,19 @@ export function mailServerConfigs(
   user: MailUser,
   opts: { implicitTls?: boolean } = {},
 ): { imap: MailServerConfig; smtp: MailServerConfig } {
-  const common = { host: stack.host, username: user.email, password: user.password, tls: { rejectUnauthorized: false } };
+  const common = {
+    host: stack.host,
+    username: user.email,
+    password: user.password,
+    tls: { rejectUnauthorized: false },
+  };
   return opts.implicitTls
-    ? { imap: { ...common, port: stack.imapsPort, secure: true }, smtp: { ...common, port: stack.submissionsPort, secure: true } }
-    : { imap: { ...common, port: stack.imapPort, secure: false }, smtp: { ...common, port: stack.submissionPort, secure: false } };
+    ? {
+        imap: { ...common, port: stack.imapsPort, secure: true },
+        smtp: { ...common, port: stack.submissionsPort, secure: true },
+      }
+    : {
+        imap: { ...common, port: stack.imapPort, secure: false },
+        smtp: { ...common, port: stack.submissionPort, secure: false },
+      };
 }

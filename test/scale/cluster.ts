@@ -22,7 +22,12 @@ export async function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `probe` until it returns a value other than undefined; throws `describe()` on timeout. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, describe: () => Promise<string> | string, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  describe: () => Promise<string> | string,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -57,7 +62,10 @@ export async function startApi(env: Record<string, string>): Promise<ApiProcess>
     async request(method, url, body) {
       const res = await fetch(`${baseUrl}${url}`, {
         method,
-        headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: await res.json() };
@@ -74,7 +82,12 @@ export interface MailboxSettings {
 }
 
 /** Creates one mailbox per user through the API (it logs in to both servers first), in UTC, every day a send day. */
-export async function createMailboxes(api: ApiProcess, stack: MailStack, users: readonly MailUser[], warmup: MailboxSettings): Promise<string[]> {
+export async function createMailboxes(
+  api: ApiProcess,
+  stack: MailStack,
+  users: readonly MailUser[],
+  warmup: MailboxSettings,
+): Promise<string[]> {
   const ids: string[] = [];
   for (const user of users) {
     const res = await api.request('POST', '/api/mailboxes', {
@@ -86,7 +99,8 @@ export async function createMailboxes(api: ApiProcess, stack: MailStack, users: 
       smtp: { host: stack.host, port: stack.submissionPort, secure: false, tls: { rejectUnauthorized: false } },
       warmup: { rampUpIncrement: 0, dailyLimit: 100, ...warmup, timezone: 'UTC', weekdaysOnly: false, language: 'en' },
     });
-    if (res.status !== 201) throw new Error(`POST /api/mailboxes ${user.email} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`POST /api/mailboxes ${user.email} answered ${res.status}: ${JSON.stringify(res.body)}`);
     ids.push((res.body as { mailbox: { id: string } }).mailbox.id);
   }
   return ids;
@@ -140,11 +154,22 @@ export interface WorkerProcess {
 }
 
 /** Starts `warmup worker` and waits for its "started" line, which names its lease owner id. */
-export async function startWorker(label: string, env: Record<string, string>, options: WorkerOptions): Promise<WorkerProcess> {
-  const process = await startWarmup(workerArgs(options), { ...env, LOG_LEVEL: options.logLevel ?? 'debug' }, /warmup worker started/);
-  const started = logLines(process.output()).find((line) => typeof line.msg === 'string' && line.msg.startsWith('warmup worker started'));
+export async function startWorker(
+  label: string,
+  env: Record<string, string>,
+  options: WorkerOptions,
+): Promise<WorkerProcess> {
+  const process = await startWarmup(
+    workerArgs(options),
+    { ...env, LOG_LEVEL: options.logLevel ?? 'debug' },
+    /warmup worker started/,
+  );
+  const started = logLines(process.output()).find(
+    (line) => typeof line.msg === 'string' && line.msg.startsWith('warmup worker started'),
+  );
   const workerId = started?.workerId;
-  if (typeof workerId !== 'string') throw new Error(`worker ${label} did not log its workerId: ${process.output().slice(0, 2000)}`);
+  if (typeof workerId !== 'string')
+    throw new Error(`worker ${label} did not log its workerId: ${process.output().slice(0, 2000)}`);
   return {
     label,
     process,
@@ -194,7 +219,16 @@ export interface WorkerTotals {
 /** What each worker reported doing, from its own cycle log lines. */
 export function workerTotals(workers: readonly WorkerProcess[]): WorkerTotals[] {
   return workers.map((worker) => {
-    const totals: WorkerTotals = { label: worker.label, workerId: worker.workerId, cycles: 0, planned: 0, sent: 0, received: 0, replied: 0, synced: 0 };
+    const totals: WorkerTotals = {
+      label: worker.label,
+      workerId: worker.workerId,
+      cycles: 0,
+      planned: 0,
+      sent: 0,
+      received: 0,
+      replied: 0,
+      synced: 0,
+    };
     for (const cycle of worker.cycles()) {
       totals.cycles += 1;
       totals.planned += cycle.plan?.messages ?? 0;
@@ -234,8 +268,16 @@ export async function workState(db: Kysely<Database>): Promise<WorkState> {
       .selectFrom('mailbox_plans')
       .select([count.as('n'), sql<number>`cast(coalesce(sum(planned), 0) as integer)`.as('planned')])
       .executeTakeFirstOrThrow(),
-    db.selectFrom('warmup_messages').select(['kind', count.as('n')]).groupBy('kind').execute(),
-    db.selectFrom('warmup_messages').select(['status', count.as('n')]).groupBy('status').execute(),
+    db
+      .selectFrom('warmup_messages')
+      .select(['kind', count.as('n')])
+      .groupBy('kind')
+      .execute(),
+    db
+      .selectFrom('warmup_messages')
+      .select(['status', count.as('n')])
+      .groupBy('status')
+      .execute(),
     db
       .selectFrom('warmup_messages')
       .select([
@@ -244,7 +286,11 @@ export async function workState(db: Kysely<Database>): Promise<WorkState> {
       ])
       .executeTakeFirstOrThrow(),
     db.selectFrom('leases').select(count.as('n')).executeTakeFirstOrThrow(),
-    db.selectFrom('warmup_messages').select(count.as('n')).where('lease_owner', 'is not', null).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('warmup_messages')
+      .select(count.as('n'))
+      .where('lease_owner', 'is not', null)
+      .executeTakeFirstOrThrow(),
   ]);
   const byKind = Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)]));
   const byStatus = Object.fromEntries(statuses.map((s) => [s.status, Number(s.n)]));
@@ -300,9 +346,28 @@ export async function accounting(db: Kysely<Database>): Promise<Accounting> {
     .execute();
   const interactions: Accounting['interactions'] = {};
   for (const type of INTERACTION_TYPES) interactions[type] = { rows: 0, distinctPairs: 0, distinctMessages: 0 };
-  for (const row of rows) interactions[row.type] = { rows: Number(row.rows), distinctPairs: Number(row.pairs), distinctMessages: Number(row.messages) };
+  for (const row of rows)
+    interactions[row.type] = {
+      rows: Number(row.rows),
+      distinctPairs: Number(row.pairs),
+      distinctMessages: Number(row.messages),
+    };
 
-  const columns = ['sent', 'received', 'inbox', 'spam', 'promotions', 'other', 'rescued', 'opened', 'flagged', 'replied', 'bounced', 'failed', 'lost'] as const;
+  const columns = [
+    'sent',
+    'received',
+    'inbox',
+    'spam',
+    'promotions',
+    'other',
+    'rescued',
+    'opened',
+    'flagged',
+    'replied',
+    'bounced',
+    'failed',
+    'lost',
+  ] as const;
   const sums = await db
     .selectFrom('daily_stats')
     .select(columns.map((c) => sql<number>`cast(coalesce(sum(${sql.ref(c)}), 0) as integer)`.as(c)))
@@ -358,7 +423,8 @@ export function overlappingSessions(sessions: readonly ImapSession[]): Array<[Im
     const sorted = [...list].sort((a, b) => a.loginLine - b.loginLine);
     for (let i = 1; i < sorted.length; i++) {
       const previous = sorted[i - 1];
-      if (previous.logoutLine === null || previous.logoutLine > sorted[i].loginLine) overlaps.push([previous, sorted[i]]);
+      if (previous.logoutLine === null || previous.logoutLine > sorted[i].loginLine)
+        overlaps.push([previous, sorted[i]]);
     }
   }
   return overlaps;
@@ -368,7 +434,11 @@ export function overlappingSessions(sessions: readonly ImapSession[]): Array<[Im
 export function describeOverlaps(stack: MailStack, overlaps: ReadonlyArray<[ImapSession, ImapSession]>): string {
   const lines = dovecotLog(stack);
   return overlaps
-    .map((pair) => pair.flatMap((x) => [lines[x.loginLine], x.logoutLine === null ? '(never logged out)' : lines[x.logoutLine]]).join('\n'))
+    .map((pair) =>
+      pair
+        .flatMap((x) => [lines[x.loginLine], x.logoutLine === null ? '(never logged out)' : lines[x.logoutLine]])
+        .join('\n'),
+    )
     .join('\n\n');
 }
 

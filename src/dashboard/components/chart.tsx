@@ -25,7 +25,11 @@ export interface ChartProps {
   stacked?: boolean;
 }
 
-const AXIS = { stroke: '#667085', font: '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', grid: '#eef0f4' };
+const AXIS = {
+  stroke: '#667085',
+  font: '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  grid: '#eef0f4',
+};
 const DAY = 86_400;
 
 function toSeconds(day: string): number {
@@ -109,7 +113,9 @@ function buildOptions(props: ChartProps, width: number): uPlot.Options {
     tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     scales: {
       x: { time: true, range: hasBars ? (_u, min, max) => [min - DAY / 2, max + DAY / 2] : undefined },
-      y: yRange ? { range: () => yRange } : { range: (_u, _min, max) => [0, Math.max(4, Math.ceil((max * 1.15) / 2) * 2)] },
+      y: yRange
+        ? { range: () => yRange }
+        : { range: (_u, _min, max) => [0, Math.max(4, Math.ceil((max * 1.15) / 2) * 2)] },
     },
     axes: [
       {
@@ -121,7 +127,14 @@ function buildOptions(props: ChartProps, width: number): uPlot.Options {
         size: 34,
         values: (_u, splits) => splits.map((seconds) => shortDay.format(new Date(seconds * 1000))),
       },
-      { stroke: AXIS.stroke, font: AXIS.font, grid: { stroke: AXIS.grid, width: 1 }, ticks: { show: false }, size: 40, space: 36 },
+      {
+        stroke: AXIS.stroke,
+        font: AXIS.font,
+        grid: { stroke: AXIS.grid, width: 1 },
+        ticks: { show: false },
+        size: 40,
+        space: 36,
+      },
     ],
     series: [
       {},
@@ -156,7 +169,13 @@ export function Chart(props: ChartProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   // Callers build their series inline; redraw when what is drawn changes, not on every render.
-  const drawnKey = JSON.stringify([props.dates, props.series.map((s) => [s.label, s.color, s.kind, s.values]), props.yRange, props.stacked, props.height]);
+  const drawnKey = JSON.stringify([
+    props.dates,
+    props.series.map((s) => [s.label, s.color, s.kind, s.values]),
+    props.yRange,
+    props.stacked,
+    props.height,
+  ]);
 
   useEffect(() => {
     const element = holder.current;
@@ -165,7 +184,8 @@ export function Chart(props: ChartProps) {
     plot.current = new uPlot(buildOptions(props, element.clientWidth || 600), buildData(props), element);
     const observer = new ResizeObserver(() => {
       const width = element.clientWidth;
-      if (plot.current && width > 0 && width !== plot.current.width) plot.current.setSize({ width, height: props.height ?? 240 });
+      if (plot.current && width > 0 && width !== plot.current.width)
+        plot.current.setSize({ width, height: props.height ?? 240 });
     });
     observer.observe(element);
     return () => {
@@ -185,7 +205,13 @@ export function Chart(props: ChartProps) {
           </span>
         ))}
       </div>
-      <div ref={holder} class="chart-canvas" role="img" aria-label={props.label} style={{ minHeight: `${props.height ?? 240}px` }} />
+      <div
+        ref={holder}
+        class="chart-canvas"
+        role="img"
+        aria-label={props.label}
+        style={{ minHeight: `${props.height ?? 240}px` }}
+      />
     </figure>
   );
 }

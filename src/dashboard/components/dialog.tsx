@@ -8,7 +8,19 @@ import { IconClose } from './icons.js';
  * where it was. Rendered only while open, into the body, so the styles of the place that opened
  * it (a table cell, a toolbar) never leak into it.
  */
-export function Dialog({ title, onClose, children, footer, size = 'md' }: { title: string; onClose: () => void; children: ComponentChildren; footer?: ComponentChildren; size?: 'sm' | 'md' }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  footer,
+  size = 'md',
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  footer?: ComponentChildren;
+  size?: 'sm' | 'md';
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const headingId = useId();
   useEffect(() => {

@@ -87,7 +87,9 @@ export const IconAlert = icon(
 );
 export const IconCheck = icon(<path d="M20 6 9 17l-5-5" />);
 export const IconShuffle = icon(<path d="M16 3h5v5M4 20 21 3M21 16v5h-5M15 15l6 6M4 4l5 5" />);
-export const IconExternal = icon(<path d="M15 3h6v6M10 14 21 3M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" />);
+export const IconExternal = icon(
+  <path d="M15 3h6v6M10 14 21 3M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" />,
+);
 export const IconBack = icon(<path d="M19 12H5M12 19l-7-7 7-7" />);
 export const IconTrendDown = icon(<path d="M23 18l-9.5-9.5-5 5L1 6M17 18h6v-6" />);
 export const IconKey = icon(

@@ -11,7 +11,17 @@ import { Button, errorMessage } from './ui.js';
  * Pause or resume, edit the warmup settings, delete: the same actions on the list (compact, icon
  * buttons named after the mailbox) and on the detail page (labelled buttons).
  */
-export function MailboxActions({ mailbox, onChanged, onDeleted, compact }: { mailbox: Mailbox; onChanged: (mailbox: Mailbox) => void; onDeleted: () => void; compact?: boolean }) {
+export function MailboxActions({
+  mailbox,
+  onChanged,
+  onDeleted,
+  compact,
+}: {
+  mailbox: Mailbox;
+  onChanged: (mailbox: Mailbox) => void;
+  onDeleted: () => void;
+  compact?: boolean;
+}) {
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -89,8 +99,8 @@ export function MailboxActions({ mailbox, onChanged, onDeleted, compact }: { mai
           }}
         >
           <p>
-            <strong>{mailbox.email}</strong> stops warming up at once. Its stored password, planned sends and interaction history are deleted. This cannot be
-            undone.
+            <strong>{mailbox.email}</strong> stops warming up at once. Its stored password, planned sends and
+            interaction history are deleted. This cannot be undone.
           </p>
         </ConfirmDialog>
       )}

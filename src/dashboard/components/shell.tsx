@@ -16,7 +16,14 @@ export function Logo() {
       <svg width="28" height="28" viewBox="0 0 32 32" aria-hidden="true">
         <rect width="32" height="32" rx="8" fill="#3b5bdb" />
         <rect x="7" y="9" width="18" height="14" rx="2.5" fill="none" stroke="#fff" stroke-width="2.2" />
-        <path d="M7 12.5 16 18l9-5.5" fill="none" stroke="#fff" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" />
+        <path
+          d="M7 12.5 16 18l9-5.5"
+          fill="none"
+          stroke="#fff"
+          stroke-width="2.2"
+          stroke-linecap="round"
+          stroke-linejoin="round"
+        />
       </svg>
       <span class="logo-text">Warmup</span>
     </span>
@@ -24,7 +31,17 @@ export function Logo() {
 }
 
 /** The frame of every signed-in page: navigation (a sidebar, or a menu on a phone) and the main area. */
-export function Shell({ path, workspace, onSignOut, children }: { path: string; workspace: string | undefined; onSignOut: () => void; children: ComponentChildren }) {
+export function Shell({
+  path,
+  workspace,
+  onSignOut,
+  children,
+}: {
+  path: string;
+  workspace: string | undefined;
+  onSignOut: () => void;
+  children: ComponentChildren;
+}) {
   const [menuOpen, setMenuOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
@@ -54,7 +71,13 @@ export function Shell({ path, workspace, onSignOut, children }: { path: string; 
         <Link to="/" class="brand-link" aria-label="Warmup overview">
           <Logo />
         </Link>
-        <button type="button" class="icon-button menu-button" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="primary-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="icon-button menu-button"
+          aria-expanded={menuOpen ? 'true' : 'false'}
+          aria-controls="primary-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           {menuOpen ? <IconClose size={22} /> : <IconMenu size={22} />}
           <span class="visually-hidden">{menuOpen ? 'Close menu' : 'Open menu'}</span>
         </button>
@@ -70,7 +93,11 @@ export function Shell({ path, workspace, onSignOut, children }: { path: string; 
                 const current = item.match(path);
                 return (
                   <li key={item.to}>
-                    <Link to={item.to} class={`nav-link ${current ? 'active' : ''}`} aria-current={current ? 'page' : undefined}>
+                    <Link
+                      to={item.to}
+                      class={`nav-link ${current ? 'active' : ''}`}
+                      aria-current={current ? 'page' : undefined}
+                    >
                       <item.icon size={19} />
                       {item.label}
                     </Link>

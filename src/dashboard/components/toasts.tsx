@@ -20,10 +20,13 @@ export function toast(message: string, tone: Toast['tone'] = 'success'): void {
   const id = nextId++;
   toasts = [...toasts, { id, message, tone }];
   publish();
-  setTimeout(() => {
-    toasts = toasts.filter((t) => t.id !== id);
-    publish();
-  }, tone === 'error' ? 8000 : 4000);
+  setTimeout(
+    () => {
+      toasts = toasts.filter((t) => t.id !== id);
+      publish();
+    },
+    tone === 'error' ? 8000 : 4000,
+  );
 }
 
 /** The live region every toast is announced through. */

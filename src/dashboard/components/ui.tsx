@@ -14,7 +14,17 @@ type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'icon' | 'size'
   disabled?: boolean;
 };
 
-export function Button({ variant = 'secondary', size = 'md', loading, icon, children, class: className, disabled, type = 'button', ...rest }: ButtonProps) {
+export function Button({
+  variant = 'secondary',
+  size = 'md',
+  loading,
+  icon,
+  children,
+  class: className,
+  disabled,
+  type = 'button',
+  ...rest
+}: ButtonProps) {
   return (
     <button
       {...rest}
@@ -29,7 +39,18 @@ export function Button({ variant = 'secondary', size = 'md', loading, icon, chil
   );
 }
 
-export function Link({ to, children, class: className, ...aria }: { to: string; children: ComponentChildren; class?: string; 'aria-label'?: string; 'aria-current'?: 'page' }) {
+export function Link({
+  to,
+  children,
+  class: className,
+  ...aria
+}: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-label'?: string;
+  'aria-current'?: 'page';
+}) {
   return (
     <a {...aria} href={to} class={className} onClick={(event) => linkClick(event as unknown as MouseEvent, to)}>
       {children}
@@ -63,7 +84,15 @@ export function errorMessage(error: unknown): string {
 }
 
 /** An error in place, announced to screen readers, with a retry where one makes sense. */
-export function ErrorBox({ error, onRetry, title = 'Something went wrong' }: { error: unknown; onRetry?: () => void; title?: string }) {
+export function ErrorBox({
+  error,
+  onRetry,
+  title = 'Something went wrong',
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  title?: string;
+}) {
   return (
     <div class="alert alert-error" role="alert">
       <IconAlert size={18} class="alert-icon" />
@@ -80,7 +109,15 @@ export function ErrorBox({ error, onRetry, title = 'Something went wrong' }: { e
   );
 }
 
-export function Notice({ tone = 'info', title, children }: { tone?: 'info' | 'warning' | 'error' | 'success'; title?: string; children: ComponentChildren }) {
+export function Notice({
+  tone = 'info',
+  title,
+  children,
+}: {
+  tone?: 'info' | 'warning' | 'error' | 'success';
+  title?: string;
+  children: ComponentChildren;
+}) {
   return (
     <div class={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : undefined}>
       {tone !== 'info' && <IconAlert size={18} class="alert-icon" />}
@@ -92,7 +129,17 @@ export function Notice({ tone = 'info', title, children }: { tone?: 'info' | 'wa
   );
 }
 
-export function EmptyState({ icon, title, children, action }: { icon?: ComponentChildren; title: string; children?: ComponentChildren; action?: ComponentChildren }) {
+export function EmptyState({
+  icon,
+  title,
+  children,
+  action,
+}: {
+  icon?: ComponentChildren;
+  title: string;
+  children?: ComponentChildren;
+  action?: ComponentChildren;
+}) {
   return (
     <div class="empty">
       {icon && <div class="empty-icon">{icon}</div>}
@@ -103,7 +150,23 @@ export function EmptyState({ icon, title, children, action }: { icon?: Component
   );
 }
 
-export function Card({ title, subtitle, actions, children, class: className, bodyClass, id }: { title?: ComponentChildren; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; class?: string; bodyClass?: string; id?: string }) {
+export function Card({
+  title,
+  subtitle,
+  actions,
+  children,
+  class: className,
+  bodyClass,
+  id,
+}: {
+  title?: ComponentChildren;
+  subtitle?: ComponentChildren;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+  class?: string;
+  bodyClass?: string;
+  id?: string;
+}) {
   const headingId = useId();
   return (
     <section class={`card ${className ?? ''}`} aria-labelledby={title ? headingId : undefined} id={id}>
@@ -125,7 +188,17 @@ export function Card({ title, subtitle, actions, children, class: className, bod
   );
 }
 
-export function PageHeader({ title, subtitle, actions, back }: { title: ComponentChildren; subtitle?: ComponentChildren; actions?: ComponentChildren; back?: { to: string; label: string } }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+  back,
+}: {
+  title: ComponentChildren;
+  subtitle?: ComponentChildren;
+  actions?: ComponentChildren;
+  back?: { to: string; label: string };
+}) {
   return (
     <header class="page-header">
       <div class="page-heading">
@@ -142,17 +215,35 @@ export function PageHeader({ title, subtitle, actions, back }: { title: Componen
   );
 }
 
-export function StatCard({ label, value, hint, tone, loading }: { label: string; value: ComponentChildren; hint?: ComponentChildren; tone?: 'good' | 'warn' | 'bad'; loading?: boolean }) {
+export function StatCard({
+  label,
+  value,
+  hint,
+  tone,
+  loading,
+}: {
+  label: string;
+  value: ComponentChildren;
+  hint?: ComponentChildren;
+  tone?: 'good' | 'warn' | 'bad';
+  loading?: boolean;
+}) {
   return (
     <div class="stat">
       <div class="stat-label">{label}</div>
-      <div class={`stat-value ${tone ? `tone-${tone}` : ''}`}>{loading ? <Skeleton height={28} width="60%" /> : value}</div>
+      <div class={`stat-value ${tone ? `tone-${tone}` : ''}`}>
+        {loading ? <Skeleton height={28} width="60%" /> : value}
+      </div>
       {hint !== undefined && <div class="stat-hint">{loading ? <Skeleton height={12} width="80%" /> : hint}</div>}
     </div>
   );
 }
 
-const STATUS_LABEL: Record<MailboxStatus, string> = { active: 'Warming up', paused: 'Paused', error: 'Needs attention' };
+const STATUS_LABEL: Record<MailboxStatus, string> = {
+  active: 'Warming up',
+  paused: 'Paused',
+  error: 'Needs attention',
+};
 
 export function StatusBadge({ status }: { status: MailboxStatus }) {
   return (
@@ -163,7 +254,13 @@ export function StatusBadge({ status }: { status: MailboxStatus }) {
   );
 }
 
-export function Badge({ children, tone = 'neutral' }: { children: ComponentChildren; tone?: 'neutral' | 'blue' | 'green' | 'red' | 'amber' | 'violet' }) {
+export function Badge({
+  children,
+  tone = 'neutral',
+}: {
+  children: ComponentChildren;
+  tone?: 'neutral' | 'blue' | 'green' | 'red' | 'amber' | 'violet';
+}) {
   return <span class={`badge badge-${tone}`}>{children}</span>;
 }
 
@@ -188,20 +285,43 @@ export function ReputationMeter({ score }: { score: number }) {
 export function Progress({ value, max, label }: { value: number; max: number; label: string }) {
   const percent = max > 0 ? Math.min(100, Math.round((value / max) * 100)) : 0;
   return (
-    <span class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={value}>
+    <span
+      class="progress"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={max}
+      aria-valuenow={value}
+    >
       <span class="progress-fill" style={{ width: `${percent}%` }} />
     </span>
   );
 }
 
 /** A group of mutually exclusive choices (period pickers, filters), keyboard-operable as radios. */
-export function Segmented<T extends string>({ label, options, value, onChange }: { label: string; options: Array<{ value: T; label: string }>; value: T; onChange: (value: T) => void }) {
+export function Segmented<T extends string>({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: Array<{ value: T; label: string }>;
+  value: T;
+  onChange: (value: T) => void;
+}) {
   const name = useId();
   return (
     <div class="segmented" role="radiogroup" aria-label={label}>
       {options.map((option) => (
         <label key={option.value} class={option.value === value ? 'selected' : ''}>
-          <input type="radio" name={name} value={option.value} checked={option.value === value} onChange={() => onChange(option.value)} />
+          <input
+            type="radio"
+            name={name}
+            value={option.value}
+            checked={option.value === value}
+            onChange={() => onChange(option.value)}
+          />
           <span>{option.label}</span>
         </label>
       ))}
@@ -209,7 +329,15 @@ export function Segmented<T extends string>({ label, options, value, onChange }:
   );
 }
 
-export function PaginationBar({ pagination, onPage, noun }: { pagination: Pagination; onPage: (page: number) => void; noun: string }) {
+export function PaginationBar({
+  pagination,
+  onPage,
+  noun,
+}: {
+  pagination: Pagination;
+  onPage: (page: number) => void;
+  noun: string;
+}) {
   if (pagination.total === 0) return null;
   const first = (pagination.page - 1) * pagination.limit + 1;
   const last = Math.min(pagination.total, pagination.page * pagination.limit);
@@ -223,7 +351,11 @@ export function PaginationBar({ pagination, onPage, noun }: { pagination: Pagina
           <Button size="sm" disabled={pagination.page <= 1} onClick={() => onPage(pagination.page - 1)}>
             Previous
           </Button>
-          <Button size="sm" disabled={pagination.page >= pagination.totalPages} onClick={() => onPage(pagination.page + 1)}>
+          <Button
+            size="sm"
+            disabled={pagination.page >= pagination.totalPages}
+            onClick={() => onPage(pagination.page + 1)}
+          >
             Next
           </Button>
         </div>
@@ -241,7 +373,14 @@ interface FieldShell {
   class?: string;
 }
 
-function FieldFrame({ id, label, error, hint, class: className, children }: FieldShell & { id: string; children: ComponentChildren }) {
+function FieldFrame({
+  id,
+  label,
+  error,
+  hint,
+  class: className,
+  children,
+}: FieldShell & { id: string; children: ComponentChildren }) {
   return (
     <div class={`field ${error ? 'has-error' : ''} ${className ?? ''}`}>
       <label for={id}>{label}</label>
@@ -281,10 +420,11 @@ interface InputAttributes {
   autoFocus?: boolean;
 }
 
-type InputProps = FieldShell & InputAttributes & {
-  value: string | number;
-  onValue: (value: string) => void;
-};
+type InputProps = FieldShell &
+  InputAttributes & {
+    value: string | number;
+    onValue: (value: string) => void;
+  };
 
 export function TextField({ label, error, hint, class: className, value, onValue, id: givenId, ...input }: InputProps) {
   const generated = useId();
@@ -317,7 +457,16 @@ type TextAreaProps = FieldShell & {
   ref?: Ref<HTMLTextAreaElement>;
 };
 
-export function TextAreaField({ label, error, hint, class: className, value, onValue, id: givenId, ...input }: TextAreaProps) {
+export function TextAreaField({
+  label,
+  error,
+  hint,
+  class: className,
+  value,
+  onValue,
+  id: givenId,
+  ...input
+}: TextAreaProps) {
   const generated = useId();
   const id = givenId ?? generated;
   return (
@@ -344,7 +493,18 @@ type SelectProps = FieldShell & {
   disabled?: boolean;
 };
 
-export function SelectField({ label, error, hint, class: className, value, onValue, options, id: givenId, name, disabled }: SelectProps) {
+export function SelectField({
+  label,
+  error,
+  hint,
+  class: className,
+  value,
+  onValue,
+  options,
+  id: givenId,
+  name,
+  disabled,
+}: SelectProps) {
   const generated = useId();
   const id = givenId ?? generated;
   return (
@@ -369,12 +529,33 @@ export function SelectField({ label, error, hint, class: className, value, onVal
   );
 }
 
-export function CheckboxField({ label, hint, checked, onChecked, name, id: givenId }: { label: ComponentChildren; hint?: ComponentChildren; checked: boolean; onChecked: (checked: boolean) => void; name?: string; id?: string }) {
+export function CheckboxField({
+  label,
+  hint,
+  checked,
+  onChecked,
+  name,
+  id: givenId,
+}: {
+  label: ComponentChildren;
+  hint?: ComponentChildren;
+  checked: boolean;
+  onChecked: (checked: boolean) => void;
+  name?: string;
+  id?: string;
+}) {
   const generated = useId();
   const id = givenId ?? generated;
   return (
     <div class="checkbox-field">
-      <input type="checkbox" id={id} name={name} checked={checked} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(event) => onChecked((event.currentTarget as HTMLInputElement).checked)} />
+      <input
+        type="checkbox"
+        id={id}
+        name={name}
+        checked={checked}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(event) => onChecked((event.currentTarget as HTMLInputElement).checked)}
+      />
       <div>
         <label for={id}>{label}</label>
         {hint && (
@@ -388,7 +569,19 @@ export function CheckboxField({ label, hint, checked, onChecked, name, id: given
 }
 
 /** The search box of a filter bar (the label is visually hidden); every keystroke reports the text. */
-export function SearchInput({ id, label, placeholder, value, onValue }: { id: string; label: string; placeholder: string; value: string; onValue: (value: string) => void }) {
+export function SearchInput({
+  id,
+  label,
+  placeholder,
+  value,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  placeholder: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
   return (
     <div class="search">
       <IconSearch size={16} class="search-icon" />
@@ -408,14 +601,29 @@ export function SearchInput({ id, label, placeholder, value, onValue }: { id: st
 }
 
 /** A compact labelled select for filter bars (the label is visually hidden). */
-export function FilterSelect({ label, value, onValue, options }: { label: string; value: string; onValue: (value: string) => void; options: Array<{ value: string; label: string }> }) {
+export function FilterSelect({
+  label,
+  value,
+  onValue,
+  options,
+}: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  options: Array<{ value: string; label: string }>;
+}) {
   const id = useId();
   return (
     <div class="filter">
       <label for={id} class="visually-hidden">
         {label}
       </label>
-      <select id={id} class="input select" value={value} onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}>
+      <select
+        id={id}
+        class="input select"
+        value={value}
+        onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}
+      >
         {options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}

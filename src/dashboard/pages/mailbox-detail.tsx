@@ -3,7 +3,22 @@ import type { Interaction, InteractionType, Mailbox, MailboxStats } from '../api
 import { ApiError, api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
-import { Badge, Card, EmptyState, ErrorBox, FilterSelect, Link, Loading, Notice, PageHeader, PaginationBar, Segmented, StatCard, StatusBadge, reputationTone } from '../components/ui.js';
+import {
+  Badge,
+  Card,
+  EmptyState,
+  ErrorBox,
+  FilterSelect,
+  Link,
+  Loading,
+  Notice,
+  PageHeader,
+  PaginationBar,
+  Segmented,
+  StatCard,
+  StatusBadge,
+  reputationTone,
+} from '../components/ui.js';
 import { PROVIDER_NAMES, formatDateTime, formatNumber, formatPercent, languageName, relativeTime } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -45,7 +60,9 @@ function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
         <Chart
           dates={days}
           yRange={scoreRange(stats.daily.map((d) => d.reputation))}
-          series={[{ label: 'Reputation', color: COLORS.primary, kind: 'area', values: stats.daily.map((d) => d.reputation) }]}
+          series={[
+            { label: 'Reputation', color: COLORS.primary, kind: 'area', values: stats.daily.map((d) => d.reputation) },
+          ]}
           label={`Reputation of this mailbox over the last ${label}; now ${stats.reputation}.`}
           height={220}
         />
@@ -80,7 +97,10 @@ function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
 function InteractionLog({ mailboxId }: { mailboxId: string }) {
   const [type, setType] = useState('');
   const [page, setPage] = useState(1);
-  const log = useResource(() => api.interactions(mailboxId, { page, limit: 20, type: type || undefined }), [mailboxId, page, type]);
+  const log = useResource(
+    () => api.interactions(mailboxId, { page, limit: 20, type: type || undefined }),
+    [mailboxId, page, type],
+  );
   return (
     <Card
       title="Activity"
@@ -108,7 +128,9 @@ function InteractionLog({ mailboxId }: { mailboxId: string }) {
         </div>
       ) : log.data.interactions.length === 0 ? (
         <EmptyState title={type ? 'Nothing of this type yet' : 'No activity yet'}>
-          {type ? 'Try another activity type.' : 'The first warmup emails go out within the send window of the first day.'}
+          {type
+            ? 'Try another activity type.'
+            : 'The first warmup emails go out within the send window of the first day.'}
         </EmptyState>
       ) : (
         <>
@@ -131,7 +153,9 @@ function InteractionLog({ mailboxId }: { mailboxId: string }) {
                       {formatDateTime(entry.occurredAt)}
                     </td>
                     <td data-label="Event">
-                      <Badge tone={TYPE_TONE[entry.type] ?? 'neutral'}>{TYPE_OPTIONS.find((t) => t.value === entry.type)?.label ?? entry.type}</Badge>
+                      <Badge tone={TYPE_TONE[entry.type] ?? 'neutral'}>
+                        {TYPE_OPTIONS.find((t) => t.value === entry.type)?.label ?? entry.type}
+                      </Badge>
                     </td>
                     <td data-label="With" class="truncate">
                       {entry.counterpart ?? '–'}
@@ -140,7 +164,15 @@ function InteractionLog({ mailboxId }: { mailboxId: string }) {
                       {entry.subject ?? '–'}
                     </td>
                     <td data-label="Placement" class={entry.placement ? undefined : 'placement-none'}>
-                      {entry.placement ? <Badge tone={entry.placement === 'inbox' ? 'green' : entry.placement === 'spam' ? 'red' : 'neutral'}>{entry.placement}</Badge> : <span class="muted">–</span>}
+                      {entry.placement ? (
+                        <Badge
+                          tone={entry.placement === 'inbox' ? 'green' : entry.placement === 'spam' ? 'red' : 'neutral'}
+                        >
+                          {entry.placement}
+                        </Badge>
+                      ) : (
+                        <span class="muted">–</span>
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -166,7 +198,14 @@ export function MailboxDetailPage({ id }: { id: string }) {
       <>
         <PageHeader title="Mailbox" back={{ to: '/mailboxes', label: 'Mailboxes' }} />
         {missing ? (
-          <EmptyState title="This mailbox does not exist" action={<Link to="/mailboxes" class="btn btn-primary">Back to mailboxes</Link>}>
+          <EmptyState
+            title="This mailbox does not exist"
+            action={
+              <Link to="/mailboxes" class="btn btn-primary">
+                Back to mailboxes
+              </Link>
+            }
+          >
             It may have been deleted.
           </EmptyState>
         ) : (
@@ -200,15 +239,26 @@ export function MailboxDetailPage({ id }: { id: string }) {
             <span>synced {relativeTime(m.lastSyncAt)}</span>
           </span>
         }
-        actions={<MailboxActions mailbox={m} onChanged={mailbox.set} onDeleted={() => navigate('/mailboxes', { replace: true })} />}
+        actions={
+          <MailboxActions
+            mailbox={m}
+            onChanged={mailbox.set}
+            onDeleted={() => navigate('/mailboxes', { replace: true })}
+          />
+        }
       />
       {m.status === 'error' && (
         <Notice tone="error" title="Warmup is stopped for this mailbox">
           <p>{m.lastError ?? 'The engine could not log in or send.'}</p>
-          <p>Often the app password was revoked: enter a new one under Warmup settings and warmup starts again. Otherwise fix the cause and retry.</p>
+          <p>
+            Often the app password was revoked: enter a new one under Warmup settings and warmup starts again. Otherwise
+            fix the cause and retry.
+          </p>
         </Notice>
       )}
-      {m.status === 'paused' && <Notice tone="info">Warmup is paused. The ramp-up continues where it stopped when you resume.</Notice>}
+      {m.status === 'paused' && (
+        <Notice tone="info">Warmup is paused. The ramp-up continues where it stopped when you resume.</Notice>
+      )}
 
       <div class="section-bar">
         <h2 class="section-title">Performance</h2>
@@ -218,12 +268,39 @@ export function MailboxDetailPage({ id }: { id: string }) {
         <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the statistics" />
       ) : (
         <section class="stats-grid stats-grid-6" aria-label="Mailbox figures">
-          <StatCard label="Reputation" loading={!s} value={s?.reputation ?? '–'} tone={s ? reputationTone(s.reputation) : undefined} hint="of 100" />
-          <StatCard label="Warmup day" loading={!s} value={s?.warmupDay ?? '–'} hint={`daily limit ${m.warmup.dailyLimit}`} />
-          <StatCard label="Sent today" loading={!s} value={s ? `${s.todaySent} / ${m.status === 'active' ? s.dailyTarget : '–'}` : '–'} hint="of today's target" />
+          <StatCard
+            label="Reputation"
+            loading={!s}
+            value={s?.reputation ?? '–'}
+            tone={s ? reputationTone(s.reputation) : undefined}
+            hint="of 100"
+          />
+          <StatCard
+            label="Warmup day"
+            loading={!s}
+            value={s?.warmupDay ?? '–'}
+            hint={`daily limit ${m.warmup.dailyLimit}`}
+          />
+          <StatCard
+            label="Sent today"
+            loading={!s}
+            value={s ? `${s.todaySent} / ${m.status === 'active' ? s.dailyTarget : '–'}` : '–'}
+            hint="of today's target"
+          />
           <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from peers" />
-          <StatCard label="Inbox rate" loading={!s} value={formatPercent(s?.rates.inboxRate)} tone={s && s.rates.inboxRate >= 90 ? 'good' : undefined} hint={`spam ${formatPercent(s?.rates.spamRate)}`} />
-          <StatCard label="Reply rate" loading={!s} value={formatPercent(s?.rates.replyRate)} hint={`open ${formatPercent(s?.rates.openRate)}`} />
+          <StatCard
+            label="Inbox rate"
+            loading={!s}
+            value={formatPercent(s?.rates.inboxRate)}
+            tone={s && s.rates.inboxRate >= 90 ? 'good' : undefined}
+            hint={`spam ${formatPercent(s?.rates.spamRate)}`}
+          />
+          <StatCard
+            label="Reply rate"
+            loading={!s}
+            value={formatPercent(s?.rates.replyRate)}
+            hint={`open ${formatPercent(s?.rates.openRate)}`}
+          />
         </section>
       )}
       <div class={`grid-2 detail-grid ${stats.loading && s ? 'is-refreshing' : ''}`}>

@@ -4,7 +4,17 @@ import { ApiError, api } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { IconExternal, IconLock } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, CheckboxField, ErrorBox, Loading, Notice, PageHeader, SelectField, TextField } from '../components/ui.js';
+import {
+  Button,
+  Card,
+  CheckboxField,
+  ErrorBox,
+  Loading,
+  Notice,
+  PageHeader,
+  SelectField,
+  TextField,
+} from '../components/ui.js';
 import { LANGUAGES } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -65,21 +75,105 @@ function fromDraft(draft: WarmupDraft): WarmupSettings {
 const LANGUAGE_OPTIONS = Object.entries(LANGUAGES).map(([value, label]) => ({ value, label }));
 
 /** The warmup settings, shared by the add form and the edit dialog; errors keyed `warmup/<field>`. */
-function WarmupFields({ draft, onDraft, errors }: { draft: WarmupDraft; onDraft: (draft: WarmupDraft) => void; errors: Record<string, string> }) {
+function WarmupFields({
+  draft,
+  onDraft,
+  errors,
+}: {
+  draft: WarmupDraft;
+  onDraft: (draft: WarmupDraft) => void;
+  errors: Record<string, string>;
+}) {
   const zones = useMemo(timeZones, []);
   const set = <K extends keyof WarmupDraft>(field: K, value: WarmupDraft[K]) => onDraft({ ...draft, [field]: value });
   return (
     <div class="form-grid">
-      <TextField label="Start volume" hint="Emails on the first day" type="number" min={1} inputMode="numeric" name="startVolume" value={draft.startVolume} onValue={(v) => set('startVolume', v)} error={errors['warmup/startVolume']} />
-      <TextField label="Daily increase" hint="Added each warmup day" type="number" min={0} inputMode="numeric" name="rampUpIncrement" value={draft.rampUpIncrement} onValue={(v) => set('rampUpIncrement', v)} error={errors['warmup/rampUpIncrement']} />
-      <TextField label="Daily limit" hint="Never more than this (1–500)" type="number" min={1} max={500} inputMode="numeric" name="dailyLimit" value={draft.dailyLimit} onValue={(v) => set('dailyLimit', v)} error={errors['warmup/dailyLimit']} />
-      <TextField label="Reply rate (%)" hint="Share of received warmup mail answered" type="number" min={0} max={100} inputMode="numeric" name="replyRate" value={draft.replyRate} onValue={(v) => set('replyRate', v)} error={errors['warmup/replyRate']} />
-      <TextField label="Send window starts" type="time" name="sendWindowStart" value={draft.sendWindow.start} onValue={(v) => set('sendWindow', { ...draft.sendWindow, start: v })} error={errors['warmup/sendWindow/start'] ?? errors['warmup/sendWindow']} />
-      <TextField label="Send window ends" type="time" name="sendWindowEnd" value={draft.sendWindow.end} onValue={(v) => set('sendWindow', { ...draft.sendWindow, end: v })} error={errors['warmup/sendWindow/end']} />
-      <SelectField label="Time zone" name="timezone" value={draft.timezone} onValue={(v) => set('timezone', v)} options={zones.map((zone) => ({ value: zone, label: zone.replace(/_/g, ' ') }))} error={errors['warmup/timezone']} />
-      <SelectField label="Template language" name="language" value={draft.language} onValue={(v) => set('language', v)} options={LANGUAGE_OPTIONS} hint="Falls back to English" error={errors['warmup/language']} />
+      <TextField
+        label="Start volume"
+        hint="Emails on the first day"
+        type="number"
+        min={1}
+        inputMode="numeric"
+        name="startVolume"
+        value={draft.startVolume}
+        onValue={(v) => set('startVolume', v)}
+        error={errors['warmup/startVolume']}
+      />
+      <TextField
+        label="Daily increase"
+        hint="Added each warmup day"
+        type="number"
+        min={0}
+        inputMode="numeric"
+        name="rampUpIncrement"
+        value={draft.rampUpIncrement}
+        onValue={(v) => set('rampUpIncrement', v)}
+        error={errors['warmup/rampUpIncrement']}
+      />
+      <TextField
+        label="Daily limit"
+        hint="Never more than this (1–500)"
+        type="number"
+        min={1}
+        max={500}
+        inputMode="numeric"
+        name="dailyLimit"
+        value={draft.dailyLimit}
+        onValue={(v) => set('dailyLimit', v)}
+        error={errors['warmup/dailyLimit']}
+      />
+      <TextField
+        label="Reply rate (%)"
+        hint="Share of received warmup mail answered"
+        type="number"
+        min={0}
+        max={100}
+        inputMode="numeric"
+        name="replyRate"
+        value={draft.replyRate}
+        onValue={(v) => set('replyRate', v)}
+        error={errors['warmup/replyRate']}
+      />
+      <TextField
+        label="Send window starts"
+        type="time"
+        name="sendWindowStart"
+        value={draft.sendWindow.start}
+        onValue={(v) => set('sendWindow', { ...draft.sendWindow, start: v })}
+        error={errors['warmup/sendWindow/start'] ?? errors['warmup/sendWindow']}
+      />
+      <TextField
+        label="Send window ends"
+        type="time"
+        name="sendWindowEnd"
+        value={draft.sendWindow.end}
+        onValue={(v) => set('sendWindow', { ...draft.sendWindow, end: v })}
+        error={errors['warmup/sendWindow/end']}
+      />
+      <SelectField
+        label="Time zone"
+        name="timezone"
+        value={draft.timezone}
+        onValue={(v) => set('timezone', v)}
+        options={zones.map((zone) => ({ value: zone, label: zone.replace(/_/g, ' ') }))}
+        error={errors['warmup/timezone']}
+      />
+      <SelectField
+        label="Template language"
+        name="language"
+        value={draft.language}
+        onValue={(v) => set('language', v)}
+        options={LANGUAGE_OPTIONS}
+        hint="Falls back to English"
+        error={errors['warmup/language']}
+      />
       <div class="span-all">
-        <CheckboxField label="Weekdays only" hint="No warmup mail on Saturdays and Sundays." checked={draft.weekdaysOnly} onChecked={(v) => set('weekdaysOnly', v)} />
+        <CheckboxField
+          label="Weekdays only"
+          hint="No warmup mail on Saturdays and Sundays."
+          checked={draft.weekdaysOnly}
+          onChecked={(v) => set('weekdaysOnly', v)}
+        />
       </div>
     </div>
   );
@@ -94,7 +188,15 @@ function formErrors(error: unknown): { fields: Record<string, string>; general?:
   return { fields: {}, general: error instanceof Error ? error : new Error(String(error)) };
 }
 
-export function WarmupSettingsDialog({ mailbox, onClose, onSaved }: { mailbox: Mailbox; onClose: () => void; onSaved: (mailbox: Mailbox) => void }) {
+export function WarmupSettingsDialog({
+  mailbox,
+  onClose,
+  onSaved,
+}: {
+  mailbox: Mailbox;
+  onClose: () => void;
+  onSaved: (mailbox: Mailbox) => void;
+}) {
   const [name, setName] = useState(mailbox.name ?? '');
   const [password, setPassword] = useState('');
   const [draft, setDraft] = useState(() => toDraft(mailbox.warmup));
@@ -139,7 +241,14 @@ export function WarmupSettingsDialog({ mailbox, onClose, onSaved }: { mailbox: M
     >
       <form onSubmit={save} noValidate>
         <p class="dialog-lead">{mailbox.email}</p>
-        <TextField label="Sender name" name="name" hint="Shown as the sender of warmup emails" value={name} onValue={setName} error={errors.name} />
+        <TextField
+          label="Sender name"
+          name="name"
+          hint="Shown as the sender of warmup emails"
+          value={name}
+          onValue={setName}
+          error={errors.name}
+        />
         <WarmupFields draft={draft} onDraft={setDraft} errors={errors} />
         <TextField
           label="New password"
@@ -151,7 +260,16 @@ export function WarmupSettingsDialog({ mailbox, onClose, onSaved }: { mailbox: M
           onValue={setPassword}
           error={errors.password}
         />
-        {general && <ErrorBox error={general} title={general instanceof ApiError && general.status === 422 ? 'The mailbox server refused the new password' : 'The settings were not saved'} />}
+        {general && (
+          <ErrorBox
+            error={general}
+            title={
+              general instanceof ApiError && general.status === 422
+                ? 'The mailbox server refused the new password'
+                : 'The settings were not saved'
+            }
+          />
+        )}
         <button type="submit" hidden />
       </form>
     </Dialog>
@@ -187,15 +305,46 @@ const SECURITY_OPTIONS = [
   { value: 'starttls', label: 'STARTTLS' },
 ];
 
-function ServerFields({ kind, server, onServer, errors }: { kind: 'imap' | 'smtp'; server: ServerDraft; onServer: (server: ServerDraft) => void; errors: Record<string, string> }) {
+function ServerFields({
+  kind,
+  server,
+  onServer,
+  errors,
+}: {
+  kind: 'imap' | 'smtp';
+  server: ServerDraft;
+  onServer: (server: ServerDraft) => void;
+  errors: Record<string, string>;
+}) {
   const label = kind === 'imap' ? 'IMAP' : 'SMTP';
   const ports = kind === 'imap' ? { tls: '993', starttls: '143' } : { tls: '465', starttls: '587' };
   return (
     <fieldset class="server-fields">
-      <legend>{label} server {kind === 'imap' ? '(reading)' : '(sending)'}</legend>
+      <legend>
+        {label} server {kind === 'imap' ? '(reading)' : '(sending)'}
+      </legend>
       <div class="form-grid server-grid">
-        <TextField label={`${label} host`} name={`${kind}Host`} placeholder={kind === 'imap' ? 'imap.example.com' : 'smtp.example.com'} value={server.host} onValue={(host) => onServer({ ...server, host })} error={errors[`${kind}/host`] ?? errors[kind]} autoComplete="off" spellcheck={false} />
-        <TextField label={`${label} port`} name={`${kind}Port`} type="number" inputMode="numeric" min={1} max={65535} value={server.port} onValue={(port) => onServer({ ...server, port })} error={errors[`${kind}/port`]} />
+        <TextField
+          label={`${label} host`}
+          name={`${kind}Host`}
+          placeholder={kind === 'imap' ? 'imap.example.com' : 'smtp.example.com'}
+          value={server.host}
+          onValue={(host) => onServer({ ...server, host })}
+          error={errors[`${kind}/host`] ?? errors[kind]}
+          autoComplete="off"
+          spellcheck={false}
+        />
+        <TextField
+          label={`${label} port`}
+          name={`${kind}Port`}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={65535}
+          value={server.port}
+          onValue={(port) => onServer({ ...server, port })}
+          error={errors[`${kind}/port`]}
+        />
         <SelectField
           label={`${label} security`}
           name={`${kind}Security`}
@@ -214,14 +363,28 @@ function ServerFields({ kind, server, onServer, errors }: { kind: 'imap' | 'smtp
   );
 }
 
-function ProviderPicker({ providers, value, onValue }: { providers: ProviderChoice[]; value: ProviderId; onValue: (id: ProviderId) => void }) {
+function ProviderPicker({
+  providers,
+  value,
+  onValue,
+}: {
+  providers: ProviderChoice[];
+  value: ProviderId;
+  onValue: (id: ProviderId) => void;
+}) {
   return (
     <fieldset class="provider-picker">
       <legend>Provider</legend>
       <div class="provider-grid">
         {providers.map((provider) => (
           <label key={provider.id} class={`provider-option ${value === provider.id ? 'selected' : ''}`}>
-            <input type="radio" name="provider" value={provider.id} checked={value === provider.id} onChange={() => onValue(provider.id)} />
+            <input
+              type="radio"
+              name="provider"
+              value={provider.id}
+              checked={value === provider.id}
+              onChange={() => onValue(provider.id)}
+            />
             <span class={`provider-mark provider-${provider.id}`} aria-hidden="true">
               {(SHORT_NAMES[provider.id] ?? provider.name).slice(0, 1)}
             </span>
@@ -317,7 +480,11 @@ export function AddMailboxPage() {
 
   return (
     <>
-      <PageHeader title="Add a mailbox" subtitle="Connect over IMAP and SMTP. The login is checked before anything is saved." back={{ to: '/mailboxes', label: 'Mailboxes' }} />
+      <PageHeader
+        title="Add a mailbox"
+        subtitle="Connect over IMAP and SMTP. The login is checked before anything is saved."
+        back={{ to: '/mailboxes', label: 'Mailboxes' }}
+      />
       <div class="form-layout">
         <form class="form-page" onSubmit={submit} noValidate aria-describedby={failure ? 'add-failure' : undefined}>
           <Card title="Mail provider">
@@ -337,7 +504,10 @@ export function AddMailboxPage() {
                 )}
                 {appPassword && (
                   <Notice tone="info" title={`${preset.name} needs an app password`}>
-                    <p>{preset.notes ?? 'Your normal password is refused for IMAP and SMTP; create an app password and paste it below.'}</p>
+                    <p>
+                      {preset.notes ??
+                        'Your normal password is refused for IMAP and SMTP; create an app password and paste it below.'}
+                    </p>
                     {preset.helpUrl && (
                       <a href={preset.helpUrl} target="_blank" rel="noopener noreferrer" class="external-link">
                         How to create an app password <IconExternal size={14} />
@@ -352,8 +522,27 @@ export function AddMailboxPage() {
 
           <Card title="Account">
             <div class="form-grid">
-              <TextField label="Email address" name="email" type="email" autoComplete="off" spellcheck={false} placeholder="you@company.com" value={email} onValue={setEmail} error={errors.email} required />
-              <TextField label="Sender name" name="name" placeholder="Jane Cooper" hint="Optional; shown as the sender" value={name} onValue={setName} error={errors.name} />
+              <TextField
+                label="Email address"
+                name="email"
+                type="email"
+                autoComplete="off"
+                spellcheck={false}
+                placeholder="you@company.com"
+                value={email}
+                onValue={setEmail}
+                error={errors.email}
+                required
+              />
+              <TextField
+                label="Sender name"
+                name="name"
+                placeholder="Jane Cooper"
+                hint="Optional; shown as the sender"
+                value={name}
+                onValue={setName}
+                error={errors.name}
+              />
               <TextField
                 class="span-all"
                 label={appPassword ? 'App password' : 'Password'}
@@ -363,7 +552,11 @@ export function AddMailboxPage() {
                 value={password}
                 onValue={setPassword}
                 error={errors.password}
-                hint={appPassword ? 'Spaces are ignored. Stored encrypted; never shown again.' : 'Stored encrypted; never shown again.'}
+                hint={
+                  appPassword
+                    ? 'Spaces are ignored. Stored encrypted; never shown again.'
+                    : 'Stored encrypted; never shown again.'
+                }
                 required
               />
             </div>
@@ -374,7 +567,16 @@ export function AddMailboxPage() {
                 <details class="advanced">
                   <summary>Advanced</summary>
                   <div class="advanced-body">
-                    <TextField label="Username" name="username" hint="If the server's login is not the email address" autoComplete="off" spellcheck={false} value={username} onValue={setUsername} error={errors['imap/username'] ?? errors['smtp/username']} />
+                    <TextField
+                      label="Username"
+                      name="username"
+                      hint="If the server's login is not the email address"
+                      autoComplete="off"
+                      spellcheck={false}
+                      value={username}
+                      onValue={setUsername}
+                      error={errors['imap/username'] ?? errors['smtp/username']}
+                    />
                     <CheckboxField
                       label="Accept self-signed certificates"
                       name="selfSigned"
@@ -430,8 +632,8 @@ export function AddMailboxPage() {
               </li>
               <li>
                 <div>
-                  <strong>A gentle start</strong>
-                  A couple of real emails to other mailboxes of the network on day one, a few more each day.
+                  <strong>A gentle start</strong>A couple of real emails to other mailboxes of the network on day one, a
+                  few more each day.
                 </div>
               </li>
               <li>
@@ -443,7 +645,10 @@ export function AddMailboxPage() {
             </ol>
             <p class="aside-note">
               <IconLock size={15} />
-              <span>Passwords are encrypted at rest and never shown again. Warmup mail is filed into a Warmup folder, out of your inbox.</span>
+              <span>
+                Passwords are encrypted at rest and never shown again. Warmup mail is filed into a Warmup folder, out of
+                your inbox.
+              </span>
             </p>
           </Card>
         </aside>

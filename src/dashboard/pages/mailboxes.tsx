@@ -3,7 +3,21 @@ import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
 import { IconMailbox, IconPlus } from '../components/icons.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
-import { Card, EmptyState, ErrorBox, FilterSelect, SearchInput, Link, Loading, PageHeader, PaginationBar, Progress, ReputationMeter, Skeleton, StatusBadge } from '../components/ui.js';
+import {
+  Card,
+  EmptyState,
+  ErrorBox,
+  FilterSelect,
+  SearchInput,
+  Link,
+  Loading,
+  PageHeader,
+  PaginationBar,
+  Progress,
+  ReputationMeter,
+  Skeleton,
+  StatusBadge,
+} from '../components/ui.js';
 import { PROVIDER_NAMES, formatNumber, relativeTime } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 
@@ -17,7 +31,12 @@ const STATUS_FILTERS = [
 /** Today's sends against the day's target; the count comes from the mailbox's own stats. */
 function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
   const stats = useResource(() => api.mailboxStats(mailbox.id, { period: '7d' }), [mailbox.id, mailbox.updatedAt]);
-  if (stats.error) return <span class="muted" title={stats.error.message}>–</span>;
+  if (stats.error)
+    return (
+      <span class="muted" title={stats.error.message}>
+        –
+      </span>
+    );
   if (!stats.data) return <Skeleton height={12} width="70px" />;
   const sent = stats.data.todaySent;
   const target = mailbox.status === 'active' ? mailbox.dailyTarget : 0;
@@ -32,7 +51,15 @@ function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
   );
 }
 
-function MailboxRow({ mailbox, onChanged, onDeleted }: { mailbox: Mailbox; onChanged: (m: Mailbox) => void; onDeleted: () => void }) {
+function MailboxRow({
+  mailbox,
+  onChanged,
+  onDeleted,
+}: {
+  mailbox: Mailbox;
+  onChanged: (m: Mailbox) => void;
+  onDeleted: () => void;
+}) {
   const href = `/mailboxes/${encodeURIComponent(mailbox.id)}`;
   return (
     <tr>
@@ -80,7 +107,10 @@ export function MailboxesPage() {
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const q = useDebounced(search.trim(), 300);
-  const list = useResource(() => api.mailboxes({ page, limit: 20, status: status || undefined, q: q || undefined }), [page, status, q]);
+  const list = useResource(
+    () => api.mailboxes({ page, limit: 20, status: status || undefined, q: q || undefined }),
+    [page, status, q],
+  );
   const filtered = status !== '' || q !== '';
 
   function replace(updated: Mailbox) {
@@ -144,7 +174,8 @@ export function MailboxesPage() {
                 </Link>
               }
             >
-              Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from there.
+              Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from
+              there.
             </EmptyState>
           )
         ) : (

@@ -3,7 +3,17 @@ import type { Analytics, ExportRow, Mailbox, Reputation } from '../api.js';
 import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { IconAlert, IconCheck, IconMailbox, IconPlus, IconTrendDown } from '../components/icons.js';
-import { Card, EmptyState, ErrorBox, Link, Loading, PageHeader, Segmented, StatCard, reputationTone } from '../components/ui.js';
+import {
+  Card,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  PageHeader,
+  Segmented,
+  StatCard,
+  reputationTone,
+} from '../components/ui.js';
 import { formatNumber, formatPercent, formatSigned } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 
@@ -26,7 +36,10 @@ interface AttentionItem {
 }
 
 async function loadAttention(): Promise<AttentionItem[]> {
-  const [failing, week] = await Promise.all([api.mailboxes({ status: 'error', limit: 100 }), api.exportRows({ period: '7d' })]);
+  const [failing, week] = await Promise.all([
+    api.mailboxes({ status: 'error', limit: 100 }),
+    api.exportRows({ period: '7d' }),
+  ]);
   const items: AttentionItem[] = failing.mailboxes.map((m: Mailbox) => ({
     mailboxId: m.id,
     email: m.email,
@@ -46,14 +59,32 @@ async function loadAttention(): Promise<AttentionItem[]> {
     const last = rows[rows.length - 1]!;
     const drop = (first.reputation ?? 0) - (last.reputation ?? 0);
     if (drop >= FALLING_POINTS) {
-      falling.push({ mailboxId, email: last.email, kind: 'falling', drop, detail: `Reputation fell from ${first.reputation} to ${last.reputation} in the last 7 days.` });
+      falling.push({
+        mailboxId,
+        email: last.email,
+        kind: 'falling',
+        drop,
+        detail: `Reputation fell from ${first.reputation} to ${last.reputation} in the last 7 days.`,
+      });
     }
   }
   falling.sort((a, b) => b.drop - a.drop);
   return [...items, ...falling];
 }
 
-function ReputationCard({ period, data, error, loading, reload }: { period: Period; data?: Reputation; error?: Error; loading: boolean; reload: () => void }) {
+function ReputationCard({
+  period,
+  data,
+  error,
+  loading,
+  reload,
+}: {
+  period: Period;
+  data?: Reputation;
+  error?: Error;
+  loading: boolean;
+  reload: () => void;
+}) {
   const label = PERIODS.find((p) => p.value === period)?.label ?? period;
   return (
     <Card
@@ -65,7 +96,11 @@ function ReputationCard({ period, data, error, loading, reload }: { period: Peri
         data.current !== null && (
           <div class="headline-figure">
             <span class={`headline-value tone-${reputationTone(data.current)}`}>{data.current}</span>
-            {data.change !== null && <span class={`change ${data.change > 0 ? 'up' : data.change < 0 ? 'down' : ''}`}>{formatSigned(data.change)}</span>}
+            {data.change !== null && (
+              <span class={`change ${data.change > 0 ? 'up' : data.change < 0 ? 'down' : ''}`}>
+                {formatSigned(data.change)}
+              </span>
+            )}
           </div>
         )
       }
@@ -78,7 +113,9 @@ function ReputationCard({ period, data, error, loading, reload }: { period: Peri
         <div class={loading ? 'is-refreshing' : ''}>
           <Chart
             dates={data.history.map((h) => h.date)}
-            series={[{ label: 'Reputation', color: COLORS.primary, kind: 'area', values: data.history.map((h) => h.score) }]}
+            series={[
+              { label: 'Reputation', color: COLORS.primary, kind: 'area', values: data.history.map((h) => h.score) },
+            ]}
             yRange={scoreRange(data.history.map((h) => h.score))}
             label={
               data.current === null
@@ -92,7 +129,19 @@ function ReputationCard({ period, data, error, loading, reload }: { period: Peri
   );
 }
 
-function PlacementCard({ period, data, error, loading, reload }: { period: Period; data?: Analytics; error?: Error; loading: boolean; reload: () => void }) {
+function PlacementCard({
+  period,
+  data,
+  error,
+  loading,
+  reload,
+}: {
+  period: Period;
+  data?: Analytics;
+  error?: Error;
+  loading: boolean;
+  reload: () => void;
+}) {
   const label = PERIODS.find((p) => p.value === period)?.label ?? period;
   return (
     <Card title="Inbox vs spam" subtitle={`Where your warmup mail landed, by day, last ${label}`} class="span-3">
@@ -161,7 +210,9 @@ function AttentionCard() {
         <ul class="attention-list">
           {attention.data.map((item) => (
             <li key={`${item.kind}-${item.mailboxId}`} class={`attention-item attention-${item.kind}`}>
-              <span class="attention-icon">{item.kind === 'error' ? <IconAlert size={16} /> : <IconTrendDown size={16} />}</span>
+              <span class="attention-icon">
+                {item.kind === 'error' ? <IconAlert size={16} /> : <IconTrendDown size={16} />}
+              </span>
               <div>
                 <Link to={`/mailboxes/${encodeURIComponent(item.mailboxId)}`} class="attention-email">
                   {item.email}
@@ -204,7 +255,12 @@ export function OverviewPage() {
         <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the dashboard figures" />
       ) : (
         <section class="stats-grid" aria-label="Today at a glance">
-          <StatCard label="Mailboxes" loading={!s} value={formatNumber(s?.totalMailboxes)} hint={s && `${s.totalMailboxes - s.activeMailboxes} not warming`} />
+          <StatCard
+            label="Mailboxes"
+            loading={!s}
+            value={formatNumber(s?.totalMailboxes)}
+            hint={s && `${s.totalMailboxes - s.activeMailboxes} not warming`}
+          />
           <StatCard label="Active" loading={!s} value={formatNumber(s?.activeMailboxes)} hint="warming up now" />
           <StatCard
             label="Avg reputation"
@@ -214,7 +270,12 @@ export function OverviewPage() {
             hint="of 100, active mailboxes"
           />
           <StatCard label="Sent today" loading={!s} value={formatNumber(s?.todaySent)} hint="warmup emails" />
-          <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from the warmup network" />
+          <StatCard
+            label="Received today"
+            loading={!s}
+            value={formatNumber(s?.todayReceived)}
+            hint="from the warmup network"
+          />
         </section>
       )}
       {noMailboxes && (
@@ -229,8 +290,8 @@ export function OverviewPage() {
               </Link>
             }
           >
-            Warmup sends a few real emails a day between your mailboxes, rescues them from spam and replies, so providers learn to trust your
-            address. Start with two or more mailboxes on different domains.
+            Warmup sends a few real emails a day between your mailboxes, rescues them from spam and replies, so
+            providers learn to trust your address. Start with two or more mailboxes on different domains.
           </EmptyState>
         </Card>
       )}

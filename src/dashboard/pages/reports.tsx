@@ -3,7 +3,19 @@ import type { MailboxStatus, PeriodQuery } from '../api.js';
 import { api } from '../api.js';
 import { IconDownload } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, EmptyState, ErrorBox, Link, Loading, PageHeader, Segmented, StatCard, StatusBadge, TextField } from '../components/ui.js';
+import {
+  Button,
+  Card,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  PageHeader,
+  Segmented,
+  StatCard,
+  StatusBadge,
+  TextField,
+} from '../components/ui.js';
 import { daysAgoUtc, formatDay, formatNumber, formatSigned, todayUtc } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 
@@ -29,7 +41,10 @@ function ExportCard() {
   const [endDate, setEndDate] = useState(todayUtc());
   const [busy, setBusy] = useState<Format>();
   const [error, setError] = useState<unknown>();
-  const rangeProblem = choice === 'custom' && (!startDate || !endDate || startDate > endDate) ? 'The start must be on or before the end.' : undefined;
+  const rangeProblem =
+    choice === 'custom' && (!startDate || !endDate || startDate > endDate)
+      ? 'The start must be on or before the end.'
+      : undefined;
 
   async function download(format: Format) {
     if (rangeProblem) return;
@@ -52,8 +67,24 @@ function ExportCard() {
         <Segmented label="Export period" options={CHOICES} value={choice} onChange={setChoice} />
         {choice === 'custom' && (
           <div class="form-grid range-grid">
-            <TextField label="From" type="date" name="startDate" value={startDate} max={endDate || undefined} onValue={setStartDate} />
-            <TextField label="To" type="date" name="endDate" value={endDate} min={startDate || undefined} max={todayUtc()} onValue={setEndDate} error={rangeProblem} />
+            <TextField
+              label="From"
+              type="date"
+              name="startDate"
+              value={startDate}
+              max={endDate || undefined}
+              onValue={setStartDate}
+            />
+            <TextField
+              label="To"
+              type="date"
+              name="endDate"
+              value={endDate}
+              min={startDate || undefined}
+              max={todayUtc()}
+              onValue={setEndDate}
+              error={rangeProblem}
+            />
           </div>
         )}
       </div>
@@ -64,7 +95,12 @@ function ExportCard() {
               <strong>{item.label}</strong>
               <span class="muted">{item.description}</span>
             </div>
-            <Button icon={<IconDownload size={16} />} loading={busy === item.format} disabled={busy !== undefined || rangeProblem !== undefined} onClick={() => download(item.format)}>
+            <Button
+              icon={<IconDownload size={16} />}
+              loading={busy === item.format}
+              disabled={busy !== undefined || rangeProblem !== undefined}
+              onClick={() => download(item.format)}
+            >
               Download {item.label}
             </Button>
           </li>
@@ -83,7 +119,17 @@ function SummaryCard() {
     <Card
       title="Daily summary"
       subtitle={s ? formatDay(s.date) : 'One day across the workspace'}
-      actions={<TextField class="compact-field" label="Day" type="date" name="summaryDate" value={date} max={todayUtc()} onValue={setDate} />}
+      actions={
+        <TextField
+          class="compact-field"
+          label="Day"
+          type="date"
+          name="summaryDate"
+          value={date}
+          max={todayUtc()}
+          onValue={setDate}
+        />
+      }
     >
       {summary.error ? (
         <ErrorBox error={summary.error} onRetry={summary.reload} title="Could not load the summary" />
@@ -93,8 +139,17 @@ function SummaryCard() {
         <div class={summary.loading ? 'is-refreshing' : ''}>
           <section class="stats-grid stats-grid-4" aria-label="The day's figures">
             <StatCard label="Sent" value={formatNumber(s.sent)} hint={`${formatNumber(s.received)} received`} />
-            <StatCard label="Inbox" value={formatNumber(s.inbox)} tone="good" hint={`${formatNumber(s.spam)} in spam`} />
-            <StatCard label="Rescued" value={formatNumber(s.rescued)} hint={`${formatNumber(s.opened)} opened, ${formatNumber(s.replied)} replied`} />
+            <StatCard
+              label="Inbox"
+              value={formatNumber(s.inbox)}
+              tone="good"
+              hint={`${formatNumber(s.spam)} in spam`}
+            />
+            <StatCard
+              label="Rescued"
+              value={formatNumber(s.rescued)}
+              hint={`${formatNumber(s.opened)} opened, ${formatNumber(s.replied)} replied`}
+            />
             <StatCard
               label="Reputation change"
               value={formatSigned(s.reputationChange)}

@@ -4,7 +4,13 @@ import { Logo } from '../components/shell.js';
 import { Button, Notice, TextField } from '../components/ui.js';
 import { useTitle } from '../hooks.js';
 
-export function SignInPage({ reason, onSignedIn }: { reason?: string; onSignedIn: (key: string, workspace: string) => void }) {
+export function SignInPage({
+  reason,
+  onSignedIn,
+}: {
+  reason?: string;
+  onSignedIn: (key: string, workspace: string) => void;
+}) {
   useTitle('Sign in');
   const [key, setKey] = useState('');
   const [error, setError] = useState<string>();
@@ -23,7 +29,11 @@ export function SignInPage({ reason, onSignedIn }: { reason?: string; onSignedIn
       const answer = await api.workspace(trimmed);
       onSignedIn(trimmed, answer.workspace.name);
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? 'That API key is not valid. Check it and try again.' : (failure as Error).message);
+      setError(
+        failure instanceof ApiError && failure.status === 401
+          ? 'That API key is not valid. Check it and try again.'
+          : (failure as Error).message,
+      );
       setBusy(false);
     }
   }
@@ -52,7 +62,8 @@ export function SignInPage({ reason, onSignedIn }: { reason?: string; onSignedIn
           </Button>
         </form>
         <p class="signin-help">
-          No key yet? Create a workspace with <code>npx warmup workspace create &lt;name&gt;</code>, or start the server with <code>WARMUP_API_KEY</code> set.
+          No key yet? Create a workspace with <code>npx warmup workspace create &lt;name&gt;</code>, or start the server
+          with <code>WARMUP_API_KEY</code> set.
         </p>
       </main>
     </div>

@@ -5,7 +5,20 @@ import { ApiError, api } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconCopy, IconShuffle, IconTrash } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, EmptyState, ErrorBox, Link, Loading, PageHeader, SelectField, Spinner, TextAreaField, TextField, errorMessage } from '../components/ui.js';
+import {
+  Button,
+  Card,
+  EmptyState,
+  ErrorBox,
+  Link,
+  Loading,
+  PageHeader,
+  SelectField,
+  Spinner,
+  TextAreaField,
+  TextField,
+  errorMessage,
+} from '../components/ui.js';
 import { LANGUAGES } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -43,7 +56,17 @@ function randomSeed(): number {
   return Math.floor(Math.random() * 1_000_000);
 }
 
-function PreviewPanel({ subject, body, seed, onShuffle }: { subject: string; body: string; seed: number; onShuffle: () => void }) {
+function PreviewPanel({
+  subject,
+  body,
+  seed,
+  onShuffle,
+}: {
+  subject: string;
+  body: string;
+  seed: number;
+  onShuffle: () => void;
+}) {
   const input = useDebounced({ subject, body, seed }, 350);
   const ready = input.subject.trim() !== '' && input.body.trim() !== '';
   const [state, setState] = useState<{ preview?: Preview; error?: unknown; loading: boolean }>({ loading: false });
@@ -70,10 +93,20 @@ function PreviewPanel({ subject, body, seed, onShuffle }: { subject: string; bod
   return (
     <Card
       title="Preview"
-      subtitle={spintax > 0 ? `${spintax} spintax group${spintax === 1 ? '' : 's'} · variation ${seed}` : 'Variables filled with sample values'}
+      subtitle={
+        spintax > 0
+          ? `${spintax} spintax group${spintax === 1 ? '' : 's'} · variation ${seed}`
+          : 'Variables filled with sample values'
+      }
       class="preview-card"
       actions={
-        <Button size="sm" icon={<IconShuffle size={16} />} onClick={onShuffle} disabled={!ready} title="Pick other spintax options">
+        <Button
+          size="sm"
+          icon={<IconShuffle size={16} />}
+          onClick={onShuffle}
+          disabled={!ready}
+          title="Pick other spintax options"
+        >
           Shuffle
         </Button>
       }
@@ -133,7 +166,15 @@ function PreviewPanel({ subject, body, seed, onShuffle }: { subject: string; bod
 
 function Editor({ template }: { template?: Template }) {
   const [fields, setFields] = useState<TemplateFields>(() =>
-    template ? { name: template.name, type: template.type, language: template.language, subject: template.subject, body: template.body } : EMPTY,
+    template
+      ? {
+          name: template.name,
+          type: template.type,
+          language: template.language,
+          subject: template.subject,
+          body: template.body,
+        }
+      : EMPTY,
   );
   const [saved, setSaved] = useState<TemplateFields>(fields);
   const [seed, setSeed] = useState(1);
@@ -143,7 +184,8 @@ function Editor({ template }: { template?: Template }) {
   const [deleting, setDeleting] = useState(false);
   const bodyRef = useRef<HTMLTextAreaElement | null>(null);
   const dirty = JSON.stringify(fields) !== JSON.stringify(saved);
-  const set = <K extends keyof TemplateFields>(field: K, value: TemplateFields[K]) => setFields((current) => ({ ...current, [field]: value }));
+  const set = <K extends keyof TemplateFields>(field: K, value: TemplateFields[K]) =>
+    setFields((current) => ({ ...current, [field]: value }));
 
   function insertVariable(name: string) {
     const area = bodyRef.current;
@@ -175,7 +217,8 @@ function Editor({ template }: { template?: Template }) {
         navigate(`/templates/${encodeURIComponent(created.id)}`, { replace: true });
       }
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400 && Object.keys(error.fieldErrors()).length > 0) setErrors(error.fieldErrors());
+      if (error instanceof ApiError && error.status === 400 && Object.keys(error.fieldErrors()).length > 0)
+        setErrors(error.fieldErrors());
       else setFailure(error);
     } finally {
       setBusy(false);
@@ -198,7 +241,13 @@ function Editor({ template }: { template?: Template }) {
       <PageHeader
         back={{ to: '/templates', label: 'Templates' }}
         title={template ? fields.name || template.name : 'New template'}
-        subtitle={dirty ? 'Unsaved changes' : template ? 'All changes saved' : 'Write once; every send picks its own spintax variation'}
+        subtitle={
+          dirty
+            ? 'Unsaved changes'
+            : template
+              ? 'All changes saved'
+              : 'Write once; every send picks its own spintax variation'
+        }
         actions={
           template && (
             <>
@@ -215,12 +264,43 @@ function Editor({ template }: { template?: Template }) {
       <div class="editor-grid">
         <form class="editor-form" onSubmit={save} noValidate>
           <Card title="Template">
-            <TextField label="Name" name="name" value={fields.name} onValue={(v) => set('name', v)} error={errors.name} placeholder="Quick question about the roadmap" required />
+            <TextField
+              label="Name"
+              name="name"
+              value={fields.name}
+              onValue={(v) => set('name', v)}
+              error={errors.name}
+              placeholder="Quick question about the roadmap"
+              required
+            />
             <div class="form-grid">
-              <SelectField label="Type" name="type" value={fields.type} onValue={(v) => set('type', v as TemplateFields['type'])} options={TYPE_OPTIONS} error={errors.type} hint="First email, reply or follow-up" />
-              <SelectField label="Language" name="language" value={fields.language} onValue={(v) => set('language', v)} options={LANGUAGE_OPTIONS} error={errors.language} />
+              <SelectField
+                label="Type"
+                name="type"
+                value={fields.type}
+                onValue={(v) => set('type', v as TemplateFields['type'])}
+                options={TYPE_OPTIONS}
+                error={errors.type}
+                hint="First email, reply or follow-up"
+              />
+              <SelectField
+                label="Language"
+                name="language"
+                value={fields.language}
+                onValue={(v) => set('language', v)}
+                options={LANGUAGE_OPTIONS}
+                error={errors.language}
+              />
             </div>
-            <TextField label="Subject" name="subject" value={fields.subject} onValue={(v) => set('subject', v)} error={errors.subject} placeholder="{Quick|Short} question about {topic}" required />
+            <TextField
+              label="Subject"
+              name="subject"
+              value={fields.subject}
+              onValue={(v) => set('subject', v)}
+              error={errors.subject}
+              placeholder="{Quick|Short} question about {topic}"
+              required
+            />
             <TextAreaField
               label="Body"
               name="body"
@@ -270,7 +350,8 @@ function Editor({ template }: { template?: Template }) {
           }}
         >
           <p>
-            <strong>{template.name}</strong> will no longer be sent. Emails already sent keep their subject in the history.
+            <strong>{template.name}</strong> will no longer be sent. Emails already sent keep their subject in the
+            history.
           </p>
         </ConfirmDialog>
       )}
@@ -288,7 +369,14 @@ export function TemplateEditorPage({ id }: { id?: string }) {
       <>
         <PageHeader title="Template" back={{ to: '/templates', label: 'Templates' }} />
         {missing ? (
-          <EmptyState title="This template does not exist" action={<Link to="/templates" class="btn btn-primary">Back to templates</Link>}>
+          <EmptyState
+            title="This template does not exist"
+            action={
+              <Link to="/templates" class="btn btn-primary">
+                Back to templates
+              </Link>
+            }
+          >
             It may have been deleted.
           </EmptyState>
         ) : (

@@ -4,7 +4,20 @@ import { ApiError, api } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconCopy, IconDownload, IconPlus, IconTemplate, IconTrash, IconUpload } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Badge, Button, Card, EmptyState, ErrorBox, FilterSelect, SearchInput, Link, Loading, PageHeader, PaginationBar, errorMessage } from '../components/ui.js';
+import {
+  Badge,
+  Button,
+  Card,
+  EmptyState,
+  ErrorBox,
+  FilterSelect,
+  SearchInput,
+  Link,
+  Loading,
+  PageHeader,
+  PaginationBar,
+  errorMessage,
+} from '../components/ui.js';
 import { LANGUAGES, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
@@ -16,8 +29,14 @@ export function TypeBadge({ type }: { type: string }) {
   return <Badge tone={TYPE_TONES[type] ?? 'blue'}>{TYPE_LABELS[type] ?? type}</Badge>;
 }
 
-const TYPE_FILTERS = [{ value: '', label: 'All types' }, ...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label }))];
-const LANGUAGE_FILTERS = [{ value: '', label: 'All languages' }, ...Object.entries(LANGUAGES).map(([value, label]) => ({ value, label }))];
+const TYPE_FILTERS = [
+  { value: '', label: 'All types' },
+  ...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label })),
+];
+const LANGUAGE_FILTERS = [
+  { value: '', label: 'All languages' },
+  ...Object.entries(LANGUAGES).map(([value, label]) => ({ value, label })),
+];
 
 /** Reads an uploaded export file and imports it; a 400 names the bad items by index. */
 async function importFile(file: File): Promise<number> {
@@ -35,7 +54,9 @@ async function importFile(file: File): Promise<number> {
         .slice(0, 3)
         .map((e) => `${e.path.replace(/^\/body\//, '')}: ${e.message}`)
         .join('; ');
-      throw new Error(`Nothing was imported. ${first}${error.errors.length > 3 ? ` (and ${error.errors.length - 3} more)` : ''}`);
+      throw new Error(
+        `Nothing was imported. ${first}${error.errors.length > 3 ? ` (and ${error.errors.length - 3} more)` : ''}`,
+      );
     }
     throw error;
   }
@@ -48,7 +69,17 @@ export function TemplatesPage() {
   const [language, setLanguage] = useState('');
   const [search, setSearch] = useState('');
   const q = useDebounced(search.trim(), 300);
-  const list = useResource(() => api.templates({ page, limit: 20, type: (type || undefined) as TemplateListQuery['type'], language: language || undefined, q: q || undefined }), [page, type, language, q]);
+  const list = useResource(
+    () =>
+      api.templates({
+        page,
+        limit: 20,
+        type: (type || undefined) as TemplateListQuery['type'],
+        language: language || undefined,
+        q: q || undefined,
+      }),
+    [page, type, language, q],
+  );
   const [deleting, setDeleting] = useState<Template>();
   const [importing, setImporting] = useState(false);
   const [importError, setImportError] = useState<unknown>();
@@ -77,7 +108,10 @@ export function TemplatesPage() {
   async function onExport() {
     setExporting(true);
     try {
-      const name = await api.exportTemplates({ type: (type || undefined) as TemplateListQuery['type'], language: language || undefined });
+      const name = await api.exportTemplates({
+        type: (type || undefined) as TemplateListQuery['type'],
+        language: language || undefined,
+      });
       toast(`Downloaded ${name}`);
     } catch (error) {
       toast(`Export failed: ${errorMessage(error)}`, 'error');
@@ -103,7 +137,16 @@ export function TemplatesPage() {
         subtitle="The emails your mailboxes send each other, with variables and spintax"
         actions={
           <>
-            <input ref={fileInput} type="file" accept="application/json,.json" class="visually-hidden" tabIndex={-1} aria-hidden="true" onChange={onImport} data-testid="import-file" />
+            <input
+              ref={fileInput}
+              type="file"
+              accept="application/json,.json"
+              class="visually-hidden"
+              tabIndex={-1}
+              aria-hidden="true"
+              onChange={onImport}
+              data-testid="import-file"
+            />
             <Button icon={<IconUpload size={16} />} loading={importing} onClick={() => fileInput.current?.click()}>
               Import
             </Button>
@@ -131,7 +174,12 @@ export function TemplatesPage() {
             }}
           />
           <FilterSelect label="Type" value={type} options={TYPE_FILTERS} onValue={(v) => (setType(v), setPage(1))} />
-          <FilterSelect label="Language" value={language} options={LANGUAGE_FILTERS} onValue={(v) => (setLanguage(v), setPage(1))} />
+          <FilterSelect
+            label="Language"
+            value={language}
+            options={LANGUAGE_FILTERS}
+            onValue={(v) => (setLanguage(v), setPage(1))}
+          />
         </div>
         {list.error ? (
           <div class="pad">
@@ -189,15 +237,31 @@ export function TemplatesPage() {
                       </td>
                       <td data-label="Language">{languageName(template.language)}</td>
                       <td data-label="Variables">
-                        <span class="muted">{template.variables.length === 0 ? 'none' : template.variables.length}</span>
+                        <span class="muted">
+                          {template.variables.length === 0 ? 'none' : template.variables.length}
+                        </span>
                       </td>
                       <td data-label="Updated" class="nowrap muted">
                         {formatDateTime(template.updatedAt)}
                       </td>
                       <td class="cell-actions">
                         <div class="row-actions compact">
-                          <Button size="sm" variant="ghost" icon={<IconCopy size={16} />} aria-label={`Duplicate ${template.name}`} title="Duplicate" onClick={() => duplicate(template)} />
-                          <Button size="sm" variant="danger-ghost" icon={<IconTrash size={16} />} aria-label={`Delete ${template.name}`} title="Delete" onClick={() => setDeleting(template)} />
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            icon={<IconCopy size={16} />}
+                            aria-label={`Duplicate ${template.name}`}
+                            title="Duplicate"
+                            onClick={() => duplicate(template)}
+                          />
+                          <Button
+                            size="sm"
+                            variant="danger-ghost"
+                            icon={<IconTrash size={16} />}
+                            aria-label={`Delete ${template.name}`}
+                            title="Delete"
+                            onClick={() => setDeleting(template)}
+                          />
                         </div>
                       </td>
                     </tr>
@@ -222,7 +286,8 @@ export function TemplatesPage() {
           }}
         >
           <p>
-            <strong>{deleting.name}</strong> will no longer be sent. Emails already sent keep their subject in the history.
+            <strong>{deleting.name}</strong> will no longer be sent. Emails already sent keep their subject in the
+            history.
           </p>
         </ConfirmDialog>
       )}

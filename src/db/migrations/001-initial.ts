@@ -31,7 +31,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('templates_workspace_created').on('templates').columns(['workspace_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('templates_workspace_created')
+    .on('templates')
+    .columns(['workspace_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('mailboxes')
@@ -87,8 +91,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('warmup_messages_due').on('warmup_messages').columns(['status', 'due_at']).execute();
-  await db.schema.createIndex('warmup_messages_recipient').on('warmup_messages').columns(['recipient_mailbox_id', 'status']).execute();
-  await db.schema.createIndex('warmup_messages_sender_day').on('warmup_messages').columns(['sender_mailbox_id', 'plan_day']).execute();
+  await db.schema
+    .createIndex('warmup_messages_recipient')
+    .on('warmup_messages')
+    .columns(['recipient_mailbox_id', 'status'])
+    .execute();
+  await db.schema
+    .createIndex('warmup_messages_sender_day')
+    .on('warmup_messages')
+    .columns(['sender_mailbox_id', 'plan_day'])
+    .execute();
 
   await db.schema
     .createTable('mailbox_plans')
@@ -118,7 +130,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('day', 'text', (c) => c.notNull())
     .addUniqueConstraint('interactions_once', ['mailbox_id', 'message_id', 'type'])
     .execute();
-  await db.schema.createIndex('interactions_mailbox_time').on('interactions').columns(['mailbox_id', 'occurred_at']).execute();
+  await db.schema
+    .createIndex('interactions_mailbox_time')
+    .on('interactions')
+    .columns(['mailbox_id', 'occurred_at'])
+    .execute();
 
   await db.schema
     .createTable('daily_stats')
@@ -149,11 +165,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('owner', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
-
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['leases', 'daily_stats', 'interactions', 'mailbox_plans', 'warmup_messages', 'mailboxes', 'templates', 'api_keys', 'workspaces']) {
+  for (const table of [
+    'leases',
+    'daily_stats',
+    'interactions',
+    'mailbox_plans',
+    'warmup_messages',
+    'mailboxes',
+    'templates',
+    'api_keys',
+    'workspaces',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -15,8 +15,14 @@ afterEach(async () => {
 
 async function migrator(): Promise<Migrator> {
   const schema =
-    database.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
-  return new Migrator({ db: database.db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  return new Migrator({
+    db: database.db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
 }
 
 it('adds the engine columns with their defaults, and comes out again cleanly', async () => {
@@ -41,7 +47,10 @@ it('adds the engine columns with their defaults, and comes out again cleanly', a
   };
   await database.db.insertInto('mailboxes').values(mailbox).execute();
   expect(
-    await database.db.selectFrom('mailboxes').select(['next_sync_at', 'last_plan_day', 'sync_failures']).executeTakeFirstOrThrow(),
+    await database.db
+      .selectFrom('mailboxes')
+      .select(['next_sync_at', 'last_plan_day', 'sync_failures'])
+      .executeTakeFirstOrThrow(),
   ).toEqual({ next_sync_at: null, last_plan_day: null, sync_failures: 0 });
 
   const m = await migrator();

@@ -11,7 +11,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   // IMAP failures are counted apart from SMTP's failure_count: a success on one side must not
   // hide repeated failures on the other.
-  await db.schema.alterTable('mailboxes').addColumn('sync_failures', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('mailboxes')
+    .addColumn('sync_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // The reader looks up, per recipient, the sent mail it has not finished with yet.
   await db.schema
     .createIndex('warmup_messages_recipient_pending')

@@ -10,7 +10,10 @@ const COLUMNS = ['received_inbox', 'received_spam', 'received_promotions', 'rece
 // One column per ALTER statement: SQLite cannot add several columns in one statement.
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const column of COLUMNS) {
-    await db.schema.alterTable('daily_stats').addColumn(column, 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('daily_stats')
+      .addColumn(column, 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
   }
 }
 
