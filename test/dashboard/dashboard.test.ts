@@ -378,13 +378,11 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
       .waitFor();
     expect(await count()).toBe(before + 1 + document.templates.length);
 
-    await page
-      .getByTestId('import-file')
-      .setInputFiles({
-        name: 'broken.json',
-        mimeType: 'application/json',
-        buffer: Buffer.from('{"templates": [{"name": ""}]}'),
-      });
+    await page.getByTestId('import-file').setInputFiles({
+      name: 'broken.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"templates": [{"name": ""}]}'),
+    });
     await page.getByRole('alert').filter({ hasText: 'Import failed' }).waitFor();
     expect(await page.getByRole('alert').filter({ hasText: 'Import failed' }).textContent()).toContain(
       'Nothing was imported',
