@@ -3,7 +3,7 @@ import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { applyHealthGuard, assessHealth } from './health.js';
-import { addDays } from './planner.js';
+import { addDays } from '../calendar.js';
 import type { DeliveryCounts } from './reputation.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {

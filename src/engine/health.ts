@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { utcDay } from './interactions.repository.js';
+import { addDays, utcDay } from '../calendar.js';
 import { emailDomain } from './partners.js';
-import { addDays } from './planner.js';
 import { loadDeliveryCounts, type DeliveryCounts } from './reputation.js';
 
 /** The health guard judges the last 7 days. */

@@ -3,16 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { silentLogger, createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import {
-  addDays,
   dailyTarget,
   dayVariance,
-  isWeekend,
   LIGHT_DAY_FACTOR,
-  localDay,
-  localTimeToUtc,
   MIN_SEND_GAP_MS,
-  parseWarmupSettings,
   planDay,
   rampVolume,
   spreadSendTimes,

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { addDays, isWeekend, localDay, localWindow, validTimeZone } from '../calendar.js';
 import type { Logger } from 'pino';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
-import { DEFAULT_WARMUP } from '../mailboxes/mailboxes.service.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
 import {
@@ -26,108 +27,6 @@ export const VARIANCE_MIN = 0.75;
 export const VARIANCE_MAX = 1.1;
 
 const DAY_MS = 86_400_000;
-
-/** The stored JSON merged over the defaults, so a row written by an older version still plans. */
-export function parseWarmupSettings(json: string): WarmupSettings {
-  const stored = JSON.parse(json) as Partial<WarmupSettings>;
-  return {
-    ...DEFAULT_WARMUP,
-    ...stored,
-    sendWindow: { ...DEFAULT_WARMUP.sendWindow, ...(stored.sendWindow ?? {}) },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Calendar arithmetic in a mailbox's time zone (Intl only: no time zone library needed).
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
-
-/** The zone itself when the runtime knows it, else UTC: a bad setting must not stop the planner. */
-export function validTimeZone(timeZone: string): string {
-  try {
-    formatterFor(timeZone);
-    return timeZone;
-  } catch {
-    return 'UTC';
-  }
-}
-
-/** Wall-clock fields of an instant in a time zone. */
-function wallClock(
-  at: Date,
-  timeZone: string,
-): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(at)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year,
-    month: parts.month,
-    day: parts.day,
-    hour: parts.hour,
-    minute: parts.minute,
-    second: parts.second,
-  };
-}
-
-/** How far the zone's wall clock is ahead of UTC at that instant. */
-function zoneOffsetMs(at: Date, timeZone: string): number {
-  const w = wallClock(at, timeZone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
-}
-
-/** The calendar day (`YYYY-MM-DD`) of an instant in a time zone. */
-export function localDay(at: Date, timeZone: string): string {
-  const w = wallClock(at, timeZone);
-  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
-}
-
-/**
- * The instant a wall-clock time of a day has in a time zone. Across a DST change a skipped time
- * (spring forward) moves forward by the gap, and a repeated time (fall back) takes its first occurrence.
- */
-export function localTimeToUtc(day: string, time: string, timeZone: string): Date {
-  const [year, month, date] = day.split('-').map(Number);
-  const [hour, minute] = time.split(':').map(Number);
-  const wall = Date.UTC(year, month - 1, date, hour, minute);
-  // The offsets in force half a day before and after; they differ only around a change.
-  const before = wall - zoneOffsetMs(new Date(wall - DAY_MS / 2), timeZone);
-  const after = wall - zoneOffsetMs(new Date(wall + DAY_MS / 2), timeZone);
-  const shows = (instant: number) => {
-    const w = wallClock(new Date(instant), timeZone);
-    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute) === wall;
-  };
-  const valid = [before, after].filter(shows);
-  return new Date(valid.length > 0 ? Math.min(...valid) : before);
-}
-
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
-export function isWeekend(day: string): boolean {
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-  return weekday === 0 || weekday === 6;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Volume arithmetic: pure, so tests can predict every day of a ramp.
@@ -191,11 +90,7 @@ export function newMessageId(senderEmail: string, at: Date): string {
 
 /** Today's send window of a mailbox as instants. */
 export function sendWindow(settings: WarmupSettings, day: string): { start: Date; end: Date } {
-  const timeZone = validTimeZone(settings.timezone);
-  return {
-    start: localTimeToUtc(day, settings.sendWindow.start, timeZone),
-    end: localTimeToUtc(day, settings.sendWindow.end, timeZone),
-  };
+  return localWindow(day, settings.sendWindow, validTimeZone(settings.timezone));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,16 +15,12 @@ import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
-import {
-  incrementDaily,
-  recordInteraction,
-  utcDay,
-  type InteractionType,
-  type Placement,
-} from './interactions.repository.js';
+import { incrementDaily, recordInteraction } from '../interactions/interactions.repository.js';
+import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { acquireLease, withLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
-import { addDays, localDay, localTimeToUtc, parseWarmupSettings, validTimeZone } from './planner.js';
+import { addDays, localDay, localTimeToUtc, utcDay, validTimeZone } from '../calendar.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { forEachLimited, retryDelayMs, type MailWorkDeps } from './sender.js';
 
 export interface SyncOptions {

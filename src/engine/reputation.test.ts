@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { addDays } from './planner.js';
+import { addDays } from '../calendar.js';
 import { reputationScore, updateReputation, type DeliveryCounts } from './reputation.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {

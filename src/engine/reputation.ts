@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { addDays } from './planner.js';
-import { recordReputation, utcDay } from './interactions.repository.js';
+import { addDays, utcDay } from '../calendar.js';
+import { recordReputation } from '../interactions/interactions.repository.js';
 
 /** Reputation looks at the last 14 days of a mailbox's own sent mail. */
 export const REPUTATION_WINDOW_DAYS = 14;

@@ -13,14 +13,15 @@ import type { Clock } from '../clock.js';
 import type { Dialect } from '../db/database.js';
 import { inTransaction } from '../db/database.js';
 import type { Database, MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { utcDay, validTimeZone } from '../calendar.js';
 import type { ImapSession } from '../mail/imap.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { isMailConnectionError, type MailConnectionError, type MailServerConfig } from '../mail/errors.js';
 import { createSmtpSender, type OutgoingMail, type SmtpSender } from '../mail/smtp.js';
 import type { RenderedMessage } from '../templates/render.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
-import { recordInteraction, utcDay } from './interactions.repository.js';
+import { recordInteraction } from '../interactions/interactions.repository.js';
 import { composeMessage, displayName, seedFrom, type Party } from './message-content.js';
-import { parseWarmupSettings, validTimeZone } from './planner.js';
 
 /** What the mail work (sender and reader) needs from the engine; engine.ts's EngineDeps fits it. */
 export interface MailWorkDeps {

@@ -1,20 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import { utcDay } from '../calendar.js';
 import { newId } from '../db/ids.js';
 import type { Database, DailyStatsTable } from '../db/schema.js';
-
-export const INTERACTION_TYPES = [
-  'sent',
-  'received',
-  'opened',
-  'flagged',
-  'rescued',
-  'replied',
-  'bounced',
-  'failed',
-] as const;
-export type InteractionType = (typeof INTERACTION_TYPES)[number];
-export const PLACEMENTS = ['inbox', 'spam', 'promotions', 'other'] as const;
-export type Placement = (typeof PLACEMENTS)[number];
+import type { InteractionType, Placement } from './interactions.schemas.js';
 
 export type DailyCounter = Exclude<keyof DailyStatsTable, 'mailbox_id' | 'workspace_id' | 'day' | 'reputation'>;
 
@@ -31,11 +19,6 @@ export interface InteractionInput {
   threadId: string | null;
   placement?: Placement | null;
   occurredAt: Date;
-}
-
-/** Calendar day (UTC) of an instant: statistics count a day as the day the event happened. */
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
 }
 
 /**
