@@ -1,22 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { addDays, isWeekend, localDay, localWindow, validTimeZone } from '../calendar.js';
-import type { Logger } from 'pino';
 import { newId } from '../db/ids.js';
-import type { Database } from '../db/schema.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
-import {
-  candidatesFor,
-  choosePartners,
-  emailDomain,
-  loadPairCounts,
-  loadPoolTraffic,
-  type PoolMember,
-} from './partners.js';
+import { claimPlanDay, findActiveRamp, listActiveForPlanning, recordPlan } from './mailbox-engine-state.repository.js';
+import { candidatesFor, choosePartners, emailDomain, type PoolMember } from './partners.js';
 import { shuffled, type Random } from './random.js';
+import { insertPlannedMessages, loadPairCounts, loadPoolTraffic } from './warmup-messages.repository.js';
 
 /** Sends of one day are at least this far apart (less only when the window is too short). */
 export const MIN_SEND_GAP_MS = 4 * 60_000;
@@ -96,13 +89,8 @@ export function sendWindow(settings: WarmupSettings, day: string): { start: Date
 // ---------------------------------------------------------------------------------------------
 // The daily plan in the database.
 
-export interface PlannerDeps {
-  db: Kysely<Database>;
-  random: Random;
-  logger: Logger;
-  workerId: string;
-  settings: { leaseMs: number };
-}
+/** What planning needs of the engine. */
+export type PlanDeps = Pick<EngineDeps, 'db' | 'random' | 'logger' | 'workerId' | 'settings'>;
 
 export interface PlannedMailbox {
   mailboxId: string;
@@ -129,7 +117,7 @@ export const PLAN_LEASE_KEY = 'plan';
  * A mailbox whose send window already closed today starts tomorrow, unless `ignoreSchedule`.
  */
 export async function planDay(
-  deps: PlannerDeps,
+  deps: PlanDeps,
   at: Date,
   options: { ignoreSchedule?: boolean } = {},
 ): Promise<PlanSummary> {
@@ -139,14 +127,9 @@ export async function planDay(
   return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
 }
 
-async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
+async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
   const { db, random } = deps;
-  const active = await db
-    .selectFrom('mailboxes')
-    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
-    .where('status', '=', 'active')
-    .orderBy('id')
-    .execute();
+  const active = await listActiveForPlanning(db);
   const pool: PoolMember[] = active.map((m) => ({ id: m.id, emailNormalized: m.email_normalized }));
 
   const due: Array<{ member: PoolMember; day: string; settings: WarmupSettings }> = [];
@@ -171,20 +154,9 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
   // A random order each day, so no mailbox always gets first pick of the least-used partners.
   for (const { member, day, settings } of shuffled(due, random)) {
     const planned = await db.transaction().execute(async (trx) => {
-      const mailbox = await trx
-        .selectFrom('mailboxes')
-        .select(['warmup_day', 'volume_factor'])
-        .where('id', '=', member.id)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
+      const mailbox = await findActiveRamp(trx, member.id);
       if (!mailbox) return undefined;
-      const claimed = await trx
-        .insertInto('mailbox_plans')
-        .values({ mailbox_id: member.id, day, warmup_day: 0, target: 0, planned: 0, created_at: at.toISOString() })
-        .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doNothing())
-        .returning('mailbox_id')
-        .executeTakeFirst();
-      if (!claimed) return undefined;
+      if (!(await claimPlanDay(trx, member.id, day, at))) return undefined;
 
       const warmupDay = mailbox.warmup_day + 1;
       const target = dailyTarget({
@@ -221,20 +193,10 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
           created_at: at.toISOString(),
         };
       });
-      if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
+      await insertPlannedMessages(trx, rows);
       // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
       const nextWarmupDay = rows.length > 0 ? warmupDay : mailbox.warmup_day;
-      await trx
-        .updateTable('mailbox_plans')
-        .set({ warmup_day: nextWarmupDay, target, planned: rows.length })
-        .where('mailbox_id', '=', member.id)
-        .where('day', '=', day)
-        .execute();
-      await trx
-        .updateTable('mailboxes')
-        .set({ warmup_day: nextWarmupDay, daily_target: rows.length, last_plan_day: day, updated_at: at.toISOString() })
-        .where('id', '=', member.id)
-        .execute();
+      await recordPlan(trx, { mailboxId: member.id, day, warmupDay: nextWarmupDay, target, planned: rows.length, at });
       return {
         mailboxId: member.id,
         day,

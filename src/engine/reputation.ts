@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { addDays, utcDay } from '../calendar.js';
 import { recordReputation } from '../interactions/interactions.repository.js';
+import type { EngineDeps } from './engine.js';
 
 /** Reputation looks at the last 14 days of a mailbox's own sent mail. */
 export const REPUTATION_WINDOW_DAYS = 14;
@@ -95,7 +96,7 @@ export interface ReputationSummary {
  * like every rollup) and as its current reputation. Safe to run every cycle: a score that did not
  * move writes nothing. Paused and failing mailboxes keep the score they had.
  */
-export async function updateReputation(deps: { db: Kysely<Database> }, at: Date): Promise<ReputationSummary> {
+export async function updateReputation(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<ReputationSummary> {
   const { db } = deps;
   const today = utcDay(at);
   const counts = await loadDeliveryCounts(db, addDays(today, -(REPUTATION_WINDOW_DAYS - 1)), today);

@@ -135,6 +135,21 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
   return true;
 }
 
+/** The types already recorded by a mailbox for one message. */
+export async function listRecordedTypes(
+  db: Kysely<Database>,
+  mailboxId: string,
+  messageId: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('interactions')
+    .select('type')
+    .where('mailbox_id', '=', mailboxId)
+    .where('message_id', '=', messageId)
+    .execute();
+  return new Set(rows.map((row) => row.type));
+}
+
 /** The day's reputation score, kept as history in the rollup and as the mailbox's current score. */
 export async function recordReputation(
   trx: Kysely<Database>,
