@@ -181,7 +181,6 @@ async function createBenchDatabase(
 function servicesFor(handle: DatabaseHandle, dir: string, statsCacheMs = 0): Services {
   return createServices({
     db: handle.db,
-    dialect: handle.dialect,
     clock: fixedClock(NOW),
     dataDir: dir,
     secretKey: SECRET_KEY,
