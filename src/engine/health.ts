@@ -2,7 +2,7 @@ import { addDays, utcDay } from '../calendar.js';
 import type { EngineDeps } from './engine.js';
 import { listActiveForHealth, setVolumeFactor, stopWithError } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
-import { loadDeliveryCounts, type DeliveryCounts } from './reputation.js';
+import { loadDeliveryCounts, type DeliveryCounts } from '../interactions/interactions.repository.js';
 
 /** The health guard judges the last 7 days. */
 export const HEALTH_WINDOW_DAYS = 7;

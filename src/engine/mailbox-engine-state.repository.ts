@@ -40,6 +40,19 @@ export async function listActiveForPlanning(
     .execute();
 }
 
+/** The active mailboxes with their current score and the score recorded for `day`, if any. */
+export async function listActiveWithReputation(
+  db: Kysely<Database>,
+  day: string,
+): Promise<Array<{ id: string; reputation: MailboxRow['reputation']; recorded: number | null }>> {
+  return db
+    .selectFrom('mailboxes as m')
+    .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
+    .select(['m.id', 'm.reputation', 'd.reputation as recorded'])
+    .where('m.status', '=', 'active')
+    .execute();
+}
+
 /** The active mailboxes with what the health guard needs. */
 export async function listActiveForHealth(
   db: Kysely<Database>,

@@ -3,7 +3,8 @@ import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addDays } from '../calendar.js';
-import { reputationScore, updateReputation, type DeliveryCounts } from './reputation.js';
+import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { reputationScore, updateReputation } from './reputation.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {
   return { sent: 20, found: 20, spam: 0, bounced: 0, lost: 0, ...overrides };

@@ -170,3 +170,48 @@ export async function recordReputation(
     .execute();
   await trx.updateTable('mailboxes').set({ reputation: score }).where('id', '=', mailboxId).execute();
 }
+
+/** A sender's mail over the window, as its peers found it (the daily rollups' sender-side columns). */
+export interface DeliveryCounts {
+  sent: number;
+  /** Found by the recipients anywhere: inbox + spam + promotions + other. */
+  found: number;
+  spam: number;
+  bounced: number;
+  /** Sent but never found within 48 hours. */
+  lost: number;
+}
+
+/** Sums of the sender-side rollups per mailbox over the days [fromDay, toDay]. */
+export async function loadDeliveryCounts(
+  db: Kysely<Database>,
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, DeliveryCounts>> {
+  const rows = await db
+    .selectFrom('daily_stats')
+    .select([
+      'mailbox_id',
+      sql<number>`cast(sum(sent) as integer)`.as('sent'),
+      sql<number>`cast(sum(inbox + spam + promotions + other) as integer)`.as('found'),
+      sql<number>`cast(sum(spam) as integer)`.as('spam'),
+      sql<number>`cast(sum(bounced) as integer)`.as('bounced'),
+      sql<number>`cast(sum(lost) as integer)`.as('lost'),
+    ])
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .groupBy('mailbox_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.mailbox_id,
+      {
+        sent: Number(row.sent),
+        found: Number(row.found),
+        spam: Number(row.spam),
+        bounced: Number(row.bounced),
+        lost: Number(row.lost),
+      },
+    ]),
+  );
+}
