@@ -2,8 +2,10 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
-import { utcDay, type InteractionInput, type Placement } from '../src/engine/interactions.repository.js';
-import { addDays, eachDay } from '../src/stats/period.js';
+import { utcDay } from '../src/calendar.js';
+import type { InteractionInput } from '../src/interactions/interactions.repository.js';
+import type { Placement } from '../src/interactions/interactions.schemas.js';
+import { addDays, eachDay } from '../src/calendar.js';
 
 /*
  * Seeds a warmup history for the statistics benchmark: mailboxes, then day by day the interactions

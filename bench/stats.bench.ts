@@ -26,7 +26,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { fixedClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Dialect } from '../src/db/database.js';
-import { recordInteraction, recordReputation } from '../src/engine/interactions.repository.js';
+import { recordInteraction, recordReputation } from '../src/interactions/interactions.repository.js';
 import { requireApiKey } from '../src/http/auth.js';
 import { createServices, type Services } from '../src/services.js';
 import { exportCsv } from '../src/stats/export-csv.js';
@@ -181,7 +181,6 @@ async function createBenchDatabase(
 function servicesFor(handle: DatabaseHandle, dir: string, statsCacheMs = 0): Services {
   return createServices({
     db: handle.db,
-    dialect: handle.dialect,
     clock: fixedClock(NOW),
     dataDir: dir,
     secretKey: SECRET_KEY,

@@ -250,7 +250,6 @@ async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Pro
 async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, dataDir: string): Promise<void> {
   const services = createServices({
     db: database.db,
-    dialect: database.dialect,
     clock: systemClock,
     dataDir,
     secretKey: SECRET_KEY,

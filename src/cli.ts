@@ -1,8 +1,14 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { closeOnSignals, createEngineFor, createLogger, openMigratedDatabase, startServer } from './main.js';
+import {
+  closeOnSignals,
+  createEngineFor,
+  createLogger,
+  openMigratedDatabase,
+  openRuntime,
+  startServer,
+} from './main.js';
 import { fixedClock, systemClock } from './clock.js';
-import { createServices } from './services.js';
 import { runOnce } from './engine/engine.js';
 
 function config(): Config {
@@ -42,9 +48,7 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    const engine = options.engine
-      ? createEngineFor({ database: server.database, services: server.services, logger, clock: systemClock })
-      : undefined;
+    const engine = options.engine ? createEngineFor({ ...server, logger, clock: systemClock }) : undefined;
     engine?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
     // The engine first: it waits for its running cycle and still needs the database.
@@ -67,16 +71,10 @@ program
   .action(async (options: { interval?: number; lease?: number; ignoreSchedule?: boolean }) => {
     const settings = config();
     const logger = createLogger(settings);
-    const database = await openMigratedDatabase(settings);
-    const services = createServices({
-      db: database.db,
-      dialect: database.dialect,
-      clock: systemClock,
-      dataDir: settings.dataDir,
-      secretKey: settings.secretKey,
-    });
+    const runtime = await openRuntime(settings);
+    const { database } = runtime;
     const engine = createEngineFor(
-      { database, services, logger, clock: systemClock },
+      { ...runtime, logger },
       {
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
@@ -110,16 +108,9 @@ program
     }
     const settings = config();
     const logger = createLogger(settings, { stderr: true });
-    const database = await openMigratedDatabase(settings);
-    const clock = at ? fixedClock(at) : systemClock;
-    const services = createServices({
-      db: database.db,
-      dialect: database.dialect,
-      clock,
-      dataDir: settings.dataDir,
-      secretKey: settings.secretKey,
-    });
-    const engine = createEngineFor({ database, services, logger, clock });
+    const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock);
+    const { database } = runtime;
+    const engine = createEngineFor({ ...runtime, logger });
     // A signal lets the running step finish, skips the rest and gives the leases back.
     const stop = (): void => void engine.stop();
     process.once('SIGTERM', stop);
@@ -153,15 +144,8 @@ workspace
       process.exit(2);
     }
     const settings = config();
-    const database = await openMigratedDatabase(settings);
+    const { database, services } = await openRuntime(settings);
     try {
-      const services = createServices({
-        db: database.db,
-        dialect: database.dialect,
-        clock: systemClock,
-        dataDir: settings.dataDir,
-        secretKey: settings.secretKey,
-      });
       const created = await services.workspaces.createWorkspace(trimmed);
       process.stdout.write(`${JSON.stringify(created)}\n`);
     } finally {

@@ -14,6 +14,26 @@ export function createLogger(config: Pick<Config, 'logLevel'>, options: { stderr
   return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
 }
 
+/** The database and the domain services over it: what every command starts from. */
+export interface Runtime {
+  database: DatabaseHandle;
+  services: Services;
+  clock: Clock;
+}
+
+/** Opens and migrates the database from the config and wires the services over it. */
+export async function openRuntime(config: Config, clock: Clock = systemClock): Promise<Runtime> {
+  const database = await openMigratedDatabase(config);
+  const services = createServices({
+    db: database.db,
+    clock,
+    dataDir: config.dataDir,
+    secretKey: config.secretKey,
+    statsCacheMs: config.statsCacheMs,
+  });
+  return { database, services, clock };
+}
+
 /** The warmup engine over the app's database and services: what `serve`, `worker` and `run-once` run. */
 export function createEngineFor(
   parts: { database: DatabaseHandle; services: Services; logger: Logger; clock: Clock },
@@ -50,15 +70,7 @@ export interface RunningServer {
 
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const database = await openMigratedDatabase(config);
-  const services = createServices({
-    db: database.db,
-    dialect: database.dialect,
-    clock: systemClock,
-    dataDir: config.dataDir,
-    secretKey: config.secretKey,
-    statsCacheMs: config.statsCacheMs,
-  });
+  const { database, services } = await openRuntime(config);
   if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
 
   const app = await buildApp({

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
-import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import { createMailboxesService } from './mailboxes/mailboxes.service.js';
@@ -10,7 +9,6 @@ import { createWorkspacesService } from './workspaces/workspaces.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
-  dialect: Dialect;
   clock: Clock;
   dataDir: string;
   secretKey: string | undefined;

@@ -81,3 +81,15 @@ export const LANGUAGES: Record<string, string> = {
 export function languageName(code: string): string {
   return LANGUAGES[code] ?? code.toUpperCase();
 }
+
+/** The statistics periods the pages offer. */
+export type Period = '7d' | '30d' | '90d';
+
+export const PERIODS: Array<{ value: Period; label: string }> = [
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+];
+
+/** Template types as the pages name them. */
+export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };

@@ -5,6 +5,8 @@ import type { Clock } from '../clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { MailServerConfig } from '../mail/errors.js';
+import type { ImapSession } from '../mail/imap.js';
+import type { SmtpSender } from '../mail/smtp.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { applyHealthGuard, type HealthSummary } from './health.js';
 import { newWorkerId, releaseAllLeases } from './leases.js';
@@ -46,6 +48,9 @@ export interface EngineDeps {
     ): Promise<{ id: string; subject: string; body: string } | undefined>;
   };
   settings: EngineSettings;
+  /** The mail clients; tests of failure handling give fakes, everything else uses the real ones. */
+  smtp?: (config: MailServerConfig, opts: { timeoutMs: number }) => SmtpSender;
+  imap?: (config: MailServerConfig, opts: { timeoutMs: number }) => Promise<ImapSession>;
 }
 
 export interface EngineWiring extends Omit<EngineDeps, 'random' | 'workerId' | 'settings'> {

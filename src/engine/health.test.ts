@@ -3,8 +3,8 @@ import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { applyHealthGuard, assessHealth } from './health.js';
-import { addDays } from './planner.js';
-import type { DeliveryCounts } from './reputation.js';
+import { addDays } from '../calendar.js';
+import type { DeliveryCounts } from '../interactions/interactions.repository.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {
   return { sent: 20, found: 20, spam: 0, bounced: 0, lost: 0, ...overrides };

@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { utcDay } from './interactions.repository.js';
+import { addDays, utcDay } from '../calendar.js';
+import type { EngineDeps } from './engine.js';
+import { listActiveForHealth, setVolumeFactor, stopWithError } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
-import { addDays } from './planner.js';
-import { loadDeliveryCounts, type DeliveryCounts } from './reputation.js';
+import { loadDeliveryCounts, type DeliveryCounts } from '../interactions/interactions.repository.js';
 
 /** The health guard judges the last 7 days. */
 export const HEALTH_WINDOW_DAYS = 7;
@@ -69,17 +68,12 @@ export interface HealthSummary {
  * Applies the guard to every active mailbox as of `at`. Login and send failures are counted where
  * they happen (sender and reader); this judges what the peers saw of the mail.
  */
-export async function applyHealthGuard(deps: { db: Kysely<Database> }, at: Date): Promise<HealthSummary> {
+export async function applyHealthGuard(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<HealthSummary> {
   const { db } = deps;
   const today = utcDay(at);
   const counts = await loadDeliveryCounts(db, addDays(today, -(HEALTH_WINDOW_DAYS - 1)), today);
-  const mailboxes = await db
-    .selectFrom('mailboxes')
-    .select(['id', 'email', 'volume_factor'])
-    .where('status', '=', 'active')
-    .execute();
+  const mailboxes = await listActiveForHealth(db);
   const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
-  const nowIso = at.toISOString();
   for (const mailbox of mailboxes) {
     const mailboxCounts = counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 };
     const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
@@ -87,21 +81,12 @@ export async function applyHealthGuard(deps: { db: Kysely<Database> }, at: Date)
       case 'none':
         break;
       case 'stop':
-        await db
-          .updateTable('mailboxes')
-          .set({ status: 'error', last_error: verdict.lastError, updated_at: nowIso })
-          .where('id', '=', mailbox.id)
-          .where('status', '=', 'active')
-          .execute();
+        await stopWithError(db, mailbox.id, verdict.lastError, at);
         summary.stopped.push(mailbox.id);
         break;
       case 'slow-down':
       case 'restore':
-        await db
-          .updateTable('mailboxes')
-          .set({ volume_factor: verdict.volumeFactor, updated_at: nowIso })
-          .where('id', '=', mailbox.id)
-          .execute();
+        await setVolumeFactor(db, mailbox.id, verdict.volumeFactor, at);
         (verdict.action === 'slow-down' ? summary.slowedDown : summary.restored).push(mailbox.id);
         break;
     }

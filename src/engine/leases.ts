@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { releaseAllMessageLeases } from './warmup-messages.repository.js';
 
 /** Identifies one engine process in lease rows: host, pid and a random suffix. */
 export function newWorkerId(): string {
@@ -44,11 +45,7 @@ export async function releaseLease(db: Kysely<Database>, key: string, owner: str
 /** Releases every lease of a worker: on SIGTERM, so its work is taken over at once. */
 export async function releaseAllLeases(db: Kysely<Database>, owner: string): Promise<void> {
   await db.deleteFrom('leases').where('owner', '=', owner).execute();
-  await db
-    .updateTable('warmup_messages')
-    .set({ lease_owner: null, lease_expires_at: null })
-    .where('lease_owner', '=', owner)
-    .execute();
+  await releaseAllMessageLeases(db, owner);
 }
 
 /** Runs `work` while holding the lease; returns undefined without running it when the lease is taken. */

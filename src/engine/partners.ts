@@ -1,5 +1,3 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
 import type { Random } from './random.js';
 
 /** A sender opens at most this many threads with one recipient in any 7 of its days. */
@@ -90,60 +88,6 @@ export function choosePartners({ senderDomain, candidates, count, random }: Part
 export interface PoolMember {
   id: string;
   emailNormalized: string;
-}
-
-/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
-export async function loadPoolTraffic(
-  db: Kysely<Database>,
-  since: string,
-): Promise<Map<string, { inbound: number; outbound: number }>> {
-  const traffic = new Map<string, { inbound: number; outbound: number }>();
-  const entry = (id: string) => {
-    let found = traffic.get(id);
-    if (!found) {
-      found = { inbound: 0, outbound: 0 };
-      traffic.set(id, found);
-    }
-    return found;
-  };
-  const inbound = await db
-    .selectFrom('warmup_messages')
-    .select(['recipient_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
-    .where('due_at', '>=', since)
-    .groupBy('recipient_mailbox_id')
-    .execute();
-  for (const row of inbound) entry(row.id).inbound = Number(row.n);
-  const outbound = await db
-    .selectFrom('warmup_messages')
-    .select(['sender_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
-    .where('due_at', '>=', since)
-    .groupBy('sender_mailbox_id')
-    .execute();
-  for (const row of outbound) entry(row.id).outbound = Number(row.n);
-  return traffic;
-}
-
-/** Threads one sender opened per recipient over its local days [fromDay, day]: week and today counts. */
-export async function loadPairCounts(
-  db: Kysely<Database>,
-  senderId: string,
-  fromDay: string,
-  day: string,
-): Promise<Map<string, { week: number; today: number }>> {
-  const rows = await db
-    .selectFrom('warmup_messages')
-    .select([
-      'recipient_mailbox_id as id',
-      sql<number>`cast(count(*) as integer)`.as('week'),
-      sql<number>`cast(sum(case when plan_day = ${day} then 1 else 0 end) as integer)`.as('today'),
-    ])
-    .where('sender_mailbox_id', '=', senderId)
-    .where('kind', '=', 'initial')
-    .where('plan_day', '>=', fromDay)
-    .where('plan_day', '<=', day)
-    .groupBy('recipient_mailbox_id')
-    .execute();
-  return new Map(rows.map((row) => [row.id, { week: Number(row.week), today: Number(row.today) }]));
 }
 
 /**

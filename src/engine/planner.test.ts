@@ -3,21 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { silentLogger, createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import {
-  addDays,
   dailyTarget,
   dayVariance,
-  isWeekend,
   LIGHT_DAY_FACTOR,
-  localDay,
-  localTimeToUtc,
   MIN_SEND_GAP_MS,
-  parseWarmupSettings,
   planDay,
   rampVolume,
   spreadSendTimes,
-  type PlannerDeps,
+  type PlanDeps,
 } from './planner.js';
+import { DEFAULT_ENGINE_SETTINGS } from './engine.js';
 import { seededRandom } from './random.js';
 
 const HOUR = 3_600_000;
@@ -137,13 +135,13 @@ describe('planDay', () => {
   const ids: Record<string, string> = {};
   const ramp = { startVolume: 2, rampUpIncrement: 1, dailyLimit: 4 };
 
-  function deps(workerId = 'planner-test', seed = 1): PlannerDeps {
+  function deps(workerId = 'planner-test', seed = 1): PlanDeps {
     return {
       db: testApp.database.db,
       random: seededRandom(seed),
       logger: silentLogger,
       workerId,
-      settings: { leaseMs: 60_000 },
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
   }
 
@@ -313,13 +311,13 @@ describe('planDay: schedule and time zones', () => {
     await testApp.close();
   });
 
-  function deps(): PlannerDeps {
+  function deps(): PlanDeps {
     return {
       db: testApp.database.db,
       random: seededRandom(9),
       logger: silentLogger,
       workerId: 'tz-test',
-      settings: { leaseMs: 60_000 },
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
   }
 
@@ -394,12 +392,12 @@ describe('planDay: a pool too small for the target', () => {
     const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
     const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
     await createMailbox(testApp.workspace, 'bob@beta.test', { warmup });
-    const deps: PlannerDeps = {
+    const deps: PlanDeps = {
       db: testApp.database.db,
       random: seededRandom(5),
       logger: silentLogger,
       workerId: 'small',
-      settings: { leaseMs: 60_000 },
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
     for (let i = 0; i < 9; i++) await planDay(deps, new Date(`${addDays('2025-03-03', i)}T07:00:00Z`));
     const plans = await testApp.database.db

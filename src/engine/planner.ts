@@ -1,21 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import { addDays, isWeekend, localDay, localWindow, validTimeZone } from '../calendar.js';
 import { newId } from '../db/ids.js';
-import type { Database } from '../db/schema.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
-import { DEFAULT_WARMUP } from '../mailboxes/mailboxes.service.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
-import {
-  candidatesFor,
-  choosePartners,
-  emailDomain,
-  loadPairCounts,
-  loadPoolTraffic,
-  type PoolMember,
-} from './partners.js';
+import { claimPlanDay, findActiveRamp, listActiveForPlanning, recordPlan } from './mailbox-engine-state.repository.js';
+import { candidatesFor, choosePartners, emailDomain, type PoolMember } from './partners.js';
 import { shuffled, type Random } from './random.js';
+import { insertPlannedMessages, loadPairCounts, loadPoolTraffic } from './warmup-messages.repository.js';
 
 /** Sends of one day are at least this far apart (less only when the window is too short). */
 export const MIN_SEND_GAP_MS = 4 * 60_000;
@@ -26,108 +20,6 @@ export const VARIANCE_MIN = 0.75;
 export const VARIANCE_MAX = 1.1;
 
 const DAY_MS = 86_400_000;
-
-/** The stored JSON merged over the defaults, so a row written by an older version still plans. */
-export function parseWarmupSettings(json: string): WarmupSettings {
-  const stored = JSON.parse(json) as Partial<WarmupSettings>;
-  return {
-    ...DEFAULT_WARMUP,
-    ...stored,
-    sendWindow: { ...DEFAULT_WARMUP.sendWindow, ...(stored.sendWindow ?? {}) },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Calendar arithmetic in a mailbox's time zone (Intl only: no time zone library needed).
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
-
-/** The zone itself when the runtime knows it, else UTC: a bad setting must not stop the planner. */
-export function validTimeZone(timeZone: string): string {
-  try {
-    formatterFor(timeZone);
-    return timeZone;
-  } catch {
-    return 'UTC';
-  }
-}
-
-/** Wall-clock fields of an instant in a time zone. */
-function wallClock(
-  at: Date,
-  timeZone: string,
-): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(at)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year,
-    month: parts.month,
-    day: parts.day,
-    hour: parts.hour,
-    minute: parts.minute,
-    second: parts.second,
-  };
-}
-
-/** How far the zone's wall clock is ahead of UTC at that instant. */
-function zoneOffsetMs(at: Date, timeZone: string): number {
-  const w = wallClock(at, timeZone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
-}
-
-/** The calendar day (`YYYY-MM-DD`) of an instant in a time zone. */
-export function localDay(at: Date, timeZone: string): string {
-  const w = wallClock(at, timeZone);
-  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
-}
-
-/**
- * The instant a wall-clock time of a day has in a time zone. Across a DST change a skipped time
- * (spring forward) moves forward by the gap, and a repeated time (fall back) takes its first occurrence.
- */
-export function localTimeToUtc(day: string, time: string, timeZone: string): Date {
-  const [year, month, date] = day.split('-').map(Number);
-  const [hour, minute] = time.split(':').map(Number);
-  const wall = Date.UTC(year, month - 1, date, hour, minute);
-  // The offsets in force half a day before and after; they differ only around a change.
-  const before = wall - zoneOffsetMs(new Date(wall - DAY_MS / 2), timeZone);
-  const after = wall - zoneOffsetMs(new Date(wall + DAY_MS / 2), timeZone);
-  const shows = (instant: number) => {
-    const w = wallClock(new Date(instant), timeZone);
-    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute) === wall;
-  };
-  const valid = [before, after].filter(shows);
-  return new Date(valid.length > 0 ? Math.min(...valid) : before);
-}
-
-export function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
-export function isWeekend(day: string): boolean {
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-  return weekday === 0 || weekday === 6;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Volume arithmetic: pure, so tests can predict every day of a ramp.
@@ -191,23 +83,14 @@ export function newMessageId(senderEmail: string, at: Date): string {
 
 /** Today's send window of a mailbox as instants. */
 export function sendWindow(settings: WarmupSettings, day: string): { start: Date; end: Date } {
-  const timeZone = validTimeZone(settings.timezone);
-  return {
-    start: localTimeToUtc(day, settings.sendWindow.start, timeZone),
-    end: localTimeToUtc(day, settings.sendWindow.end, timeZone),
-  };
+  return localWindow(day, settings.sendWindow, validTimeZone(settings.timezone));
 }
 
 // ---------------------------------------------------------------------------------------------
 // The daily plan in the database.
 
-export interface PlannerDeps {
-  db: Kysely<Database>;
-  random: Random;
-  logger: Logger;
-  workerId: string;
-  settings: { leaseMs: number };
-}
+/** What planning needs of the engine. */
+export type PlanDeps = Pick<EngineDeps, 'db' | 'random' | 'logger' | 'workerId' | 'settings'>;
 
 export interface PlannedMailbox {
   mailboxId: string;
@@ -234,7 +117,7 @@ export const PLAN_LEASE_KEY = 'plan';
  * A mailbox whose send window already closed today starts tomorrow, unless `ignoreSchedule`.
  */
 export async function planDay(
-  deps: PlannerDeps,
+  deps: PlanDeps,
   at: Date,
   options: { ignoreSchedule?: boolean } = {},
 ): Promise<PlanSummary> {
@@ -244,14 +127,9 @@ export async function planDay(
   return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
 }
 
-async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
+async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
   const { db, random } = deps;
-  const active = await db
-    .selectFrom('mailboxes')
-    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
-    .where('status', '=', 'active')
-    .orderBy('id')
-    .execute();
+  const active = await listActiveForPlanning(db);
   const pool: PoolMember[] = active.map((m) => ({ id: m.id, emailNormalized: m.email_normalized }));
 
   const due: Array<{ member: PoolMember; day: string; settings: WarmupSettings }> = [];
@@ -276,20 +154,9 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
   // A random order each day, so no mailbox always gets first pick of the least-used partners.
   for (const { member, day, settings } of shuffled(due, random)) {
     const planned = await db.transaction().execute(async (trx) => {
-      const mailbox = await trx
-        .selectFrom('mailboxes')
-        .select(['warmup_day', 'volume_factor'])
-        .where('id', '=', member.id)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
+      const mailbox = await findActiveRamp(trx, member.id);
       if (!mailbox) return undefined;
-      const claimed = await trx
-        .insertInto('mailbox_plans')
-        .values({ mailbox_id: member.id, day, warmup_day: 0, target: 0, planned: 0, created_at: at.toISOString() })
-        .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doNothing())
-        .returning('mailbox_id')
-        .executeTakeFirst();
-      if (!claimed) return undefined;
+      if (!(await claimPlanDay(trx, member.id, day, at))) return undefined;
 
       const warmupDay = mailbox.warmup_day + 1;
       const target = dailyTarget({
@@ -326,20 +193,10 @@ async function planUnderLease(deps: PlannerDeps, at: Date, ignoreSchedule: boole
           created_at: at.toISOString(),
         };
       });
-      if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
+      await insertPlannedMessages(trx, rows);
       // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
       const nextWarmupDay = rows.length > 0 ? warmupDay : mailbox.warmup_day;
-      await trx
-        .updateTable('mailbox_plans')
-        .set({ warmup_day: nextWarmupDay, target, planned: rows.length })
-        .where('mailbox_id', '=', member.id)
-        .where('day', '=', day)
-        .execute();
-      await trx
-        .updateTable('mailboxes')
-        .set({ warmup_day: nextWarmupDay, daily_target: rows.length, last_plan_day: day, updated_at: at.toISOString() })
-        .where('id', '=', member.id)
-        .execute();
+      await recordPlan(trx, { mailboxId: member.id, day, warmupDay: nextWarmupDay, target, planned: rows.length, at });
       return {
         mailboxId: member.id,
         day,

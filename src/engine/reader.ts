@@ -10,22 +10,44 @@
  * a count.
  */
 import type { Logger } from 'pino';
+import { addDays, localDay, localTimeToUtc, utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
+import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
-import {
-  incrementDaily,
-  recordInteraction,
-  utcDay,
-  type InteractionType,
-  type Placement,
-} from './interactions.repository.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { retryDelayMs } from './backoff.js';
+import { forEachLimited } from './concurrency.js';
+import type { EngineDeps } from './engine.js';
 import { acquireLease, withLease } from './leases.js';
+import {
+  countSyncFailure,
+  findMailbox,
+  findMailboxEmail,
+  listActiveForSync,
+  recordSyncSuccess,
+} from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
-import { addDays, localDay, localTimeToUtc, parseWarmupSettings, validTimeZone } from './planner.js';
-import { forEachLimited, retryDelayMs, type MailWorkDeps } from './sender.js';
+import {
+  insertPlannedReply,
+  listPendingForRecipient,
+  listUnfoundSentBy,
+  markMessageEngaged,
+  markMessageFound,
+  markMessageRescued,
+  markSentMessageBounced,
+  markUnfoundMessagesLost,
+  type PendingMessageRow,
+} from './warmup-messages.repository.js';
+
+/** What reading needs of the engine. */
+export type SyncDeps = Pick<
+  EngineDeps,
+  'db' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap'
+>;
 
 export interface SyncOptions {
   now: Date;
@@ -75,7 +97,7 @@ const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
 const WAKING_START = '07:00';
 const WAKING_END = '22:00';
 
-export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): Promise<SyncSummary> {
+export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promise<SyncSummary> {
   const summary: SyncSummary = {
     synced: 0,
     skipped: 0,
@@ -93,11 +115,7 @@ export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): P
   const now = options.now;
   summary.lost = await markLostMessages(deps, now);
 
-  const nowIso = now.toISOString();
-  let query = deps.db.selectFrom('mailboxes').select('id').where('status', '=', 'active');
-  if (!options.ignoreSchedule)
-    query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', nowIso)]));
-  const mailboxes = await query.orderBy('last_sync_at').orderBy('id').execute();
+  const mailboxes = await listActiveForSync(deps.db, options.ignoreSchedule ? undefined : now);
 
   await forEachLimited(mailboxes, SYNC_CONCURRENCY, async ({ id }) => {
     try {
@@ -114,49 +132,29 @@ export async function syncMailboxes(deps: MailWorkDeps, options: SyncOptions): P
   return summary;
 }
 
-type PendingRow = WarmupMessageRow & { sender_email: string };
-
 async function syncMailbox(
-  deps: MailWorkDeps,
+  deps: SyncDeps,
   mailboxId: string,
   options: SyncOptions,
   summary: SyncSummary,
 ): Promise<void> {
   const { now } = options;
-  const mailbox = await deps.db.selectFrom('mailboxes').selectAll().where('id', '=', mailboxId).executeTakeFirst();
+  const mailbox = await findMailbox(deps.db, mailboxId);
   if (!mailbox || mailbox.status !== 'active') return;
   const log = deps.logger.child({ mailboxId });
 
-  const pending: PendingRow[] = await deps.db
-    .selectFrom('warmup_messages as w')
-    .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
-    .selectAll('w')
-    .select('s.email as sender_email')
-    .where('w.recipient_mailbox_id', '=', mailboxId)
-    .where('w.status', '=', 'sent')
-    .where((eb) =>
-      eb.or([
-        eb('w.found_at', 'is', null),
-        // a found message that vanished (deleted by the owner) is not looked for forever
-        eb.and([
-          eb('w.engaged_at', 'is', null),
-          eb('w.found_at', '>=', new Date(now.getTime() - ENGAGE_GIVE_UP_MS).toISOString()),
-        ]),
-      ]),
-    )
-    .orderBy('w.sent_at')
-    .limit(PENDING_LIMIT)
-    .execute();
-  const ownSent = await deps.db
-    .selectFrom('warmup_messages')
-    .selectAll()
-    .where('sender_mailbox_id', '=', mailboxId)
-    .where('status', '=', 'sent')
-    .where('found_at', 'is', null)
-    .where('sent_at', '>=', new Date(now.getTime() - BOUNCE_WINDOW_MS).toISOString())
-    .orderBy('sent_at')
-    .limit(PENDING_LIMIT)
-    .execute();
+  const pending = await listPendingForRecipient(
+    deps.db,
+    mailboxId,
+    new Date(now.getTime() - ENGAGE_GIVE_UP_MS),
+    PENDING_LIMIT,
+  );
+  const ownSent = await listUnfoundSentBy(
+    deps.db,
+    mailboxId,
+    new Date(now.getTime() - BOUNCE_WINDOW_MS),
+    PENDING_LIMIT,
+  );
 
   if (pending.length > 0 || ownSent.length > 0) {
     let session: ImapSession | null = null;
@@ -179,21 +177,13 @@ async function syncMailbox(
       if (!isMailConnectionError(err)) throw err;
       log.warn({ err }, 'IMAP sync failed');
       summary.failed += 1;
-      if (await countSyncFailure(deps, now, mailbox, err)) summary.mailboxErrors.push(mailboxId);
+      if (await noteSyncFailure(deps, now, mailbox, err)) summary.mailboxErrors.push(mailboxId);
       return;
     } finally {
       await session?.close();
     }
   }
-  await deps.db
-    .updateTable('mailboxes')
-    .set({
-      last_sync_at: now.toISOString(),
-      sync_failures: 0,
-      next_sync_at: new Date(now.getTime() + SYNC_INTERVAL_MS).toISOString(),
-    })
-    .where('id', '=', mailboxId)
-    .execute();
+  await recordSyncSuccess(deps.db, mailboxId, now, new Date(now.getTime() + SYNC_INTERVAL_MS));
   summary.synced += 1;
 }
 
@@ -209,7 +199,7 @@ function habitsOf(mailbox: MailboxRow): Habits {
 }
 
 interface SessionContext {
-  deps: MailWorkDeps;
+  deps: SyncDeps;
   mailbox: MailboxRow;
   habits: Habits;
   session: ImapSession;
@@ -232,7 +222,7 @@ function placementOf(found: FoundMessage): Placement {
   }
 }
 
-async function readMail(context: SessionContext, pending: PendingRow[]): Promise<void> {
+async function readMail(context: SessionContext, pending: PendingMessageRow[]): Promise<void> {
   const { session, options } = context;
   const byMessageId = new Map(pending.map((row) => [row.message_id, row]));
   // Warmup is searched too: a message filed there by a sync that crashed before noting it is finished.
@@ -264,20 +254,13 @@ async function renewSyncLease(context: SessionContext): Promise<void> {
   await acquireLease(deps.db, `sync:${mailbox.id}`, deps.workerId, deps.settings.leaseMs, now);
 }
 
-async function recordReceived(context: SessionContext, row: PendingRow, message: FoundMessage): Promise<void> {
+async function recordReceived(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
   const { deps, mailbox, options, habits } = context;
   const now = options.now;
   const placement = placementOf(message);
   const engageAfter = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 5, 90);
   const recorded = await inTransaction(deps.db, async (trx) => {
-    const updated = await trx
-      .updateTable('warmup_messages')
-      .set({ found_at: now.toISOString(), placement, engage_after: engageAfter.toISOString() })
-      .where('id', '=', row.id)
-      .where('found_at', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
-    if (!updated) return false;
+    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter }))) return false;
     return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
   });
   row.found_at = now.toISOString();
@@ -286,7 +269,13 @@ async function recordReceived(context: SessionContext, row: PendingRow, message:
   if (recorded) context.summary.received += 1;
 }
 
-function interactionOf(mailbox: MailboxRow, row: PendingRow, type: InteractionType, at: Date, placement?: Placement) {
+function interactionOf(
+  mailbox: MailboxRow,
+  row: PendingMessageRow,
+  type: InteractionType,
+  at: Date,
+  placement?: Placement,
+) {
   return {
     mailboxId: mailbox.id,
     type,
@@ -302,19 +291,10 @@ function interactionOf(mailbox: MailboxRow, row: PendingRow, type: InteractionTy
 }
 
 /** The reader's habits on one message: rescue, open, flag, reply, file. */
-async function engage(context: SessionContext, row: PendingRow, message: FoundMessage): Promise<void> {
+async function engage(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
   const { deps, mailbox, session, options, summary, habits } = context;
   const now = options.now;
-  const done = new Set(
-    (
-      await deps.db
-        .selectFrom('interactions')
-        .select('type')
-        .where('mailbox_id', '=', mailbox.id)
-        .where('message_id', '=', row.message_id)
-        .execute()
-    ).map((r) => r.type),
-  );
+  const done = await listRecordedTypes(deps.db, mailbox.id, row.message_id);
   let folder = message.folder;
   let uid = message.uid;
 
@@ -328,12 +308,7 @@ async function engage(context: SessionContext, row: PendingRow, message: FoundMe
       uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
     }
     const recorded = await inTransaction(deps.db, async (trx) => {
-      await trx
-        .updateTable('warmup_messages')
-        .set({ rescued_at: now.toISOString() })
-        .where('id', '=', row.id)
-        .where('rescued_at', 'is', null)
-        .execute();
+      await markMessageRescued(trx, row.id, now);
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
     });
     if (recorded) summary.rescued += 1;
@@ -356,11 +331,7 @@ async function engage(context: SessionContext, row: PendingRow, message: FoundMe
     await session.move(folder, uid, context.warmupPath);
     summary.filed += 1;
   }
-  await deps.db
-    .updateTable('warmup_messages')
-    .set({ engaged_at: now.toISOString() })
-    .where('id', '=', row.id)
-    .execute();
+  await markMessageEngaged(deps.db, row.id, now);
   row.engaged_at = now.toISOString();
 }
 
@@ -370,7 +341,7 @@ async function relocate(session: ImapSession, messageId: string, folder: string)
   return found?.uid;
 }
 
-async function record(context: SessionContext, row: PendingRow, type: InteractionType): Promise<boolean> {
+async function record(context: SessionContext, row: PendingMessageRow, type: InteractionType): Promise<boolean> {
   const { deps, mailbox, options } = context;
   return inTransaction(deps.db, (trx) => recordInteraction(trx, interactionOf(mailbox, row, type, options.now)));
 }
@@ -386,29 +357,25 @@ export function replyProbability(replyRatePercent: number, turn: number): number
  * and records `replied`. The reply's Message-ID is derived from the parent's, so doing this twice
  * plans one reply.
  */
-async function planReply(context: SessionContext, row: PendingRow): Promise<boolean> {
+async function planReply(context: SessionContext, row: PendingMessageRow): Promise<boolean> {
   const { deps, mailbox, options, habits } = context;
   const now = options.now;
   const dueAt = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 10, 180);
   return inTransaction(deps.db, async (trx) => {
-    await trx
-      .insertInto('warmup_messages')
-      .values({
-        id: newId('msg', now.getTime()),
-        message_id: replyMessageIdFor(mailbox.email, row.message_id),
-        thread_id: row.thread_id,
-        sender_mailbox_id: mailbox.id,
-        recipient_mailbox_id: row.sender_mailbox_id,
-        kind: 'reply',
-        turn: row.turn + 1,
-        parent_message_id: row.message_id,
-        plan_day: localDay(dueAt, habits.timezone),
-        due_at: dueAt.toISOString(),
-        status: 'planned',
-        created_at: now.toISOString(),
-      })
-      .onConflict((oc) => oc.column('message_id').doNothing())
-      .execute();
+    await insertPlannedReply(trx, {
+      id: newId('msg', now.getTime()),
+      message_id: replyMessageIdFor(mailbox.email, row.message_id),
+      thread_id: row.thread_id,
+      sender_mailbox_id: mailbox.id,
+      recipient_mailbox_id: row.sender_mailbox_id,
+      kind: 'reply',
+      turn: row.turn + 1,
+      parent_message_id: row.message_id,
+      plan_day: localDay(dueAt, habits.timezone),
+      due_at: dueAt.toISOString(),
+      status: 'planned',
+      created_at: now.toISOString(),
+    });
     return recordInteraction(trx, interactionOf(mailbox, row, 'replied', now));
   });
 }
@@ -434,25 +401,15 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
     if (!row) continue;
     reports.set(`${bounce.folder}\u0000${bounce.uid}`, { folder: bounce.folder, uid: bounce.uid });
     const recorded = await inTransaction(deps.db, async (trx) => {
-      const updated = await trx
-        .updateTable('warmup_messages')
-        .set({ status: 'bounced', last_error: (bounce.diagnostic ?? 'delivery report received').slice(0, 1000) })
-        .where('id', '=', row.id)
-        .where('status', '=', 'sent')
-        .returning('id')
-        .executeTakeFirst();
-      if (!updated) return false;
-      const recipient = await trx
-        .selectFrom('mailboxes')
-        .select('email')
-        .where('id', '=', row.recipient_mailbox_id)
-        .executeTakeFirst();
+      const lastError = (bounce.diagnostic ?? 'delivery report received').slice(0, 1000);
+      if (!(await markSentMessageBounced(trx, row.id, lastError))) return false;
+      const recipientEmail = await findMailboxEmail(trx, row.recipient_mailbox_id);
       return recordInteraction(trx, {
         mailboxId: mailbox.id,
         type: 'bounced',
         senderMailboxId: mailbox.id,
         counterpartMailboxId: row.recipient_mailbox_id,
-        counterpartEmail: recipient?.email ?? bounce.recipient ?? '',
+        counterpartEmail: recipientEmail ?? bounce.recipient ?? '',
         subject: row.subject,
         messageId: row.message_id,
         threadId: row.thread_id,
@@ -477,24 +434,9 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
  * counted against the sender on the day it was sent. One UPDATE … RETURNING claims the rows, so
  * two workers never count one twice.
  */
-export async function markLostMessages(deps: Pick<MailWorkDeps, 'db'>, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - LOST_AFTER_MS).toISOString();
+export async function markLostMessages(deps: Pick<SyncDeps, 'db'>, now: Date): Promise<number> {
   return inTransaction(deps.db, async (trx) => {
-    const lost = await trx
-      .updateTable('warmup_messages')
-      .set({ status: 'lost' })
-      .where('status', '=', 'sent')
-      .where('found_at', 'is', null)
-      .where('sent_at', '<', cutoff)
-      .where('recipient_mailbox_id', 'in', (eb) =>
-        eb
-          .selectFrom('mailboxes as r')
-          .select('r.id')
-          .where('r.status', '=', 'active')
-          .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
-      )
-      .returning(['sender_mailbox_id', 'sent_at'])
-      .execute();
+    const lost = await markUnfoundMessagesLost(trx, new Date(now.getTime() - LOST_AFTER_MS));
     for (const row of lost) {
       await incrementDaily(trx, row.sender_mailbox_id, utcDay(new Date(row.sent_at ?? now)), 'lost');
     }
@@ -506,8 +448,8 @@ export async function markLostMessages(deps: Pick<MailWorkDeps, 'db'>, now: Date
  * One more consecutive sync failure: the next try waits (5, 10, 20 min…); the third puts the
  * mailbox into `error` with a lastError that says what to fix. True when it did.
  */
-async function countSyncFailure(
-  deps: MailWorkDeps,
+async function noteSyncFailure(
+  deps: SyncDeps,
   now: Date,
   mailbox: MailboxRow,
   err: MailConnectionError,
@@ -517,36 +459,11 @@ async function countSyncFailure(
     err.kind === 'auth'
       ? `IMAP login refused: check the app password (${answer})`
       : `IMAP sync failed ${MAX_SYNC_FAILURES} times in a row: ${err.message}`;
-  return inTransaction(deps.db, async (trx) => {
-    const row = await trx
-      .updateTable('mailboxes')
-      .set((eb) => ({ sync_failures: eb('sync_failures', '+', 1) }))
-      .where('id', '=', mailbox.id)
-      .returning(['sync_failures', 'status'])
-      .executeTakeFirst();
-    if (!row) return false;
-    if (row.sync_failures < MAX_SYNC_FAILURES || row.status !== 'active') {
-      await trx
-        .updateTable('mailboxes')
-        .set({ next_sync_at: new Date(now.getTime() + retryDelayMs(row.sync_failures)).toISOString() })
-        .where('id', '=', mailbox.id)
-        .execute();
-      return false;
-    }
-    // In `error` the engine leaves it alone; the count starts over once the user resumes it.
-    await trx
-      .updateTable('mailboxes')
-      .set({
-        status: 'error',
-        last_error: lastError,
-        sync_failures: 0,
-        next_sync_at: null,
-        updated_at: now.toISOString(),
-      })
-      .where('id', '=', mailbox.id)
-      .where('status', '=', 'active')
-      .execute();
-    return true;
+  return countSyncFailure(deps.db, mailbox.id, {
+    at: now,
+    lastError,
+    maxFailures: MAX_SYNC_FAILURES,
+    backoffMs: retryDelayMs,
   });
 }
 

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { addDays } from './planner.js';
-import { reputationScore, updateReputation, type DeliveryCounts } from './reputation.js';
+import { addDays } from '../calendar.js';
+import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { reputationScore, updateReputation } from './reputation.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {
   return { sent: 20, found: 20, spam: 0, bounced: 0, lost: 0, ...overrides };

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { addDays } from './planner.js';
-import { recordReputation, utcDay } from './interactions.repository.js';
+import { addDays, utcDay } from '../calendar.js';
+import { loadDeliveryCounts, recordReputation, type DeliveryCounts } from '../interactions/interactions.repository.js';
+import type { EngineDeps } from './engine.js';
+import { listActiveWithReputation } from './mailbox-engine-state.repository.js';
 
 /** Reputation looks at the last 14 days of a mailbox's own sent mail. */
 export const REPUTATION_WINDOW_DAYS = 14;
@@ -15,17 +15,6 @@ const BOUNCE_PENALTY = 40;
 const BOUNCE_RATE_AT_FULL_PENALTY = 0.1;
 const LOST_PENALTY = 20;
 const LOST_RATE_AT_FULL_PENALTY = 0.2;
-
-/** A sender's mail over the window, as its peers found it (the daily rollups' sender-side columns). */
-export interface DeliveryCounts {
-  sent: number;
-  /** Found by the recipients anywhere: inbox + spam + promotions + other. */
-  found: number;
-  spam: number;
-  bounced: number;
-  /** Sent but never found within 48 hours. */
-  lost: number;
-}
 
 function rate(part: number, whole: number): number {
   if (whole <= 0) return part > 0 ? 1 : 0;
@@ -49,40 +38,6 @@ export function reputationScore(counts: DeliveryCounts): number {
   return Math.max(0, Math.min(100, Math.round(score)));
 }
 
-/** Sums of the sender-side rollups per mailbox over the days [fromDay, toDay]. */
-export async function loadDeliveryCounts(
-  db: Kysely<Database>,
-  fromDay: string,
-  toDay: string,
-): Promise<Map<string, DeliveryCounts>> {
-  const rows = await db
-    .selectFrom('daily_stats')
-    .select([
-      'mailbox_id',
-      sql<number>`cast(sum(sent) as integer)`.as('sent'),
-      sql<number>`cast(sum(inbox + spam + promotions + other) as integer)`.as('found'),
-      sql<number>`cast(sum(spam) as integer)`.as('spam'),
-      sql<number>`cast(sum(bounced) as integer)`.as('bounced'),
-      sql<number>`cast(sum(lost) as integer)`.as('lost'),
-    ])
-    .where('day', '>=', fromDay)
-    .where('day', '<=', toDay)
-    .groupBy('mailbox_id')
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.mailbox_id,
-      {
-        sent: Number(row.sent),
-        found: Number(row.found),
-        spam: Number(row.spam),
-        bounced: Number(row.bounced),
-        lost: Number(row.lost),
-      },
-    ]),
-  );
-}
-
 export interface ReputationSummary {
   /** Active mailboxes scored. */
   scored: number;
@@ -95,16 +50,11 @@ export interface ReputationSummary {
  * like every rollup) and as its current reputation. Safe to run every cycle: a score that did not
  * move writes nothing. Paused and failing mailboxes keep the score they had.
  */
-export async function updateReputation(deps: { db: Kysely<Database> }, at: Date): Promise<ReputationSummary> {
+export async function updateReputation(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<ReputationSummary> {
   const { db } = deps;
   const today = utcDay(at);
   const counts = await loadDeliveryCounts(db, addDays(today, -(REPUTATION_WINDOW_DAYS - 1)), today);
-  const mailboxes = await db
-    .selectFrom('mailboxes as m')
-    .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', today))
-    .select(['m.id', 'm.reputation', 'd.reputation as recorded'])
-    .where('m.status', '=', 'active')
-    .execute();
+  const mailboxes = await listActiveWithReputation(db, today);
   let updated = 0;
   for (const mailbox of mailboxes) {
     const score = reputationScore(counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 });

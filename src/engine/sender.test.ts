@@ -12,7 +12,8 @@ import {
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
-import { MAX_SEND_ATTEMPTS, retryDelayMs, sendDueMessages, STALE_AFTER_MS } from './sender.js';
+import { retryDelayMs } from './backoff.js';
+import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');

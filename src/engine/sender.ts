@@ -7,42 +7,44 @@
  * twice; a worker that dies leaves its rows to be claimed again once the lease expires (a resend
  * carries the same Message-ID, and counting is exactly-once by the interactions' unique key).
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { Dialect } from '../db/database.js';
+import { utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
-import type { Database, MailboxRow, WarmupMessageRow } from '../db/schema.js';
-import type { ImapSession } from '../mail/imap.js';
-import { isMailConnectionError, type MailConnectionError, type MailServerConfig } from '../mail/errors.js';
+import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { recordInteraction } from '../interactions/interactions.repository.js';
+import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
 import { createSmtpSender, type OutgoingMail, type SmtpSender } from '../mail/smtp.js';
+import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { RenderedMessage } from '../templates/render.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
-import { recordInteraction, utcDay } from './interactions.repository.js';
+import { retryDelayMs } from './backoff.js';
+import { forEachLimited } from './concurrency.js';
+import type { EngineDeps } from './engine.js';
+import {
+  countSendFailure,
+  findMailbox,
+  findMailboxEmail,
+  findMailboxParty,
+  resetSendFailures,
+} from './mailbox-engine-state.repository.js';
 import { composeMessage, displayName, seedFrom, type Party } from './message-content.js';
-import { parseWarmupSettings, validTimeZone } from './planner.js';
+import {
+  claimDueMessages,
+  closeUnsentMessage,
+  expirePlannedMessages,
+  findMessageContent,
+  listThread,
+  markMessageSent,
+  releaseMessageLeases,
+  rescheduleMessage,
+  storeContentOnce,
+} from './warmup-messages.repository.js';
 
-/** What the mail work (sender and reader) needs from the engine; engine.ts's EngineDeps fits it. */
-export interface MailWorkDeps {
-  db: Kysely<Database>;
-  dialect: Dialect;
-  clock: Clock;
-  random: () => number;
-  logger: Logger;
-  workerId: string;
-  mailboxes: { getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }> };
-  templates: {
-    pickTemplate(
-      workspaceId: string,
-      criteria: { type: TemplateType; language: string },
-      seed: number,
-    ): Promise<{ id: string; subject: string; body: string } | undefined>;
-  };
-  settings: { leaseMs: number; imapTimeoutMs: number; smtpTimeoutMs: number };
-  /** The mail clients; tests of failure handling give fakes, everything else uses the real ones. */
-  smtp?: (config: MailServerConfig, opts: { timeoutMs: number }) => SmtpSender;
-  imap?: (config: MailServerConfig, opts: { timeoutMs: number }) => Promise<ImapSession>;
-}
+/** What sending needs of the engine. */
+export type SendDeps = Pick<
+  EngineDeps,
+  'db' | 'dialect' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
+>;
 
 export interface SendOptions {
   now: Date;
@@ -72,8 +74,6 @@ const SENDER_CONCURRENCY = 4;
 export const MAX_MAILBOX_FAILURES = 3;
 /** Attempts after which a send is given up and recorded as `failed`. */
 export const MAX_SEND_ATTEMPTS = 5;
-const RETRY_BASE_MS = 5 * 60_000;
-const RETRY_MAX_MS = 4 * 60 * 60_000;
 /** The furthest any time zone is ahead of UTC (Kiribati, +14 h): no planned row is later than this local day. */
 const MAX_ZONE_AHEAD_MS = 14 * 60 * 60_000;
 /**
@@ -82,40 +82,19 @@ const MAX_ZONE_AHEAD_MS = 14 * 60 * 60_000;
  */
 export const STALE_AFTER_MS = 24 * 60 * 60_000;
 
-/** Backoff before attempt n+1 after n failed attempts: 5 min, 10, 20, … capped at 4 h. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
-}
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-export async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      await work(item);
-    }
-  });
-  await Promise.all(lanes);
-}
-
 /**
  * Sends what is due. Never throws for one message or one mailbox: a failure is recorded on the row
  * (retry with backoff, bounce, or give up) and on the mailbox (failure_count, `error` after 3).
  */
-export async function sendDueMessages(deps: MailWorkDeps, options: SendOptions): Promise<SendSummary> {
+export async function sendDueMessages(deps: SendDeps, options: SendOptions): Promise<SendSummary> {
   const summary: SendSummary = { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] };
   const now = options.now;
   // Rows that failed keep their lease until the end of the call so this call does not pick them again.
   const heldIds: string[] = [];
   const senders = new Map<string, SenderState>();
   let budget = options.limit ?? Number.POSITIVE_INFINITY;
-  await expireStaleRows(deps, now);
+  // Long-overdue planned rows expire: nothing was sent or counted for them, so nothing is lost.
+  await expirePlannedMessages(deps.db, new Date(now.getTime() - STALE_AFTER_MS), now);
   try {
     while (budget > 0) {
       const rows = await claimDueRows(deps, now, options.ignoreSchedule, Math.min(CLAIM_BATCH, budget));
@@ -139,7 +118,7 @@ export async function sendDueMessages(deps: MailWorkDeps, options: SendOptions):
     }
   } finally {
     for (const state of senders.values()) state.smtp?.close();
-    await releaseRowLeases(deps, heldIds);
+    await releaseMessageLeases(deps.db, heldIds, deps.workerId);
   }
   return summary;
 }
@@ -150,73 +129,19 @@ interface SenderState {
   stopped: boolean;
 }
 
-async function claimDueRows(
-  deps: MailWorkDeps,
-  now: Date,
-  ignoreSchedule: boolean,
-  limit: number,
-): Promise<WarmupMessageRow[]> {
-  const nowIso = now.toISOString();
-  const lastPlanDay = utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS));
-  const leaseUntil = new Date(now.getTime() + deps.settings.leaseMs).toISOString();
-  return (
-    deps.db
-      .updateTable('warmup_messages')
-      .set({ lease_owner: deps.workerId, lease_expires_at: leaseUntil })
-      .where('id', 'in', (eb) => {
-        let due = eb
-          .selectFrom('warmup_messages as w')
-          .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
-          .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
-          .select('w.id')
-          .where('w.status', '=', 'planned')
-          .where('s.status', '=', 'active')
-          // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
-          .where('r.status', '=', 'active')
-          .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
-          .where((w) =>
-            ignoreSchedule
-              ? w.or([w('w.due_at', '<=', nowIso), w('w.plan_day', '<=', lastPlanDay)])
-              : w('w.due_at', '<=', nowIso),
-          )
-          .orderBy('w.due_at')
-          .limit(limit);
-        if (deps.dialect === 'postgres') due = due.forUpdate(['w']).skipLocked();
-        return due;
-      })
-      // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
-      .where('status', '=', 'planned')
-      .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
-      .returningAll()
-      .execute()
-  );
-}
-
-/** Marks long-overdue planned rows `expired`: nothing was sent or counted for them, so nothing is lost. */
-async function expireStaleRows(deps: MailWorkDeps, now: Date): Promise<void> {
-  const staleBefore = new Date(now.getTime() - STALE_AFTER_MS).toISOString();
-  await deps.db
-    .updateTable('warmup_messages')
-    .set({ status: 'expired', lease_owner: null, lease_expires_at: null })
-    .where('status', '=', 'planned')
-    .where('due_at', '<', staleBefore)
-    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now.toISOString())]))
-    .execute();
-}
-
-async function releaseRowLeases(deps: MailWorkDeps, ids: readonly string[]): Promise<void> {
-  for (let start = 0; start < ids.length; start += 500) {
-    await deps.db
-      .updateTable('warmup_messages')
-      .set({ lease_owner: null, lease_expires_at: null })
-      .where('id', 'in', ids.slice(start, start + 500))
-      .where('lease_owner', '=', deps.workerId)
-      .execute();
-  }
+function claimDueRows(deps: SendDeps, now: Date, ignoreSchedule: boolean, limit: number): Promise<WarmupMessageRow[]> {
+  return claimDueMessages(deps.db, {
+    dialect: deps.dialect,
+    workerId: deps.workerId,
+    now,
+    leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
+    dueByPlanDay: ignoreSchedule ? utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS)) : undefined,
+    limit,
+  });
 }
 
 async function sendGroup(
-  deps: MailWorkDeps,
+  deps: SendDeps,
   now: Date,
   senderId: string,
   rows: WarmupMessageRow[],
@@ -225,7 +150,7 @@ async function sendGroup(
   heldIds: string[],
 ): Promise<void> {
   const log = deps.logger.child({ mailboxId: senderId });
-  const sender = await deps.db.selectFrom('mailboxes').selectAll().where('id', '=', senderId).executeTakeFirst();
+  const sender = await findMailbox(deps.db, senderId);
   // Deleted meanwhile: its rows went with it. Paused or broken meanwhile: they wait.
   if (!sender || sender.status !== 'active' || state.stopped) {
     heldIds.push(...rows.map((r) => r.id));
@@ -291,29 +216,20 @@ export function outgoingMail(input: {
  * sends exactly the same text. Null when the row or its recipient no longer exists.
  */
 async function prepareMail(
-  deps: MailWorkDeps,
+  deps: SendDeps,
   now: Date,
   sender: MailboxRow,
   row: WarmupMessageRow,
 ): Promise<OutgoingMail | null> {
-  const recipient = await deps.db
-    .selectFrom('mailboxes')
-    .select(['email', 'name'])
-    .where('id', '=', row.recipient_mailbox_id)
-    .executeTakeFirst();
+  const recipient = await findMailboxParty(deps.db, row.recipient_mailbox_id);
   if (!recipient) return null;
   const senderParty = { email: sender.email, name: sender.name };
   const isReply = row.kind === 'reply' && row.parent_message_id !== null;
-  const parent = isReply
-    ? await deps.db
-        .selectFrom('warmup_messages')
-        .select(['subject', 'body_text', 'sent_at'])
-        .where('message_id', '=', row.parent_message_id)
-        .executeTakeFirst()
-    : undefined;
+  const parent =
+    isReply && row.parent_message_id ? await findMessageContent(deps.db, row.parent_message_id) : undefined;
   const threading =
     isReply && row.parent_message_id
-      ? { inReplyTo: row.parent_message_id, references: await threadReferences(deps.db, row) }
+      ? { inReplyTo: row.parent_message_id, references: await threadReferences(deps, row) }
       : {};
 
   let content: RenderedMessage | undefined =
@@ -350,17 +266,12 @@ async function prepareMail(
         : {}),
     });
     // Only the first writer's text counts: a worker racing on the same row sends the same words.
-    await deps.db
-      .updateTable('warmup_messages')
-      .set({ subject: composed.subject, body_text: composed.body, body_html: composed.html, template_id: template.id })
-      .where('id', '=', row.id)
-      .where('subject', 'is', null)
-      .execute();
-    const stored = await deps.db
-      .selectFrom('warmup_messages')
-      .select(['subject', 'body_text', 'body_html'])
-      .where('id', '=', row.id)
-      .executeTakeFirst();
+    const stored = await storeContentOnce(deps.db, row.id, {
+      subject: composed.subject,
+      body_text: composed.body,
+      body_html: composed.html,
+      template_id: template.id,
+    });
     if (!stored) return null;
     content = {
       subject: stored.subject ?? composed.subject,
@@ -372,12 +283,8 @@ async function prepareMail(
 }
 
 /** The thread's Message-IDs from its first message down to the parent, for `References`. */
-async function threadReferences(db: Kysely<Database>, row: WarmupMessageRow): Promise<string[]> {
-  const thread = await db
-    .selectFrom('warmup_messages')
-    .select(['message_id', 'parent_message_id'])
-    .where('thread_id', '=', row.thread_id)
-    .execute();
+async function threadReferences(deps: SendDeps, row: WarmupMessageRow): Promise<string[]> {
+  const thread = await listThread(deps.db, row.thread_id);
   const parentOf = new Map(thread.map((m) => [m.message_id, m.parent_message_id]));
   const chain: string[] = [];
   let current = row.parent_message_id;
@@ -390,26 +297,14 @@ async function threadReferences(db: Kysely<Database>, row: WarmupMessageRow): Pr
 }
 
 async function markSent(
-  deps: MailWorkDeps,
+  deps: SendDeps,
   now: Date,
   sender: MailboxRow,
   row: WarmupMessageRow,
   mail: OutgoingMail,
 ): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
-    await trx
-      .updateTable('warmup_messages')
-      .set({
-        status: 'sent',
-        sent_at: now.toISOString(),
-        attempts: row.attempts + 1,
-        last_error: null,
-        lease_owner: null,
-        lease_expires_at: null,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'planned')
-      .execute();
+    await markMessageSent(trx, row.id, now, row.attempts + 1);
     await recordInteraction(trx, {
       mailboxId: sender.id,
       type: 'sent',
@@ -421,17 +316,12 @@ async function markSent(
       threadId: row.thread_id,
       occurredAt: now,
     });
-    await trx
-      .updateTable('mailboxes')
-      .set({ failure_count: 0 })
-      .where('id', '=', sender.id)
-      .where('failure_count', '<>', 0)
-      .execute();
+    await resetSendFailures(trx, sender.id);
   });
 }
 
 async function handleSendError(
-  deps: MailWorkDeps,
+  deps: SendDeps,
   now: Date,
   sender: MailboxRow,
   row: WarmupMessageRow,
@@ -455,22 +345,24 @@ async function handleSendError(
     await closeUnsent(deps, now, sender, row, 'failed', errorText(err));
     summary.failed += 1;
   } else {
-    await deps.db
-      .updateTable('warmup_messages')
-      .set({
-        attempts,
-        due_at: new Date(now.getTime() + retryDelayMs(attempts)).toISOString(),
-        last_error: errorText(err),
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'planned')
-      .execute();
+    await rescheduleMessage(deps.db, row.id, {
+      attempts,
+      dueAt: new Date(now.getTime() + retryDelayMs(attempts)),
+      lastError: errorText(err),
+    });
     heldIds.push(row.id);
     summary.retried += 1;
   }
   // A 4xx for one recipient (greylisting, a full mailbox) says nothing about this mailbox's login.
   const mailboxFailure = isMailConnectionError(err) && err.kind !== 'rejected';
-  if (mailboxFailure && (await countMailboxFailure(deps.db, now, sender.id, smtpLastError(err)))) {
+  if (
+    mailboxFailure &&
+    (await countSendFailure(deps.db, sender.id, {
+      at: now,
+      lastError: smtpLastError(err),
+      maxFailures: MAX_MAILBOX_FAILURES,
+    }))
+  ) {
     summary.mailboxErrors.push(sender.id);
     log.warn({ lastError: smtpLastError(err) }, 'mailbox put into error after repeated SMTP failures');
   }
@@ -483,39 +375,11 @@ function smtpLastError(err: MailConnectionError): string {
 }
 
 /**
- * One more consecutive failure; the third puts an active mailbox into `error` with `lastError`
- * (the engine then leaves it alone until the user fixes and resumes it). True when it did.
- */
-export async function countMailboxFailure(
-  db: Kysely<Database>,
-  now: Date,
-  mailboxId: string,
-  lastError: string,
-): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('mailboxes')
-      .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
-      .where('id', '=', mailboxId)
-      .returning(['failure_count', 'status'])
-      .executeTakeFirst();
-    if (!row || row.failure_count < MAX_MAILBOX_FAILURES || row.status !== 'active') return false;
-    await trx
-      .updateTable('mailboxes')
-      .set({ status: 'error', last_error: lastError, updated_at: now.toISOString() })
-      .where('id', '=', mailboxId)
-      .where('status', '=', 'active')
-      .execute();
-    return true;
-  });
-}
-
-/**
  * The send will not be tried again: the row ends `bounced` (the recipient's server refused it) or
  * `failed` (given up), with the matching entry in the sender's log, in one transaction.
  */
 async function closeUnsent(
-  deps: MailWorkDeps,
+  deps: SendDeps,
   now: Date,
   sender: MailboxRow,
   row: WarmupMessageRow,
@@ -523,45 +387,26 @@ async function closeUnsent(
   reason: string,
 ): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
-    const updated = await trx
-      .updateTable('warmup_messages')
-      .set({
-        status: outcome,
-        attempts: row.attempts + 1,
-        last_error: reason.slice(0, 1000),
-        lease_owner: null,
-        lease_expires_at: null,
-      })
-      .where('id', '=', row.id)
-      .where('status', '=', 'planned')
-      .returning('subject')
-      .executeTakeFirst();
+    const updated = await closeUnsentMessage(trx, row.id, {
+      status: outcome,
+      attempts: row.attempts + 1,
+      lastError: reason.slice(0, 1000),
+    });
     if (!updated) return;
-    const recipient = await trx
-      .selectFrom('mailboxes')
-      .select('email')
-      .where('id', '=', row.recipient_mailbox_id)
-      .executeTakeFirst();
+    const recipientEmail = await findMailboxEmail(trx, row.recipient_mailbox_id);
     await recordInteraction(trx, {
       mailboxId: sender.id,
       type: outcome,
       senderMailboxId: sender.id,
       counterpartMailboxId: row.recipient_mailbox_id,
-      counterpartEmail: recipient?.email ?? '',
+      counterpartEmail: recipientEmail ?? '',
       subject: updated.subject,
       messageId: row.message_id,
       threadId: row.thread_id,
       occurredAt: now,
     });
     // a bounce means the login worked: the mailbox itself is fine
-    if (outcome === 'bounced') {
-      await trx
-        .updateTable('mailboxes')
-        .set({ failure_count: 0 })
-        .where('id', '=', sender.id)
-        .where('failure_count', '<>', 0)
-        .execute();
-    }
+    if (outcome === 'bounced') await resetSendFailures(trx, sender.id);
   });
 }
 

@@ -58,7 +58,6 @@ describe('loadSecretKey', () => {
     expect(() =>
       createServices({
         db: undefined as never,
-        dialect: 'sqlite',
         clock: systemClock,
         dataDir: tempDir(),
         secretKey: 'not-a-key',

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { INTERACTION_TYPES, PLACEMENTS } from '../engine/interactions.repository.js';
 import { IsoDate, Pagination, PaginationQuery } from '../http/common.schemas.js';
+import { INTERACTION_TYPES, PLACEMENTS } from '../interactions/interactions.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDER_IDS } from './providers.js';
 
 // A plain `enum` (not a union of literals) so a wrong value answers "must be one of ...".

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { addDays, canonicalTimeZone, dayToTime } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
@@ -29,17 +30,7 @@ import type {
   WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-
-export const DEFAULT_WARMUP: Readonly<WarmupSettings> = Object.freeze({
-  startVolume: 2,
-  rampUpIncrement: 2,
-  dailyLimit: 40,
-  replyRate: 30,
-  sendWindow: { start: '08:00', end: '18:00' },
-  timezone: 'UTC',
-  weekdaysOnly: false,
-  language: 'en',
-});
+import { DEFAULT_WARMUP } from './warmup-settings.js';
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
@@ -155,17 +146,6 @@ function resolveServer(
   return settings;
 }
 
-/** The IANA name as Intl spells it (`europe/berlin` → `Europe/Berlin`), or undefined when unknown. */
-function canonicalTimeZone(name: string): string | undefined {
-  // Intl also takes offsets such as "+01:00" on newer engines; those are not IANA names.
-  if (!/^[A-Za-z]/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Settings merged over `base`; rules that span fields name the field the request sent. */
 function resolveWarmup(
   base: WarmupSettings,
@@ -211,18 +191,6 @@ function throwIfInvalid(errors: FieldError[]): void {
   const where = first.path.split('/').filter(Boolean).slice(1).join('.');
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
   throw new ValidationError(`${where} ${first.message}${more}`, errors);
-}
-
-/** `YYYY-MM-DD` that names a real day (the schema only checks the shape). */
-function isCalendarDay(day: string): boolean {
-  const at = new Date(`${day}T00:00:00.000Z`);
-  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
-}
-
-function nextDay(day: string): string {
-  const at = new Date(`${day}T00:00:00.000Z`);
-  at.setUTCDate(at.getUTCDate() + 1);
-  return at.toISOString().slice(0, 10);
 }
 
 function conflict(email: string): ConflictError {
@@ -462,7 +430,7 @@ export function createMailboxesService({
       const errors: FieldError[] = [];
       for (const field of ['startDate', 'endDate'] as const) {
         const day = query[field];
-        if (day !== undefined && !isCalendarDay(day))
+        if (day !== undefined && dayToTime(day) === undefined)
           errors.push({ path: `/query/${field}`, message: 'must be a real calendar day (YYYY-MM-DD)' });
       }
       if (errors.length === 0 && query.startDate && query.endDate && query.startDate > query.endDate) {
@@ -479,7 +447,7 @@ export function createMailboxesService({
         {
           type: query.type,
           from: query.startDate && `${query.startDate}T00:00:00.000Z`,
-          before: query.endDate && `${nextDay(query.endDate)}T00:00:00.000Z`,
+          before: query.endDate && `${addDays(query.endDate, 1)}T00:00:00.000Z`,
         },
         { offset: (page - 1) * limit, limit },
       );

@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids.js';
-import { recordInteraction } from '../engine/interactions.repository.js';
+import { recordInteraction } from '../interactions/interactions.repository.js';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { MAIL_USERS } from '../../test/mailstack/users.js';
 import type { Mailbox } from './mailboxes.schemas.js';

@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { daysBetween } from './period.js';
+import { daysBetween } from '../calendar.js';
 import type { StatsReport } from './stats.service.js';
 
 /*

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../http/errors.js';
-import { addDays, dayToTime, daysBetween, eachDay, resolvePeriod } from './period.js';
+import { addDays, dayToTime, daysBetween, eachDay } from '../calendar.js';
+import { resolvePeriod } from './period.js';
 
 function rejection(work: () => unknown): { path: string; message: string } {
   try {

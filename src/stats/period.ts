@@ -1,3 +1,4 @@
+import { addDays, dayToTime, daysBetween } from '../calendar.js';
 import { ValidationError } from '../http/errors.js';
 
 /** The period rules every stats route shares; days are UTC calendar days `YYYY-MM-DD`. */
@@ -19,53 +20,6 @@ export interface PeriodInput {
   period?: Period;
   startDate?: string;
   endDate?: string;
-}
-
-const DAY_MS = 86_400_000;
-const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Milliseconds of a day's UTC midnight, or undefined for a malformed or impossible day (2026-02-30). */
-export function dayToTime(day: string): number | undefined {
-  const match = DAY_PATTERN.exec(day);
-  if (!match) return undefined;
-  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const time = Date.UTC(year, month - 1, date);
-  const back = new Date(time);
-  // Date.UTC maps years 0..99 to 1900..1999, and rolls 02-30 over into March: both fail the round trip.
-  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== date)
-    return undefined;
-  return time;
-}
-
-export function timeToDay(time: number): string {
-  return new Date(time).toISOString().slice(0, 10);
-}
-
-export function utcToday(now: Date): string {
-  return timeToDay(now.getTime());
-}
-
-export function addDays(day: string, days: number): string {
-  return timeToDay(requireDay(day) + days * DAY_MS);
-}
-
-/** Whole days from `start` to `end` (0 when equal, negative when end is earlier). */
-export function daysBetween(start: string, end: string): number {
-  return Math.round((requireDay(end) - requireDay(start)) / DAY_MS);
-}
-
-/** Every day of the range, oldest first. */
-export function eachDay(range: DayRange): string[] {
-  const days: string[] = [];
-  const last = requireDay(range.endDate);
-  for (let time = requireDay(range.startDate); time <= last; time += DAY_MS) days.push(timeToDay(time));
-  return days;
-}
-
-function requireDay(day: string): number {
-  const time = dayToTime(day);
-  if (time === undefined) throw new Error(`not a calendar day: ${day}`);
-  return time;
 }
 
 /** A day given by a client, checked here as well as by the schema so that callers other than HTTP get the same rule. */

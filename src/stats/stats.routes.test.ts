@@ -3,12 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
-import {
-  recordInteraction,
-  recordReputation,
-  type InteractionType,
-  type Placement,
-} from '../engine/interactions.repository.js';
+import { recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
+import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 
 /*
  * The statistics contract, through HTTP. Every number is written the way the engine writes it

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
-import { addDays, eachDay, parseDay, resolvePeriod, utcToday, type DayRange, type PeriodInput } from './period.js';
+import { addDays, eachDay, utcDay } from '../calendar.js';
+import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
 import {
   byEmail,
   createStatsRepository,
@@ -122,7 +123,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
   const repository = createStatsRepository(db);
   const cached = createResultCache(cacheMs);
 
-  const today = () => utcToday(clock.now());
+  const today = () => utcDay(clock.now());
 
   async function requireMailbox(workspaceId: string, mailboxId: string) {
     const mailbox = await repository.findMailbox(workspaceId, mailboxId);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInteraction } from '../../src/engine/interactions.repository.js';
+import { recordInteraction } from '../../src/interactions/interactions.repository.js';
 import { SAMPLE_VALUES } from '../../src/templates/render.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';

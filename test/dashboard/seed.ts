@@ -7,7 +7,7 @@ import {
   recordInteraction,
   recordReputation,
   type InteractionInput,
-} from '../../src/engine/interactions.repository.js';
+} from '../../src/interactions/interactions.repository.js';
 import { randomInt, seededRandom } from '../../src/engine/random.js';
 import type { TestWorkspace } from '../helpers/test-app.js';
 

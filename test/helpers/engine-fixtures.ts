@@ -16,7 +16,7 @@ import type {
   ImapSession,
 } from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
-import type { MailWorkDeps } from '../../src/engine/sender.js';
+import type { EngineDeps } from '../../src/engine/engine.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { fixedClock } from '../../src/clock.js';
 import { DEFAULT_TEMPLATES } from '../../src/templates/default-templates.js';
@@ -316,16 +316,12 @@ export class FakeImap {
   };
 }
 
-export interface FixtureDeps extends MailWorkDeps {
+export interface FixtureDeps extends EngineDeps {
   clock: ReturnType<typeof fixedClock>;
 }
 
 /** Deps of the mail work over a test database with fakes; credentials are the address as login. */
-export function mailWorkDeps(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  overrides: Partial<MailWorkDeps> = {},
-): FixtureDeps {
+export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: Partial<EngineDeps> = {}): FixtureDeps {
   return {
     db,
     dialect,

@@ -32,7 +32,6 @@ export async function createTestApp(
   const clock = options.clock ?? systemClock;
   const services = createServices({
     db: database.db,
-    dialect: database.dialect,
     clock,
     dataDir: database.dataDir,
     secretKey: TEST_SECRET_KEY,

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
-import { INTERACTION_TYPES } from '../../src/engine/interactions.repository.js';
+import { INTERACTION_TYPES } from '../../src/interactions/interactions.schemas.js';
 import type { MailStack } from '../mailstack/mail-stack.js';
 import type { MailUser } from '../mailstack/users.js';
 import { freePort, startWarmup, type RunningProcess } from '../helpers/processes.js';

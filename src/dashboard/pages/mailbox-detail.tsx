@@ -19,10 +19,18 @@ import {
   StatusBadge,
   reputationTone,
 } from '../components/ui.js';
-import { PROVIDER_NAMES, formatDateTime, formatNumber, formatPercent, languageName, relativeTime } from '../format.js';
+import {
+  PERIODS,
+  PROVIDER_NAMES,
+  formatDateTime,
+  formatNumber,
+  formatPercent,
+  languageName,
+  relativeTime,
+  type Period,
+} from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
-import { PERIODS, type Period } from './overview.js';
 
 const TYPE_OPTIONS: Array<{ value: '' | InteractionType; label: string }> = [
   { value: '', label: 'All activity' },

@@ -15,20 +15,10 @@ import {
   SelectField,
   TextField,
 } from '../components/ui.js';
+import { DEFAULT_WARMUP } from '../../mailboxes/warmup-settings.js';
 import { LANGUAGES } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
-
-export const DEFAULT_WARMUP: WarmupSettings = {
-  startVolume: 2,
-  rampUpIncrement: 2,
-  dailyLimit: 40,
-  replyRate: 30,
-  sendWindow: { start: '08:00', end: '18:00' },
-  timezone: 'UTC',
-  weekdaysOnly: false,
-  language: 'en',
-};
 
 function browserTimeZone(): string {
   try {

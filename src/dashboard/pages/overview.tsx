@@ -14,16 +14,8 @@ import {
   StatCard,
   reputationTone,
 } from '../components/ui.js';
-import { formatNumber, formatPercent, formatSigned } from '../format.js';
+import { PERIODS, formatNumber, formatPercent, formatSigned, type Period } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
-
-export type Period = '7d' | '30d' | '90d';
-
-export const PERIODS: Array<{ value: Period; label: string }> = [
-  { value: '7d', label: '7 days' },
-  { value: '30d', label: '30 days' },
-  { value: '90d', label: '90 days' },
-];
 
 /** A fall of this many points within a week puts a mailbox on the attention list. */
 const FALLING_POINTS = 5;

@@ -19,10 +19,9 @@ import {
   TextField,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES } from '../format.js';
+import { LANGUAGES, TYPE_LABELS } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
-import { TYPE_LABELS } from './templates.js';
 
 const EMPTY: TemplateFields = { name: '', type: 'initial', language: 'en', subject: '', body: '' };
 const TYPE_OPTIONS = Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label }));

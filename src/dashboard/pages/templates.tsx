@@ -18,11 +18,10 @@ import {
   PaginationBar,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES, formatDateTime, languageName } from '../format.js';
+import { LANGUAGES, TYPE_LABELS, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
 
-export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };
 const TYPE_TONES: Record<string, 'blue' | 'green' | 'violet'> = { initial: 'blue', reply: 'green', followup: 'violet' };
 
 export function TypeBadge({ type }: { type: string }) {

@@ -1,20 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import { utcDay } from '../calendar.js';
 import { newId } from '../db/ids.js';
 import type { Database, DailyStatsTable } from '../db/schema.js';
-
-export const INTERACTION_TYPES = [
-  'sent',
-  'received',
-  'opened',
-  'flagged',
-  'rescued',
-  'replied',
-  'bounced',
-  'failed',
-] as const;
-export type InteractionType = (typeof INTERACTION_TYPES)[number];
-export const PLACEMENTS = ['inbox', 'spam', 'promotions', 'other'] as const;
-export type Placement = (typeof PLACEMENTS)[number];
+import type { InteractionType, Placement } from './interactions.schemas.js';
 
 export type DailyCounter = Exclude<keyof DailyStatsTable, 'mailbox_id' | 'workspace_id' | 'day' | 'reputation'>;
 
@@ -31,11 +19,6 @@ export interface InteractionInput {
   threadId: string | null;
   placement?: Placement | null;
   occurredAt: Date;
-}
-
-/** Calendar day (UTC) of an instant: statistics count a day as the day the event happened. */
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
 }
 
 /**
@@ -152,6 +135,21 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
   return true;
 }
 
+/** The types already recorded by a mailbox for one message. */
+export async function listRecordedTypes(
+  db: Kysely<Database>,
+  mailboxId: string,
+  messageId: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('interactions')
+    .select('type')
+    .where('mailbox_id', '=', mailboxId)
+    .where('message_id', '=', messageId)
+    .execute();
+  return new Set(rows.map((row) => row.type));
+}
+
 /** The day's reputation score, kept as history in the rollup and as the mailbox's current score. */
 export async function recordReputation(
   trx: Kysely<Database>,
@@ -171,4 +169,49 @@ export async function recordReputation(
     .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doUpdateSet({ reputation: score }))
     .execute();
   await trx.updateTable('mailboxes').set({ reputation: score }).where('id', '=', mailboxId).execute();
+}
+
+/** A sender's mail over the window, as its peers found it (the daily rollups' sender-side columns). */
+export interface DeliveryCounts {
+  sent: number;
+  /** Found by the recipients anywhere: inbox + spam + promotions + other. */
+  found: number;
+  spam: number;
+  bounced: number;
+  /** Sent but never found within 48 hours. */
+  lost: number;
+}
+
+/** Sums of the sender-side rollups per mailbox over the days [fromDay, toDay]. */
+export async function loadDeliveryCounts(
+  db: Kysely<Database>,
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, DeliveryCounts>> {
+  const rows = await db
+    .selectFrom('daily_stats')
+    .select([
+      'mailbox_id',
+      sql<number>`cast(sum(sent) as integer)`.as('sent'),
+      sql<number>`cast(sum(inbox + spam + promotions + other) as integer)`.as('found'),
+      sql<number>`cast(sum(spam) as integer)`.as('spam'),
+      sql<number>`cast(sum(bounced) as integer)`.as('bounced'),
+      sql<number>`cast(sum(lost) as integer)`.as('lost'),
+    ])
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .groupBy('mailbox_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.mailbox_id,
+      {
+        sent: Number(row.sent),
+        found: Number(row.found),
+        spam: Number(row.spam),
+        bounced: Number(row.bounced),
+        lost: Number(row.lost),
+      },
+    ]),
+  );
 }

@@ -1,0 +1,225 @@
+/*
+ * The engine's SQL on `mailboxes` (and its day plans in `mailbox_plans`): which mailboxes take
+ * part, and the columns only the engine writes. Status changes and failure counting
+ * (`status`, `failure_count`, `sync_failures`, `next_sync_at`, `last_error`) are all here, together.
+ * Functions take `db` or a transaction's `trx`, like the other repositories.
+ */
+import type { Kysely } from 'kysely';
+import { inTransaction } from '../db/database.js';
+import type { Database, MailboxRow } from '../db/schema.js';
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export async function findMailbox(db: Kysely<Database>, id: string): Promise<MailboxRow | undefined> {
+  return db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A mailbox as the other side of a message: its address and display name. */
+export async function findMailboxParty(
+  db: Kysely<Database>,
+  id: string,
+): Promise<Pick<MailboxRow, 'email' | 'name'> | undefined> {
+  return db.selectFrom('mailboxes').select(['email', 'name']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function findMailboxEmail(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('mailboxes').select('email').where('id', '=', id).executeTakeFirst();
+  return row?.email;
+}
+
+/** The active mailboxes with what the planner needs, by id. */
+export async function listActiveForPlanning(
+  db: Kysely<Database>,
+): Promise<Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day'>>> {
+  return db
+    .selectFrom('mailboxes')
+    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
+}
+
+/** The active mailboxes with their current score and the score recorded for `day`, if any. */
+export async function listActiveWithReputation(
+  db: Kysely<Database>,
+  day: string,
+): Promise<Array<{ id: string; reputation: MailboxRow['reputation']; recorded: number | null }>> {
+  return db
+    .selectFrom('mailboxes as m')
+    .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
+    .select(['m.id', 'm.reputation', 'd.reputation as recorded'])
+    .where('m.status', '=', 'active')
+    .execute();
+}
+
+/** The active mailboxes with what the health guard needs. */
+export async function listActiveForHealth(
+  db: Kysely<Database>,
+): Promise<Array<Pick<MailboxRow, 'id' | 'email' | 'volume_factor'>>> {
+  return db.selectFrom('mailboxes').select(['id', 'email', 'volume_factor']).where('status', '=', 'active').execute();
+}
+
+/** Active mailboxes to read, longest unread first; unless `dueAt` is undefined, only those whose next sync is due. */
+export async function listActiveForSync(db: Kysely<Database>, dueAt: Date | undefined): Promise<Array<{ id: string }>> {
+  let query = db.selectFrom('mailboxes').select('id').where('status', '=', 'active');
+  if (dueAt !== undefined) {
+    const dueIso = dueAt.toISOString();
+    query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', dueIso)]));
+  }
+  return query.orderBy('last_sync_at').orderBy('id').execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The day's plan
+
+/** The ramp position of a mailbox that is still active, read inside the planning transaction. */
+export async function findActiveRamp(
+  trx: Kysely<Database>,
+  id: string,
+): Promise<Pick<MailboxRow, 'warmup_day' | 'volume_factor'> | undefined> {
+  return trx
+    .selectFrom('mailboxes')
+    .select(['warmup_day', 'volume_factor'])
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/** Claims (mailbox, day) for planning; false when that day already has a plan. */
+export async function claimPlanDay(trx: Kysely<Database>, mailboxId: string, day: string, at: Date): Promise<boolean> {
+  const claimed = await trx
+    .insertInto('mailbox_plans')
+    .values({ mailbox_id: mailboxId, day, warmup_day: 0, target: 0, planned: 0, created_at: at.toISOString() })
+    .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doNothing())
+    .returning('mailbox_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** The day's plan as decided: kept on the plan row and as the mailbox's current ramp position. */
+export async function recordPlan(
+  trx: Kysely<Database>,
+  plan: { mailboxId: string; day: string; warmupDay: number; target: number; planned: number; at: Date },
+): Promise<void> {
+  await trx
+    .updateTable('mailbox_plans')
+    .set({ warmup_day: plan.warmupDay, target: plan.target, planned: plan.planned })
+    .where('mailbox_id', '=', plan.mailboxId)
+    .where('day', '=', plan.day)
+    .execute();
+  await trx
+    .updateTable('mailboxes')
+    .set({
+      warmup_day: plan.warmupDay,
+      daily_target: plan.planned,
+      last_plan_day: plan.day,
+      updated_at: plan.at.toISOString(),
+    })
+    .where('id', '=', plan.mailboxId)
+    .execute();
+}
+
+export async function setVolumeFactor(db: Kysely<Database>, id: string, volumeFactor: number, at: Date): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ volume_factor: volumeFactor, updated_at: at.toISOString() })
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status and failures
+
+/** An active mailbox goes into `error`; the engine leaves it alone until its owner resumes it. */
+export async function stopWithError(db: Kysely<Database>, id: string, lastError: string, at: Date): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ status: 'error', last_error: lastError, updated_at: at.toISOString() })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .execute();
+}
+
+/** The SMTP login worked: consecutive send failures start over. */
+export async function resetSendFailures(trx: Kysely<Database>, id: string): Promise<void> {
+  await trx
+    .updateTable('mailboxes')
+    .set({ failure_count: 0 })
+    .where('id', '=', id)
+    .where('failure_count', '<>', 0)
+    .execute();
+}
+
+/**
+ * One more consecutive login/send failure; reaching `maxFailures` puts an active mailbox into
+ * `error` with `lastError`. True when it did.
+ */
+export async function countSendFailure(
+  db: Kysely<Database>,
+  id: string,
+  failure: { at: Date; lastError: string; maxFailures: number },
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('mailboxes')
+      .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
+      .where('id', '=', id)
+      .returning(['failure_count', 'status'])
+      .executeTakeFirst();
+    if (!row || row.failure_count < failure.maxFailures || row.status !== 'active') return false;
+    await stopWithError(trx, id, failure.lastError, failure.at);
+    return true;
+  });
+}
+
+/** The mailbox was read: failures start over and the next sync is due at `nextSyncAt`. */
+export async function recordSyncSuccess(db: Kysely<Database>, id: string, at: Date, nextSyncAt: Date): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ last_sync_at: at.toISOString(), sync_failures: 0, next_sync_at: nextSyncAt.toISOString() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * One more consecutive sync failure: the next sync waits `backoffMs(failures)`; reaching
+ * `maxFailures` puts an active mailbox into `error` with `lastError` instead. True when it did.
+ */
+export async function countSyncFailure(
+  db: Kysely<Database>,
+  id: string,
+  failure: { at: Date; lastError: string; maxFailures: number; backoffMs: (failures: number) => number },
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('mailboxes')
+      .set((eb) => ({ sync_failures: eb('sync_failures', '+', 1) }))
+      .where('id', '=', id)
+      .returning(['sync_failures', 'status'])
+      .executeTakeFirst();
+    if (!row) return false;
+    if (row.sync_failures < failure.maxFailures || row.status !== 'active') {
+      await trx
+        .updateTable('mailboxes')
+        .set({ next_sync_at: new Date(failure.at.getTime() + failure.backoffMs(row.sync_failures)).toISOString() })
+        .where('id', '=', id)
+        .execute();
+      return false;
+    }
+    // In `error` the engine leaves it alone; the count starts over once the user resumes it.
+    await trx
+      .updateTable('mailboxes')
+      .set({
+        status: 'error',
+        last_error: failure.lastError,
+        sync_failures: 0,
+        next_sync_at: null,
+        updated_at: failure.at.toISOString(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute();
+    return true;
+  });
+}

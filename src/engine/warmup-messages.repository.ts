@@ -1,0 +1,387 @@
+/*
+ * The engine's SQL on `warmup_messages`: planned rows in, claims and row leases, and every status
+ * a message passes through (planned → sent → found → engaged, or bounced, failed, lost, expired).
+ * Each write is guarded by the status it expects, so two workers racing on a row change it once.
+ * Functions take `db` or a transaction's `trx`; the caller decides what goes in one transaction.
+ */
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { Database, WarmupMessageRow, WarmupMessagesTable } from '../db/schema.js';
+
+export type NewWarmupMessageRow = Insertable<WarmupMessagesTable>;
+
+/** Row leases are given back in chunks of this many ids (SQLite caps bound parameters). */
+const RELEASE_CHUNK = 500;
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+export async function insertPlannedMessages(trx: Kysely<Database>, rows: NewWarmupMessageRow[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
+}
+
+/** A reply planned by its recipient; its Message-ID derives from the parent's, so a second insert is a no-op. */
+export async function insertPlannedReply(trx: Kysely<Database>, row: NewWarmupMessageRow): Promise<void> {
+  await trx
+    .insertInto('warmup_messages')
+    .values(row)
+    .onConflict((oc) => oc.column('message_id').doNothing())
+    .execute();
+}
+
+/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
+export async function loadPoolTraffic(
+  db: Kysely<Database>,
+  since: string,
+): Promise<Map<string, { inbound: number; outbound: number }>> {
+  const traffic = new Map<string, { inbound: number; outbound: number }>();
+  const entry = (id: string) => {
+    let found = traffic.get(id);
+    if (!found) {
+      found = { inbound: 0, outbound: 0 };
+      traffic.set(id, found);
+    }
+    return found;
+  };
+  const inbound = await db
+    .selectFrom('warmup_messages')
+    .select(['recipient_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
+    .where('due_at', '>=', since)
+    .groupBy('recipient_mailbox_id')
+    .execute();
+  for (const row of inbound) entry(row.id).inbound = Number(row.n);
+  const outbound = await db
+    .selectFrom('warmup_messages')
+    .select(['sender_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
+    .where('due_at', '>=', since)
+    .groupBy('sender_mailbox_id')
+    .execute();
+  for (const row of outbound) entry(row.id).outbound = Number(row.n);
+  return traffic;
+}
+
+/** Threads one sender opened per recipient over its local days [fromDay, day]: week and today counts. */
+export async function loadPairCounts(
+  db: Kysely<Database>,
+  senderId: string,
+  fromDay: string,
+  day: string,
+): Promise<Map<string, { week: number; today: number }>> {
+  const rows = await db
+    .selectFrom('warmup_messages')
+    .select([
+      'recipient_mailbox_id as id',
+      sql<number>`cast(count(*) as integer)`.as('week'),
+      sql<number>`cast(sum(case when plan_day = ${day} then 1 else 0 end) as integer)`.as('today'),
+    ])
+    .where('sender_mailbox_id', '=', senderId)
+    .where('kind', '=', 'initial')
+    .where('plan_day', '>=', fromDay)
+    .where('plan_day', '<=', day)
+    .groupBy('recipient_mailbox_id')
+    .execute();
+  return new Map(rows.map((row) => [row.id, { week: Number(row.week), today: Number(row.today) }]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending: claims and row leases
+
+export interface ClaimCriteria {
+  dialect: Dialect;
+  workerId: string;
+  now: Date;
+  leaseUntil: Date;
+  /** When set, every row planned for this day or earlier is due too, whatever its time. */
+  dueByPlanDay?: string;
+  limit: number;
+}
+
+/**
+ * Claims due planned rows whose sender and recipient are both active: one UPDATE … WHERE id IN
+ * (SELECT … LIMIT n [FOR UPDATE SKIP LOCKED]) … RETURNING on the row lease columns, so any number
+ * of workers can claim at once without taking a row twice.
+ */
+export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCriteria): Promise<WarmupMessageRow[]> {
+  const nowIso = criteria.now.toISOString();
+  const { dueByPlanDay } = criteria;
+  return (
+    db
+      .updateTable('warmup_messages')
+      .set({ lease_owner: criteria.workerId, lease_expires_at: criteria.leaseUntil.toISOString() })
+      .where('id', 'in', (eb) => {
+        let due = eb
+          .selectFrom('warmup_messages as w')
+          .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+          .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
+          .select('w.id')
+          .where('w.status', '=', 'planned')
+          .where('s.status', '=', 'active')
+          // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
+          .where('r.status', '=', 'active')
+          .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
+          .where((w) =>
+            dueByPlanDay !== undefined
+              ? w.or([w('w.due_at', '<=', nowIso), w('w.plan_day', '<=', dueByPlanDay)])
+              : w('w.due_at', '<=', nowIso),
+          )
+          .orderBy('w.due_at')
+          .limit(criteria.limit);
+        if (criteria.dialect === 'postgres') due = due.forUpdate(['w']).skipLocked();
+        return due;
+      })
+      // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
+      .where('status', '=', 'planned')
+      .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
+      .returningAll()
+      .execute()
+  );
+}
+
+/** Marks planned rows due before `staleBefore` and not leased at `now` as `expired`. */
+export async function expirePlannedMessages(db: Kysely<Database>, staleBefore: Date, now: Date): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ status: 'expired', lease_owner: null, lease_expires_at: null })
+    .where('status', '=', 'planned')
+    .where('due_at', '<', staleBefore.toISOString())
+    .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now.toISOString())]))
+    .execute();
+}
+
+/** Gives back the row leases `owner` holds on these rows. */
+export async function releaseMessageLeases(db: Kysely<Database>, ids: readonly string[], owner: string): Promise<void> {
+  for (let start = 0; start < ids.length; start += RELEASE_CHUNK) {
+    await db
+      .updateTable('warmup_messages')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('id', 'in', ids.slice(start, start + RELEASE_CHUNK))
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+}
+
+/** Gives back every row lease of a worker. */
+export async function releaseAllMessageLeases(db: Kysely<Database>, owner: string): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending: content and outcome
+
+export async function findMessageContent(
+  db: Kysely<Database>,
+  messageId: string,
+): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'sent_at'> | undefined> {
+  return db
+    .selectFrom('warmup_messages')
+    .select(['subject', 'body_text', 'sent_at'])
+    .where('message_id', '=', messageId)
+    .executeTakeFirst();
+}
+
+/** Every message of a thread as (Message-ID, parent's Message-ID). */
+export async function listThread(
+  db: Kysely<Database>,
+  threadId: string,
+): Promise<Array<Pick<WarmupMessageRow, 'message_id' | 'parent_message_id'>>> {
+  return db
+    .selectFrom('warmup_messages')
+    .select(['message_id', 'parent_message_id'])
+    .where('thread_id', '=', threadId)
+    .execute();
+}
+
+/**
+ * Stores the written text on a row that has none yet, and returns the row's text as stored: the
+ * first writer's, when a worker racing on the same row wrote first. Undefined when the row is gone.
+ */
+export async function storeContentOnce(
+  db: Kysely<Database>,
+  id: string,
+  content: { subject: string; body_text: string; body_html: string; template_id: string },
+): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'body_html'> | undefined> {
+  await db.updateTable('warmup_messages').set(content).where('id', '=', id).where('subject', 'is', null).execute();
+  return db
+    .selectFrom('warmup_messages')
+    .select(['subject', 'body_text', 'body_html'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function markMessageSent(trx: Kysely<Database>, id: string, at: Date, attempts: number): Promise<void> {
+  await trx
+    .updateTable('warmup_messages')
+    .set({
+      status: 'sent',
+      sent_at: at.toISOString(),
+      attempts,
+      last_error: null,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'planned')
+    .execute();
+}
+
+/** A planned row due again later; it keeps its lease until the caller gives it back. */
+export async function rescheduleMessage(
+  db: Kysely<Database>,
+  id: string,
+  retry: { attempts: number; dueAt: Date; lastError: string },
+): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ attempts: retry.attempts, due_at: retry.dueAt.toISOString(), last_error: retry.lastError })
+    .where('id', '=', id)
+    .where('status', '=', 'planned')
+    .execute();
+}
+
+/** A planned row that will not be sent: `bounced` or `failed`. Undefined when it was no longer planned. */
+export async function closeUnsentMessage(
+  trx: Kysely<Database>,
+  id: string,
+  outcome: { status: 'bounced' | 'failed'; attempts: number; lastError: string },
+): Promise<{ subject: string | null } | undefined> {
+  return trx
+    .updateTable('warmup_messages')
+    .set({
+      status: outcome.status,
+      attempts: outcome.attempts,
+      last_error: outcome.lastError,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'planned')
+    .returning('subject')
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export type PendingMessageRow = WarmupMessageRow & { sender_email: string };
+
+/**
+ * Sent mail addressed to a mailbox that it has not finished with: not found yet, or found since
+ * `engagedGiveUpSince` and not acted on. Oldest first, at most `limit`.
+ */
+export async function listPendingForRecipient(
+  db: Kysely<Database>,
+  recipientId: string,
+  engageGiveUpSince: Date,
+  limit: number,
+): Promise<PendingMessageRow[]> {
+  return db
+    .selectFrom('warmup_messages as w')
+    .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+    .selectAll('w')
+    .select('s.email as sender_email')
+    .where('w.recipient_mailbox_id', '=', recipientId)
+    .where('w.status', '=', 'sent')
+    .where((eb) =>
+      eb.or([
+        eb('w.found_at', 'is', null),
+        // a found message that vanished (deleted by the owner) is not looked for forever
+        eb.and([eb('w.engaged_at', 'is', null), eb('w.found_at', '>=', engageGiveUpSince.toISOString())]),
+      ]),
+    )
+    .orderBy('w.sent_at')
+    .limit(limit)
+    .execute();
+}
+
+/** A mailbox's own mail sent since `since` that nobody found yet (where a bounce may still turn up). */
+export async function listUnfoundSentBy(
+  db: Kysely<Database>,
+  senderId: string,
+  since: Date,
+  limit: number,
+): Promise<WarmupMessageRow[]> {
+  return db
+    .selectFrom('warmup_messages')
+    .selectAll()
+    .where('sender_mailbox_id', '=', senderId)
+    .where('status', '=', 'sent')
+    .where('found_at', 'is', null)
+    .where('sent_at', '>=', since.toISOString())
+    .orderBy('sent_at')
+    .limit(limit)
+    .execute();
+}
+
+/** The recipient found the message; true when this call was the first to say so. */
+export async function markMessageFound(
+  trx: Kysely<Database>,
+  id: string,
+  found: { at: Date; placement: string; engageAfter: Date },
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable('warmup_messages')
+    .set({
+      found_at: found.at.toISOString(),
+      placement: found.placement,
+      engage_after: found.engageAfter.toISOString(),
+    })
+    .where('id', '=', id)
+    .where('found_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+export async function markMessageRescued(trx: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await trx
+    .updateTable('warmup_messages')
+    .set({ rescued_at: at.toISOString() })
+    .where('id', '=', id)
+    .where('rescued_at', 'is', null)
+    .execute();
+}
+
+export async function markMessageEngaged(db: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await db.updateTable('warmup_messages').set({ engaged_at: at.toISOString() }).where('id', '=', id).execute();
+}
+
+/** A delivery report names a sent message; true when this call was the first to mark it. */
+export async function markSentMessageBounced(trx: Kysely<Database>, id: string, lastError: string): Promise<boolean> {
+  const updated = await trx
+    .updateTable('warmup_messages')
+    .set({ status: 'bounced', last_error: lastError })
+    .where('id', '=', id)
+    .where('status', '=', 'sent')
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+/**
+ * Mail sent before `sentBefore` and never found although its (active) recipient synced after it
+ * was sent: marked `lost` in one UPDATE … RETURNING, so two workers never take one row twice.
+ */
+export async function markUnfoundMessagesLost(
+  trx: Kysely<Database>,
+  sentBefore: Date,
+): Promise<Array<{ sender_mailbox_id: string; sent_at: string | null }>> {
+  return trx
+    .updateTable('warmup_messages')
+    .set({ status: 'lost' })
+    .where('status', '=', 'sent')
+    .where('found_at', 'is', null)
+    .where('sent_at', '<', sentBefore.toISOString())
+    .where('recipient_mailbox_id', 'in', (eb) =>
+      eb
+        .selectFrom('mailboxes as r')
+        .select('r.id')
+        .where('r.status', '=', 'active')
+        .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
+    )
+    .returning(['sender_mailbox_id', 'sent_at'])
+    .execute();
+}
