@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
 import { utcDay, type InteractionInput, type Placement } from '../src/engine/interactions.repository.js';
+import type { MailboxStatus, ProviderId } from '../src/mailboxes/mailboxes.schemas.js';
 import { addDays, eachDay } from '../src/stats/period.js';
 
 /*
@@ -23,8 +24,8 @@ export interface SeedSize {
 export interface SeedMailbox {
   id: string;
   email: string;
-  provider: string;
-  status: string;
+  provider: ProviderId;
+  status: MailboxStatus;
   /** How likely its mail lands in spam, before the receiving provider's bias. */
   spamBase: number;
 }
@@ -50,7 +51,18 @@ export interface SeedCounts {
   seconds: number;
 }
 
-const PROVIDERS = ['gmail', 'gmail', 'gmail', 'outlook', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail', 'custom'];
+const PROVIDERS: ProviderId[] = [
+  'gmail',
+  'gmail',
+  'gmail',
+  'outlook',
+  'outlook',
+  'yahoo',
+  'zoho',
+  'icloud',
+  'fastmail',
+  'custom',
+];
 /** Receiving providers differ in how harshly they filter. */
 const SPAM_BIAS: Record<string, number> = {
   gmail: 1.2,

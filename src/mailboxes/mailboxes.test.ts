@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids.js';
-import { recordInteraction } from '../engine/interactions.repository.js';
+import { recordInteraction, type InteractionType, type Placement } from '../engine/interactions.repository.js';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { MAIL_USERS } from '../../test/mailstack/users.js';
 import type { Mailbox } from './mailboxes.schemas.js';
@@ -555,11 +555,11 @@ describe('interactions', () => {
   let foreignWorkspace: TestWorkspace;
 
   async function insertInteraction(values: {
-    type: string;
+    type: InteractionType;
     at: string;
     counterpart: string;
     counterpartWorkspaceId: string | null;
-    placement?: string | null;
+    placement?: Placement | null;
     subject?: string;
   }): Promise<string> {
     const id = newId('int');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
+import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import {
   recordInteraction,
   recordReputation,
@@ -26,8 +27,8 @@ const BOB_EMAIL = '"bob, jr"@beta.test';
 async function insertMailbox(
   workspaceId: string,
   email: string,
-  provider: string,
-  extra: { status?: string; warmupDay?: number; dailyTarget?: number } = {},
+  provider: ProviderId,
+  extra: { status?: MailboxStatus; warmupDay?: number; dailyTarget?: number } = {},
 ) {
   const id = newId('mb');
   const now = clock.now().toISOString();

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
+import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { addDays, eachDay, parseDay, resolvePeriod, utcToday, type DayRange, type PeriodInput } from './period.js';
 import {
   byEmail,
@@ -52,7 +53,7 @@ export interface StatsReport {
 }
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
-export type MailboxDayRow = ExportRow & { status: string };
+export type MailboxDayRow = ExportRow & { status: MailboxStatus };
 
 // One query for the CSV/JSON export fetches about this many rollup rows, so memory stays bounded
 // however many mailboxes and days are exported.
