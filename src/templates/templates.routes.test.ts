@@ -1024,7 +1024,7 @@ describe('OpenAPI', () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = Object.keys(spec.paths);
     for (const path of [
-      '/api/templates/',
+      '/api/templates',
       '/api/templates/export',
       '/api/templates/import',
       '/api/templates/preview',
