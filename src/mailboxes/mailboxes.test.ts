@@ -11,6 +11,7 @@ import type { Mailbox } from './mailboxes.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDERS } from './providers.js';
 import { SecretDecryptionError } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
+import { expectProblem } from '../../test/helpers/problem.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 
@@ -27,24 +28,6 @@ afterAll(async () => {
 afterEach(async () => {
   await t.database.db.deleteFrom('mailboxes').execute();
 });
-
-function expectProblem(
-  res: LightMyRequestResponse,
-  status: number,
-  code: string,
-  path?: string,
-): Record<string, unknown> {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json<{ code: string; errors?: { path: string; message: string }[] }>();
-  expect(body.code).toBe(code);
-  if (path)
-    expect(
-      body.errors?.map((e) => e.path),
-      res.body,
-    ).toContain(path);
-  return body;
-}
 
 /** A custom mailbox stored without a login (the hosts are never contacted). */
 function body(overrides: Record<string, unknown> = {}): Record<string, unknown> {
