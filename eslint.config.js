@@ -48,6 +48,23 @@ export const layering = [
         message: 'The foundation (clock, calendar, config, db, http, mail) imports no domain folder.',
       },
     ],
+    ['src/db/schema.ts'],
+  ),
+  // The table types use the contract's unions (statuses, types, placements): one definition of each.
+  layer(
+    'table-types',
+    ['src/db/schema.ts'],
+    [
+      {
+        regex: `${folder(...DOMAIN)}(?!.*\\.schemas\\.js$)`,
+        message: 'The table types import only the contract (*.schemas.ts), and only its types.',
+      },
+      {
+        regex: '\\.schemas\\.js$',
+        allowTypeImports: true,
+        message: 'The table types import only the contract (*.schemas.ts), and only its types.',
+      },
+    ],
   ),
   layer(
     'templates-workspaces',

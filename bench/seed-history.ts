@@ -2,10 +2,10 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/schema.js';
-import { utcDay } from '../src/calendar.js';
+import { addDays, eachDay, utcDay } from '../src/calendar.js';
 import type { InteractionInput } from '../src/interactions/interactions.repository.js';
 import type { Placement } from '../src/interactions/interactions.schemas.js';
-import { addDays, eachDay } from '../src/calendar.js';
+import type { MailboxStatus, ProviderId } from '../src/mailboxes/mailboxes.schemas.js';
 
 /*
  * Seeds a warmup history for the statistics benchmark: mailboxes, then day by day the interactions
@@ -25,8 +25,8 @@ export interface SeedSize {
 export interface SeedMailbox {
   id: string;
   email: string;
-  provider: string;
-  status: string;
+  provider: ProviderId;
+  status: MailboxStatus;
   /** How likely its mail lands in spam, before the receiving provider's bias. */
   spamBase: number;
 }
@@ -52,7 +52,18 @@ export interface SeedCounts {
   seconds: number;
 }
 
-const PROVIDERS = ['gmail', 'gmail', 'gmail', 'outlook', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail', 'custom'];
+const PROVIDERS: ProviderId[] = [
+  'gmail',
+  'gmail',
+  'gmail',
+  'outlook',
+  'outlook',
+  'yahoo',
+  'zoho',
+  'icloud',
+  'fastmail',
+  'custom',
+];
 /** Receiving providers differ in how harshly they filter. */
 const SPAM_BIAS: Record<string, number> = {
   gmail: 1.2,

@@ -99,7 +99,19 @@ export async function buildApp({
         version: '1.0.0',
         description:
           'Self-hosted email warmup. Every /api route needs `Authorization: Bearer <api key>`. Errors are RFC 9457 problem+json with a `code` and per-field `errors`.',
+        contact: { name: 'Warmup maintainers' },
       },
+      // Self-hosted: the address is wherever it runs; the default is what `npm start` serves.
+      servers: [
+        {
+          url: '{scheme}://{host}',
+          description: 'Your Warmup service',
+          variables: {
+            scheme: { default: 'http', enum: ['http', 'https'] },
+            host: { default: '127.0.0.1:3000', description: 'Host and port the service listens on' },
+          },
+        },
+      ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
       tags: [

@@ -1,4 +1,7 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
+import type { ConnectionType, MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
+import type { TemplateType } from '../templates/templates.schemas.js';
 
 /*
  * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
@@ -24,7 +27,7 @@ export interface TemplatesTable {
   id: string;
   workspace_id: string;
   name: string;
-  type: string;
+  type: TemplateType;
   language: string;
   subject: string;
   body: string;
@@ -41,9 +44,9 @@ export interface MailboxesTable {
   /** Lower-cased email: addresses are unique per workspace, compared case-insensitively. */
   email_normalized: string;
   name: string | null;
-  provider: string;
-  connection_type: string;
-  status: string;
+  provider: ProviderId;
+  connection_type: ConnectionType;
+  status: MailboxStatus;
   /** JSON {host, port, secure, username, tls?} — never a secret. */
   imap: string;
   smtp: string;
@@ -96,7 +99,7 @@ export interface WarmupMessagesTable {
   lease_expires_at: string | null;
   sent_at: string | null;
   found_at: string | null;
-  placement: string | null;
+  placement: Placement | null;
   last_error: string | null;
   created_at: string;
   /** When the recipient will act on it (open, flag, reply, move); set when the reader finds it. */
@@ -120,14 +123,14 @@ export interface InteractionsTable {
   id: string;
   workspace_id: string;
   mailbox_id: string;
-  type: string;
+  type: InteractionType;
   counterpart_mailbox_id: string | null;
   counterpart_email: string;
   counterpart_workspace_id: string | null;
   subject: string | null;
   message_id: string;
   thread_id: string | null;
-  placement: string | null;
+  placement: Placement | null;
   occurred_at: string;
   day: string;
 }
@@ -162,11 +165,7 @@ export interface DailyStatsTable {
   reputation: number | null;
 }
 
-/**
- * `daily_stats` summed over a workspace's mailboxes, one row per workspace per day, kept exact by
- * triggers on `daily_stats` (migration 004): workspace-wide statistics read a row a day.
- */
-/** Time-limited claims on named work ("sync:<mailboxId>", "plan:<day>"): the scale-out lock. */
+/** Time-limited claims on named work (`plan`, `sync:<mailboxId>`): the scale-out lock. */
 export interface LeasesTable {
   key: string;
   owner: string;

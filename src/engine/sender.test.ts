@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MailboxRow } from '../db/schema.js';
+import type { InteractionType } from '../interactions/interactions.schemas.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
 import {
   FakeSmtp,
@@ -49,7 +50,7 @@ async function messageRow(id: string) {
   return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-async function interactions(type?: string) {
+async function interactions(type?: InteractionType) {
   let query = database.db.selectFrom('interactions').selectAll().orderBy('occurred_at');
   if (type) query = query.where('type', '=', type);
   return query.execute();

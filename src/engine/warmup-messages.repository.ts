@@ -7,6 +7,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database, WarmupMessageRow, WarmupMessagesTable } from '../db/schema.js';
+import type { Placement } from '../interactions/interactions.schemas.js';
 
 export type NewWarmupMessageRow = Insertable<WarmupMessagesTable>;
 
@@ -320,7 +321,7 @@ export async function listUnfoundSentBy(
 export async function markMessageFound(
   trx: Kysely<Database>,
   id: string,
-  found: { at: Date; placement: string; engageAfter: Date },
+  found: { at: Date; placement: Placement; engageAfter: Date },
 ): Promise<boolean> {
   const updated = await trx
     .updateTable('warmup_messages')

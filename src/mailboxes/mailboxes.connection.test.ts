@@ -16,17 +16,10 @@ import { describeWithMailStack, requireMailStack, type MailStack } from '../../t
 import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
 import { loadSecretKey } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
+import { expectProblem } from '../../test/helpers/problem.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 const WRONG_PASSWORD = 'Wr0ng-Passw0rd-Marker-7731';
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json<Record<string, unknown>>();
-  expect(body.code).toBe(code);
-  return body;
-}
 
 /** A port nothing listens on: bound by us, then released. */
 async function closedPort(): Promise<number> {

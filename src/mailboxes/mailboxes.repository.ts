@@ -1,16 +1,18 @@
 import { sql, type Kysely } from 'kysely';
 import { containsText } from '../db/text-search.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
+import type { InteractionType } from '../interactions/interactions.schemas.js';
+import type { MailboxStatus, ProviderId } from './mailboxes.schemas.js';
 
 export interface MailboxFilter {
-  status?: string;
-  provider?: string;
+  status?: MailboxStatus;
+  provider?: ProviderId;
   /** Case-insensitive substring of the address or the name. */
   q?: string;
 }
 
 export interface InteractionFilter {
-  type?: string;
+  type?: InteractionType;
   /** occurred_at >= this ISO instant. */
   from?: string;
   /** occurred_at < this ISO instant. */
@@ -114,7 +116,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       const query = db.updateTable('mailboxes').set(changes);
       const withRecovery = options.reconnected
         ? query.set({
-            status: sql<string>`case when status = 'error' then 'active' else status end`,
+            status: sql<MailboxStatus>`case when status = 'error' then 'active' else status end`,
             last_error: null,
             failure_count: 0,
             // the reader's back-off was about the old settings
@@ -132,8 +134,8 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     async transition(
       workspaceId: string,
       id: string,
-      from: readonly string[],
-      to: string,
+      from: readonly MailboxStatus[],
+      to: MailboxStatus,
       changes: MailboxRowUpdate,
     ): Promise<MailboxRow | undefined> {
       return db

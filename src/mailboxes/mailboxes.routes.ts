@@ -24,6 +24,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'listProviders',
           summary: 'Provider presets',
           description:
             'IMAP and SMTP hosts, ports and TLS mode of each known provider, whether it needs an app password, and where it explains how to make one. `custom` is not listed: it has no preset.',
@@ -34,10 +35,11 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
     );
 
     app.get(
-      '/',
+      '',
       {
         schema: {
           tags,
+          operationId: 'listMailboxes',
           summary: 'List mailboxes',
           description: 'Newest first. `q` matches a case-insensitive substring of the address or the name.',
           querystring: MailboxListQuery,
@@ -48,10 +50,11 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
     );
 
     app.post(
-      '/',
+      '',
       {
         schema: {
           tags,
+          operationId: 'createMailbox',
           summary: 'Connect a mailbox',
           description:
             'Logs in to IMAP and SMTP first (unless `verify` is false; each check gives up after 10 s): a rejection is a 422 whose `detail` names the side and quotes the server, and nothing is stored. The password is encrypted at rest and never returned.',
@@ -71,7 +74,9 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'getMailbox',
           summary: 'Get a mailbox',
+          description: "One mailbox of this workspace, without any secret; another workspace's id answers 404.",
           params: IdParams,
           response: { 200: MailboxEnvelope, ...errorResponses(401, 404) },
         },
@@ -84,7 +89,10 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'updateMailbox',
           summary: 'Update a mailbox',
+          description:
+            'Any of `name`, `password`, `imap`, `smtp`, `warmup`, `provider` (the address is fixed). A change of password, servers or provider logs in again before it is saved (422 when refused) and moves an `error` mailbox back to `active`.',
           params: IdParams,
           body: UpdateMailboxBody,
           response: { 200: MailboxEnvelope, ...errorResponses(400, 401, 404, 422) },
@@ -98,6 +106,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'deleteMailbox',
           summary: 'Delete a mailbox',
           description: 'Its credentials, planned sends, interactions and statistics go with it.',
           params: IdParams,
@@ -115,6 +124,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'pauseMailbox',
           summary: 'Pause warmup',
           description:
             '`active` or `error` → `paused`. Idempotent: a paused mailbox answers 200 unchanged. The ramp stays where it is.',
@@ -130,6 +140,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'resumeMailbox',
           summary: 'Resume warmup',
           description:
             '`paused` or `error` → `active` after logging in to IMAP and SMTP again; a failure is a 422 and the status stays. An active mailbox answers 200 unchanged.',
@@ -145,6 +156,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
       {
         schema: {
           tags,
+          operationId: 'listMailboxInteractions',
           summary: "A mailbox's activity log",
           description:
             'Newest first. A counterpart from another workspace is masked (`j***@example.com`). `startDate`/`endDate` are inclusive UTC days.',

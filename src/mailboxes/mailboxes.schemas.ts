@@ -23,11 +23,13 @@ export const ProviderId = StringEnum(PROVIDER_IDS, {
   description:
     'A known provider fills `imap` and `smtp` from its preset (see GET /api/mailboxes/providers); `custom` needs both',
 });
+export type ProviderId = Static<typeof ProviderId>;
 
 export const CONNECTION_TYPES = ['imap'] as const;
 export const ConnectionType = StringEnum(CONNECTION_TYPES, {
   description: '`imap`: IMAP for reading, SMTP for sending, signing in with an app password',
 });
+export type ConnectionType = Static<typeof ConnectionType>;
 
 const Tls = Type.Object(
   {

@@ -5,12 +5,14 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids.js';
 import { recordInteraction } from '../interactions/interactions.repository.js';
+import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { MAIL_USERS } from '../../test/mailstack/users.js';
 import type { Mailbox } from './mailboxes.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDERS } from './providers.js';
 import { SecretDecryptionError } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
+import { expectProblem } from '../../test/helpers/problem.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 
@@ -27,24 +29,6 @@ afterAll(async () => {
 afterEach(async () => {
   await t.database.db.deleteFrom('mailboxes').execute();
 });
-
-function expectProblem(
-  res: LightMyRequestResponse,
-  status: number,
-  code: string,
-  path?: string,
-): Record<string, unknown> {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = res.json<{ code: string; errors?: { path: string; message: string }[] }>();
-  expect(body.code).toBe(code);
-  if (path)
-    expect(
-      body.errors?.map((e) => e.path),
-      res.body,
-    ).toContain(path);
-  return body;
-}
 
 /** A custom mailbox stored without a login (the hosts are never contacted). */
 function body(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -555,11 +539,11 @@ describe('interactions', () => {
   let foreignWorkspace: TestWorkspace;
 
   async function insertInteraction(values: {
-    type: string;
+    type: InteractionType;
     at: string;
     counterpart: string;
     counterpartWorkspaceId: string | null;
-    placement?: string | null;
+    placement?: Placement | null;
     subject?: string;
   }): Promise<string> {
     const id = newId('int');
@@ -679,7 +663,7 @@ describe('openapi', () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     const paths = res.json().paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths['/api/mailboxes/providers'] ?? {})).toEqual(['get']);
-    expect(Object.keys(paths['/api/mailboxes/'] ?? paths['/api/mailboxes'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/api/mailboxes'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/api/mailboxes/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     expect(paths['/api/mailboxes/{id}/pause']).toHaveProperty('post');
     expect(paths['/api/mailboxes/{id}/resume']).toHaveProperty('post');

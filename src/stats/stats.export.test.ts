@@ -1,4 +1,3 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
@@ -6,6 +5,7 @@ import { newId } from '../db/ids.js';
 import { recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { csvField, csvLine } from './export-csv.js';
+import { expectProblem } from '../../test/helpers/problem.js';
 
 /* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
 
@@ -80,14 +80,6 @@ async function message(
 
 function get(url: string, workspace: TestWorkspace = ws) {
   return workspace.request({ method: 'GET', url });
-}
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = res.json<{ code: string; errors?: Array<{ path: string }> }>();
-  expect(problem.code).toBe(code);
-  if (path !== undefined) expect(problem.errors?.map((e) => e.path)).toContain(path);
 }
 
 /** Splits CSV text into records of fields, honouring RFC 4180 quotes. */

@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
 import type { Totals } from './stats.schemas.js';
 
@@ -7,7 +8,7 @@ import type { Totals } from './stats.schemas.js';
  * All statistics SQL. It reads the rollups only, never the interactions: `daily_stats` (one row
  * per mailbox per day), summed per day for workspace-wide figures, and `mailboxes`. So a query
  * costs one row per mailbox per day of its range, and nothing grows with the number of messages.
- * (A workspace-level rollup kept on the write path was tried and removed: the engine's workers
+ * (There is deliberately no workspace-level rollup on the write path: the engine's workers
  * deadlocked on its one hot row per workspace and day.) Every query is scoped by workspace, so
  * another workspace's mailbox is simply not found.
  */
@@ -36,8 +37,8 @@ export interface DayTotals extends Totals {
 export interface MailboxSummary {
   id: string;
   email: string;
-  status: string;
-  provider: string;
+  status: MailboxStatus;
+  provider: ProviderId;
   reputation: number;
   warmupDay: number;
   dailyTarget: number;
@@ -54,8 +55,8 @@ export interface ReceivedPlacement {
 export interface MailboxTotals extends Totals {
   mailboxId: string;
   email: string;
-  status: string;
-  provider: string;
+  status: MailboxStatus;
+  provider: ProviderId;
   reputation: number;
   receivedPlacement: ReceivedPlacement;
 }
@@ -85,8 +86,8 @@ export interface MailboxCounts {
 interface MailboxListing {
   id: string;
   email: string;
-  status: string;
-  provider: string;
+  status: MailboxStatus;
+  provider: ProviderId;
   reputation: number;
 }
 
@@ -105,7 +106,7 @@ function nullableNumber(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
 }
 
-/** The day's mean score from the workspace rollup's sum and count. */
+/** The day's mean score from the sum and count of its mailboxes' scores. */
 function meanScore(sum: unknown, count: unknown): number | null {
   return Number(count) > 0 ? Number(sum) / Number(count) : null;
 }

@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
+import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import { recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
+import { expectProblem } from '../../test/helpers/problem.js';
+import type { Analytics, DailyRow } from './stats.schemas.js';
 
 /*
  * The statistics contract, through HTTP. Every number is written the way the engine writes it
@@ -22,8 +25,8 @@ const BOB_EMAIL = '"bob, jr"@beta.test';
 async function insertMailbox(
   workspaceId: string,
   email: string,
-  provider: string,
-  extra: { status?: string; warmupDay?: number; dailyTarget?: number } = {},
+  provider: ProviderId,
+  extra: { status?: MailboxStatus; warmupDay?: number; dailyTarget?: number } = {},
 ) {
   const id = newId('mb');
   const now = clock.now().toISOString();
@@ -94,39 +97,10 @@ function get(url: string, workspace: TestWorkspace = ws) {
   return workspace.request({ method: 'GET', url });
 }
 
-function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = res.json<{ status: number; code: string; errors?: Array<{ path: string; message: string }> }>();
-  expect(problem.status).toBe(status);
-  expect(problem.code).toBe(code);
-  if (path !== undefined) expect(problem.errors?.map((e) => e.path)).toContain(path);
-}
-
 function ok<T>(res: LightMyRequestResponse): T {
   expect(res.statusCode, res.body).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   return res.json<T>();
-}
-
-interface DailyRow {
-  date: string;
-  sent: number;
-  received: number;
-  inbox: number;
-  spam: number;
-  rescued: number;
-  opened: number;
-  replied: number;
-  reputation: number | null;
-}
-interface Analytics {
-  startDate: string;
-  endDate: string;
-  mailboxId: string | null;
-  totals: Record<string, number>;
-  rates: Record<string, number>;
-  daily: DailyRow[];
 }
 
 beforeAll(async () => {

@@ -60,6 +60,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getDashboardStats',
           summary: 'Dashboard figures for today',
           description:
             'Mailbox counts, the whole-number mean reputation of the active mailboxes (0 when none), and what the workspace sent and received today (UTC).',
@@ -75,6 +76,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getAnalytics',
           summary: 'Totals, rates and daily figures over a period',
           description: `${PERIOD_DESCRIPTION} ${SENDER_RULE} \`totals\` is exactly the sum of \`daily\` (which shows a subset of its columns).`,
           querystring: StatsQuery,
@@ -89,6 +91,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getReputationHistory',
           summary: 'Reputation history over a period',
           description: `${PERIOD_DESCRIPTION} Without mailboxId the score of a day is the mean over the mailboxes that have one.`,
           querystring: StatsQuery,
@@ -103,6 +106,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getPlacementStats',
           summary: 'Where the mail was found: inbox, spam, promotions, other',
           description: `${PERIOD_DESCRIPTION} Totals and byMailbox are counted for the sender; byProvider by the receiving mailbox's provider.`,
           querystring: StatsQuery,
@@ -117,6 +121,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getEngagementStats',
           summary: 'What the peers did with the mail: opened, flagged, replied, rescued',
           description: `${PERIOD_DESCRIPTION} openRate and replyRate are over the messages the peers received (found in any folder), rescueRate over those found in spam.`,
           querystring: StatsQuery,
@@ -131,6 +136,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'exportStats',
           summary: 'Export the statistics as CSV, JSON or a PDF report',
           description:
             `${PERIOD_DESCRIPTION} csv and json: one row per mailbox per day of the range (empty days included), by date then email; ` +
@@ -172,6 +178,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getDailySummary',
           summary: "One day's figures, per mailbox too",
           description:
             'Counters of the day (UTC, default today) summed over the workspace, the number of mailboxes in each status now, the change of the ' +
@@ -193,6 +200,7 @@ export function mailboxStatsRoutes(stats: StatsService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags: ['mailboxes'],
+          operationId: 'getMailboxStats',
           summary: "A mailbox's statistics over a period",
           description: `${PERIOD_DESCRIPTION} ${SENDER_RULE} \`reputation\` is the current score; \`todaySent\`/\`todayReceived\` count today (UTC).`,
           params: IdParams,

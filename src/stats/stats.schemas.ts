@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { MAX_RANGE_DAYS, PERIODS } from './period.js';
 
 /*
@@ -279,7 +280,7 @@ export const DailySummary = Type.Object({
     Type.Object({
       mailboxId: Type.String(),
       email: Type.String(),
-      status: Type.String(),
+      status: MailboxStatus,
       sent: Type.Integer(),
       received: Type.Integer(),
       inbox: Type.Integer(),
@@ -295,7 +296,7 @@ export const DailySummaryEnvelope = Type.Object({ summary: DailySummary });
 
 export const MailboxStats = Type.Object({
   mailboxId: Type.String(),
-  status: Type.String(),
+  status: MailboxStatus,
   reputation: Type.Integer({ description: 'Current score 0..100' }),
   warmupDay: Type.Integer(),
   dailyTarget: Type.Integer(),

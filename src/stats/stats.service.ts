@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
 import { addDays, eachDay, utcDay } from '../calendar.js';
+import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
 import {
   byEmail,
@@ -53,7 +54,7 @@ export interface StatsReport {
 }
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
-export type MailboxDayRow = ExportRow & { status: string };
+export type MailboxDayRow = ExportRow & { status: MailboxStatus };
 
 // One query for the CSV/JSON export fetches about this many rollup rows, so memory stays bounded
 // however many mailboxes and days are exported.

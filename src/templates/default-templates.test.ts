@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DefaultTemplate, DefaultTemplateType } from './default-templates.js';
+import type { DefaultTemplate } from './default-templates.js';
+import type { TemplateType } from './templates.schemas.js';
 import { COMPANIES, DEFAULT_TEMPLATES, TOPICS, TOPICS_BY_LANGUAGE } from './default-templates.js';
 import { SAMPLE_VALUES, analyzeText, renderMessage } from './render.js';
 
@@ -80,7 +81,7 @@ function problemsIn(text: string): string[] {
 }
 
 const label = (t: DefaultTemplate) => `${t.language}/${t.type}/${t.name}`;
-const count = (language: string, type: DefaultTemplateType) =>
+const count = (language: string, type: TemplateType) =>
   DEFAULT_TEMPLATES.filter((t) => t.language === language && t.type === type).length;
 
 /** Sentence ends: . ? ! … followed by white space or the end. */

@@ -13,11 +13,11 @@
  * original subject, prefixed "Re:".
  */
 
-export type DefaultTemplateType = 'initial' | 'reply' | 'followup';
+import type { TemplateType } from './templates.schemas.js';
 
 export interface DefaultTemplate {
   name: string;
-  type: DefaultTemplateType;
+  type: TemplateType;
   /** ISO 639-1, lower case. */
   language: string;
   subject: string;
@@ -27,28 +27,28 @@ export interface DefaultTemplate {
 /** Paragraphs joined by a blank line. */
 const body = (...paragraphs: string[]): string => paragraphs.join('\n\n');
 
-const en = (type: DefaultTemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
+const en = (type: TemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
   name,
   type,
   language: 'en',
   subject,
   body: body(...paragraphs),
 });
-const de = (type: DefaultTemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
+const de = (type: TemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
   name,
   type,
   language: 'de',
   subject,
   body: body(...paragraphs),
 });
-const fr = (type: DefaultTemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
+const fr = (type: TemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
   name,
   type,
   language: 'fr',
   subject,
   body: body(...paragraphs),
 });
-const es = (type: DefaultTemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
+const es = (type: TemplateType, name: string, subject: string, ...paragraphs: string[]): DefaultTemplate => ({
   name,
   type,
   language: 'es',
@@ -316,7 +316,7 @@ const ENGLISH: DefaultTemplate[] = [
     '{Cheers|Best},\n{sender_first_name}',
   ),
 
-  // followup
+  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
   en(
     'followup',
     'Thanks for getting back',
@@ -444,7 +444,7 @@ const GERMAN: DefaultTemplate[] = [
     '{Viele Grüße|Beste Grüße}\n{sender_first_name}',
   ),
 
-  // followup
+  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
   de(
     'followup',
     'Danke für die Rückmeldung',
@@ -540,7 +540,7 @@ const FRENCH: DefaultTemplate[] = [
     '{Bonne soirée|À demain},\n{sender_first_name}',
   ),
 
-  // followup
+  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
   fr(
     'followup',
     'Merci pour ta réponse',
@@ -636,7 +636,7 @@ const SPANISH: DefaultTemplate[] = [
     '{Un saludo|Saludos},\n{sender_first_name}',
   ),
 
-  // followup
+  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
   es(
     'followup',
     'Gracias por responder',

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { containsText } from '../db/text-search.js';
 import type { Database, NewTemplateRow, TemplateRow, TemplateRowUpdate } from '../db/schema.js';
+import type { TemplateType } from './templates.schemas.js';
 
 export interface TemplateFilter {
-  type?: string;
+  type?: TemplateType;
   language?: string;
   /** Case-insensitive substring of name or subject. */
   q?: string;

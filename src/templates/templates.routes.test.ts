@@ -3,26 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { KNOWN_VARIABLES, SAMPLE_VALUES } from './render.js';
+import { expectProblem } from '../../test/helpers/problem.js';
+import type { Template, TemplateFields } from './templates.schemas.js';
 
 const START = '2026-11-25T14:03:00.000Z';
 const clock = fixedClock(START);
 let t: TestApp;
 let ws: TestWorkspace;
 
-interface Fields {
-  name: string;
-  type: string;
-  language: string;
-  subject: string;
-  body: string;
-}
-
-interface TemplateJson extends Fields {
-  id: string;
-  variables: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+type Fields = TemplateFields;
+type TemplateJson = Template;
 
 function fields(over: Partial<Fields> = {}): Fields {
   return {
@@ -33,21 +23,6 @@ function fields(over: Partial<Fields> = {}): Fields {
     body: '{Hi|Hello} {recipient_first_name},\n\ndo you have a minute this week?\n\nThanks,\n{sender_name}',
     ...over,
   };
-}
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string, path?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = res.json<{
-    status: number;
-    code: string;
-    detail: string;
-    errors?: { path: string; message: string }[];
-  }>();
-  expect(problem.status).toBe(status);
-  expect(problem.code).toBe(code);
-  if (path !== undefined) expect(problem.errors?.map((e) => e.path)).toContain(path);
-  return problem;
 }
 
 function messageAt(res: LightMyRequestResponse, path: string): string {
@@ -195,7 +170,11 @@ describe('POST /api/templates', () => {
   });
 
   it('lists the allowed types when the type is wrong', async () => {
-    const res = await ws.request({ method: 'POST', url: '/api/templates', payload: fields({ type: 'newsletter' }) });
+    const res = await ws.request({
+      method: 'POST',
+      url: '/api/templates',
+      payload: { ...fields(), type: 'newsletter' },
+    });
     expect(messageAt(res, '/body/type')).toBe('must be one of initial, reply, followup');
   });
 
@@ -1024,7 +1003,7 @@ describe('OpenAPI', () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = Object.keys(spec.paths);
     for (const path of [
-      '/api/templates/',
+      '/api/templates',
       '/api/templates/export',
       '/api/templates/import',
       '/api/templates/preview',

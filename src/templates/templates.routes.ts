@@ -25,11 +25,14 @@ const tags = ['templates'];
 export function templatesRoutes(templates: TemplatesService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
-      '/',
+      '',
       {
         schema: {
           tags,
+          operationId: 'listTemplates',
           summary: 'List templates, newest first',
+          description:
+            'Newest first, paginated. `type` and `language` filter exactly; `q` matches a case-insensitive substring of the name or the subject.',
           querystring: TemplateListQuery,
           response: { 200: TemplateList, ...errorResponses(400, 401, 429) },
         },
@@ -38,11 +41,14 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
     );
 
     app.post(
-      '/',
+      '',
       {
         schema: {
           tags,
+          operationId: 'createTemplate',
           summary: 'Create a template',
+          description:
+            'All five fields are required. Unknown variables and unbalanced braces are a 400 naming the field and position. Answers 201 with a `Location` header.',
           body: TemplateFields,
           response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
         },
@@ -58,6 +64,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'exportTemplates',
           summary: 'Export templates as a JSON document that import accepts',
           description: 'Oldest first. Sent as an attachment named `warmup-templates-<YYYY-MM-DD>.json`.',
           querystring: TemplateExportQuery,
@@ -79,6 +86,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
         bodyLimit: IMPORT_BODY_LIMIT,
         schema: {
           tags,
+          operationId: 'importTemplates',
           summary: 'Import templates, all or nothing',
           description:
             'Takes an export document or `{templates: [...]}` (1 to 1,000 items, body up to 10 MiB). If any item is invalid nothing is stored, and the 400 names every bad item by index (`/body/templates/3/body`).',
@@ -97,6 +105,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'previewUnsavedTemplate',
           summary: 'Preview text that is not saved',
           description:
             'Validated like a template. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
@@ -112,7 +121,9 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'getTemplate',
           summary: 'Get a template',
+          description: "One template of this workspace; another workspace's id answers 404.",
           params: IdParams,
           response: { 200: TemplateEnvelope, ...errorResponses(401, 404, 429) },
         },
@@ -125,7 +136,10 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'updateTemplate',
           summary: 'Change some fields of a template',
+          description:
+            'Any subset of `name`, `type`, `language`, `subject`, `body`; the fields left out keep their values.',
           params: IdParams,
           body: TemplatePatch,
           response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
@@ -139,7 +153,9 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'replaceTemplate',
           summary: 'Replace a template (all five fields)',
+          description: 'All five fields are required and replace the stored ones.',
           params: IdParams,
           body: TemplateFields,
           response: { 200: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
@@ -153,6 +169,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'deleteTemplate',
           summary: 'Delete a template',
           description: 'Sent messages and interactions keep the subject they were sent with.',
           params: IdParams,
@@ -170,6 +187,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'duplicateTemplate',
           summary: 'Copy a template',
           description: 'The body may be omitted; the copy is named `"<name> (copy)"` unless a `name` is given.',
           params: IdParams,
@@ -188,6 +206,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
       {
         schema: {
           tags,
+          operationId: 'previewTemplate',
           summary: 'Preview a saved template',
           description:
             'The body may be omitted. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',

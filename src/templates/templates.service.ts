@@ -33,7 +33,7 @@ function toTemplate(row: TemplateRow): Template {
   return {
     id: row.id,
     name: row.name,
-    type: row.type as TemplateType,
+    type: row.type,
     language: row.language,
     subject: row.subject,
     body: row.body,
@@ -185,7 +185,7 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
       const source = await findRow(workspaceId, id);
       const copy = newRow(workspaceId, {
         name: name ?? truncate(`${source.name} (copy)`, NAME_MAX),
-        type: source.type as TemplateType,
+        type: source.type,
         language: source.language,
         subject: source.subject,
         body: source.body,
@@ -215,7 +215,7 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
         exportedAt: clock.now().toISOString(),
         templates: rows.map((row) => ({
           name: row.name,
-          type: row.type as TemplateType,
+          type: row.type,
           language: row.language,
           subject: row.subject,
           body: row.body,

@@ -14,11 +14,13 @@ const Workspace = Type.Object({
 export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
-      '/',
+      '',
       {
         schema: {
           tags: ['workspace'],
+          operationId: 'getWorkspace',
           summary: 'The workspace of the API key',
+          description: 'The workspace the presented API key belongs to; the dashboard signs in with this call.',
           response: { 200: Type.Object({ workspace: Workspace }), ...errorResponses(401, 429) },
         },
       },

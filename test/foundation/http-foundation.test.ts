@@ -1,26 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { expectProblem } from '../helpers/problem.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ rateLimit: 5 });
 });
 afterAll(() => t?.close());
-
-function expectProblem(
-  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
-  status: number,
-  code: string,
-) {
-  expect(res.statusCode).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = res.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ type: 'about:blank', status, code });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  expect(JSON.stringify(body)).not.toMatch(/\bat .*\.(ts|js):\d+/);
-  return body;
-}
 
 describe('service endpoints', () => {
   it('GET /health answers ok without a key', async () => {

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow, WarmupMessageRow } from '../../src/db/schema.js';
 import { newId } from '../../src/db/ids.js';
+import type { MailboxStatus } from '../../src/mailboxes/mailboxes.schemas.js';
 import type { Dialect } from '../../src/db/database.js';
 import { MailConnectionError, type MailServerConfig } from '../../src/mail/errors.js';
 import type {
@@ -34,7 +35,7 @@ export async function insertWorkspace(db: Kysely<Database>, name = 'test'): Prom
 export interface MailboxFixture {
   email: string;
   name?: string | null;
-  status?: string;
+  status?: MailboxStatus;
   warmup?: Record<string, unknown>;
 }
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { MailboxStatus, PeriodQuery } from '../api.js';
+import type { PeriodQuery } from '../api.js';
 import { api } from '../api.js';
 import { IconDownload } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
@@ -196,7 +196,7 @@ function SummaryCard() {
                         </Link>
                       </td>
                       <td data-label="Status">
-                        <StatusBadge status={m.status as MailboxStatus} />
+                        <StatusBadge status={m.status} />
                       </td>
                       <td data-label="Sent" class="num">
                         {m.sent}

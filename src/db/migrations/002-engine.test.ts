@@ -1,6 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
+import type { NewMailboxRow } from '../schema.js';
 import { migrationProvider } from './index.js';
 
 let database: TestDatabase;
@@ -30,7 +31,7 @@ it('adds the engine columns with their defaults, and comes out again cleanly', a
     .insertInto('workspaces')
     .values({ id: 'ws_1', name: 'w', created_at: '2026-01-01T00:00:00.000Z' })
     .execute();
-  const mailbox = {
+  const mailbox: NewMailboxRow = {
     id: 'mbx_1',
     workspace_id: 'ws_1',
     email: 'a@b.test',

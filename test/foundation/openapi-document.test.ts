@@ -1,0 +1,100 @@
+import spectralCore, { type RulesetDefinition } from '@stoplight/spectral-core';
+import { Json } from '@stoplight/spectral-parsers';
+import { oas } from '@stoplight/spectral-rulesets';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const { Document, Spectral } = spectralCore;
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+let t: TestApp;
+let document: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  document = response.body;
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+describe('GET /openapi.json', () => {
+  it("passes Spectral's spectral:oas ruleset with no result of any severity", async () => {
+    const spectral = new Spectral();
+    // The package types `oas` as a plain object literal, which misses the definition's union type.
+    spectral.setRuleset(oas as RulesetDefinition);
+    const results = await spectral.run(new Document(document, Json, '/openapi.json'));
+    const found = results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
+    expect(found).toEqual([]);
+  });
+
+  it('names every operation with a stable operationId, and every collection without a trailing slash', () => {
+    const paths = JSON.parse(document).paths as Record<string, Record<string, { operationId?: string }>>;
+    const operations = Object.entries(paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
+    );
+    // Generated clients name their functions after these: renaming one is a breaking change.
+    expect(operations.sort()).toEqual(
+      [
+        'GET /api/workspace getWorkspace',
+        'GET /api/templates listTemplates',
+        'POST /api/templates createTemplate',
+        'GET /api/templates/export exportTemplates',
+        'POST /api/templates/import importTemplates',
+        'POST /api/templates/preview previewUnsavedTemplate',
+        'GET /api/templates/{id} getTemplate',
+        'PATCH /api/templates/{id} updateTemplate',
+        'PUT /api/templates/{id} replaceTemplate',
+        'DELETE /api/templates/{id} deleteTemplate',
+        'POST /api/templates/{id}/duplicate duplicateTemplate',
+        'POST /api/templates/{id}/preview previewTemplate',
+        'GET /api/mailboxes/providers listProviders',
+        'GET /api/mailboxes listMailboxes',
+        'POST /api/mailboxes createMailbox',
+        'GET /api/mailboxes/{id} getMailbox',
+        'PATCH /api/mailboxes/{id} updateMailbox',
+        'DELETE /api/mailboxes/{id} deleteMailbox',
+        'POST /api/mailboxes/{id}/pause pauseMailbox',
+        'POST /api/mailboxes/{id}/resume resumeMailbox',
+        'GET /api/mailboxes/{id}/interactions listMailboxInteractions',
+        'GET /api/mailboxes/{id}/stats getMailboxStats',
+        'GET /api/stats/dashboard getDashboardStats',
+        'GET /api/stats/analytics getAnalytics',
+        'GET /api/stats/reputation getReputationHistory',
+        'GET /api/stats/placement getPlacementStats',
+        'GET /api/stats/engagement getEngagementStats',
+        'GET /api/stats/export exportStats',
+        'GET /api/stats/daily-summary getDailySummary',
+      ].sort(),
+    );
+  });
+
+  it('serves the collections at the documented paths, without a trailing slash', async () => {
+    for (const url of ['/api/templates', '/api/mailboxes', '/api/workspace']) {
+      const response = await t.workspace.request({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+    }
+  });
+
+  it('generates TypeScript types with openapi-typescript that compile', async () => {
+    const source = astToString(await openapiTS(document));
+    expect(source).toContain('listTemplates: {');
+    expect(source).toContain('createMailbox: {');
+    const file = ts.createSourceFile('warmup-api.d.ts', source, ts.ScriptTarget.ES2022, true);
+    const host = ts.createCompilerHost({});
+    const original = host.getSourceFile;
+    host.getSourceFile = (name, ...rest) => (name === 'warmup-api.d.ts' ? file : original(name, ...rest));
+    const options = { strict: true, noEmit: true, types: [], skipLibCheck: true, lib: ['lib.es2022.d.ts'] };
+    const program = ts.createProgram(['warmup-api.d.ts'], options, host);
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+  });
+});
