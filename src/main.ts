@@ -58,12 +58,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     dataDir: config.dataDir,
     secretKey: config.secretKey,
     statsCacheMs: config.statsCacheMs,
+    limits: config.limits,
   });
-  if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
+  if (config.bootstrapApiKey) {
+    const { revokedKeys } = await services.workspaces.bootstrap(config.bootstrapApiKey);
+    if (revokedKeys > 0) logger.info({ revokedKeys }, 'WARMUP_API_KEY changed: the previous bootstrap key is revoked');
+  }
 
   const app = await buildApp({
     services,
     rateLimit: config.rateLimit,
+    authFailureLimit: config.authFailureLimit,
+    trustProxy: config.trustProxy,
     logger,
     healthCheck: async () => {
       await sql`select 1`.execute(database.db);

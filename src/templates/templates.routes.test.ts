@@ -904,7 +904,7 @@ describe('export and import', () => {
     expect(res.json()).toEqual({ imported: 120 });
   });
 
-  it('answers 413 over 10 MiB', async () => {
+  it('answers 413 import_too_large over 10 MiB (the default WARMUP_MAX_IMPORT_BYTES)', async () => {
     const payload = JSON.stringify({ templates: [fields({ body: 'b'.repeat(10 * 1024 * 1024) })] });
     const res = await ws.request({
       method: 'POST',
@@ -912,7 +912,7 @@ describe('export and import', () => {
       headers: { 'content-type': 'application/json' },
       payload,
     });
-    expectProblem(res, 413, 'payload_too_large');
+    expectProblem(res, 413, 'import_too_large');
   });
 
   it('answers 415 for an import that is not JSON', async () => {
