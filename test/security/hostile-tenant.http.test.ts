@@ -177,7 +177,7 @@ describe('attack 5: authentication', () => {
     let owner: string;
 
     beforeAll(async () => {
-      const { services } = await replica();
+      const { services } = await replicaApp();
       owner = (await services.workspaces.createWorkspace('key owner')).apiKey;
     });
 
