@@ -73,7 +73,13 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const file = options.sqliteFile ?? path.join(options.dataDir, 'warmup.db');
   if (!options.sqliteFile) {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIRECTORY });
-    fs.chmodSync(options.dataDir, PRIVATE_DIRECTORY);
+    try {
+      fs.chmodSync(options.dataDir, PRIVATE_DIRECTORY);
+    } catch (error) {
+      // A folder the operator made for us but owns (a mounted volume): its mode is theirs to set,
+      // and the files inside are still private.
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+    }
   } else {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY });
   }
