@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { bearerToken, requireApiKey } from './http/auth.js';
+import { bearerToken, createFailedAuthLimiter, requireApiKey } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
@@ -14,7 +14,7 @@ import { BODY_LIMIT } from './http/limits.js';
 import { hashApiKey } from './workspaces/api-keys.js';
 import type { Services } from './services.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
-import { workspaceRoutes } from './workspaces/workspaces.routes.js';
+import { apiKeysRoutes, workspaceRoutes } from './workspaces/workspaces.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
@@ -23,6 +23,10 @@ export interface AppOptions {
   services: Services;
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit: number;
+  /** Requests with a wrong API key per minute per client address (per process); 0 turns the limit off. */
+  authFailureLimit?: number;
+  /** Take the client address from X-Forwarded-For: only behind a proxy that sets it. */
+  trustProxy?: boolean;
   /** The process logger (pino); without one the app logs nothing. */
   logger?: FastifyBaseLogger;
   /** Checks the database for GET /health. */
@@ -48,6 +52,8 @@ export const LOG_REDACT_PATHS = [
 export async function buildApp({
   services,
   rateLimit: perMinute,
+  authFailureLimit = 20,
+  trustProxy = false,
   logger,
   healthCheck,
 }: AppOptions): Promise<FastifyInstance> {
@@ -60,6 +66,7 @@ export async function buildApp({
     },
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
+    trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -119,6 +126,7 @@ export async function buildApp({
         { name: 'mailboxes', description: 'Connected mailboxes and their warmup' },
         { name: 'stats', description: 'Deliverability statistics and reports' },
         { name: 'workspace', description: 'The workspace an API key belongs to' },
+        { name: 'keys', description: "The workspace's API keys" },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -134,7 +142,12 @@ export async function buildApp({
 
   await app.register(
     async (api) => {
-      requireApiKey(api, services.workspaces.authenticate);
+      // Order matters: the per-address limit on wrong keys runs before any key lookup, the per-key
+      // limit after authentication.
+      requireApiKey(api, services.workspaces.authenticate, {
+        failedAuthLimiter:
+          authFailureLimit > 0 ? createFailedAuthLimiter({ maxFailures: authFailureLimit }) : undefined,
+      });
       if (perMinute > 0) {
         await api.register(rateLimit, {
           max: perMinute,
@@ -155,6 +168,7 @@ export async function buildApp({
       registerNotFound(api);
       // Route modules are registered here, each under its own prefix.
       await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
+      await api.register(apiKeysRoutes(services.workspaces), { prefix: '/keys' });
       await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });

@@ -10,6 +10,8 @@ import {
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
 import { runOnce } from './engine/engine.js';
+import type { Services } from './services.js';
+import { AppError, NotFoundError } from './http/errors.js';
 
 function config(): Config {
   try {
@@ -152,6 +154,65 @@ workspace
       await database.close();
     }
   });
+
+// `warmup key`: the API keys of one workspace, the same operations as /api/keys.
+const key = program.command('key').description("manage a workspace's API keys (JSON output)");
+function withWorkspaceServices<T>(run: (workspaces: Services['workspaces']) => Promise<T>): Promise<void> {
+  return (async () => {
+    const { database, services } = await openRuntime(config());
+    try {
+      const output = await run(services.workspaces);
+      process.stdout.write(`${JSON.stringify(output)}\n`);
+    } catch (error) {
+      // Not found, the last key, the key quota: one line on stderr, like any other bad input.
+      if (!(error instanceof AppError)) throw error;
+      process.stderr.write(`warmup: ${error.message}\n`);
+      process.exitCode = 2;
+    } finally {
+      await database.close();
+    }
+  })();
+}
+async function existingWorkspace(workspaces: Services['workspaces'], id: string): Promise<string> {
+  if (!(await workspaces.findWorkspace(id))) throw new NotFoundError(`workspace ${id} not found`);
+  return id;
+}
+const workspaceOption = [
+  '--workspace <id>',
+  'the workspace (as printed by `workspace create`; the bootstrap workspace is ws_default)',
+] as const;
+key
+  .command('list')
+  .description('list the keys of a workspace: name, prefix, created, last used (never a key)')
+  .requiredOption(...workspaceOption)
+  .action((options: { workspace: string }) =>
+    withWorkspaceServices(async (workspaces) => ({
+      keys: await workspaces.listApiKeys(await existingWorkspace(workspaces, options.workspace)),
+    })),
+  );
+key
+  .command('create <name>')
+  .description('create a key and print it (shown only once) as JSON')
+  .requiredOption(...workspaceOption)
+  .action((name: string, options: { workspace: string }) => {
+    if (name.trim().length < 1 || name.length > 100) {
+      process.stderr.write('warmup: the key name must be 1..100 characters\n');
+      process.exit(2);
+    }
+    return withWorkspaceServices(async (workspaces) =>
+      workspaces.createApiKey(await existingWorkspace(workspaces, options.workspace), name),
+    );
+  });
+key
+  .command('revoke <id>')
+  .description('revoke a key: it stops working at once on every replica')
+  .requiredOption(...workspaceOption)
+  .action((id: string, options: { workspace: string }) =>
+    withWorkspaceServices(async (workspaces) => {
+      await workspaces.revokeApiKey(await existingWorkspace(workspaces, options.workspace), id);
+      return { revoked: id };
+    }),
+  );
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,27 @@
 import path from 'node:path';
 
+/** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
+export interface Limits {
+  /** Mailboxes a workspace may connect (`mailbox_limit_reached`). */
+  maxMailboxes: number;
+  /** Templates a workspace may hold, imports included (`template_limit_reached`). */
+  maxTemplates: number;
+  /** Bytes a rendered preview (subject + body + html) may reach (`preview_too_large`). */
+  maxPreviewBytes: number;
+  /** Bytes a template import body may have (`payload_too_large`). */
+  maxImportBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxMailboxes: 200,
+  maxTemplates: 1000,
+  maxPreviewBytes: 256 * 1024,
+  maxImportBytes: 10 * 1024 * 1024,
+};
+
+/** A bootstrap key shorter than this is refused: it must not be guessable. */
+export const MIN_BOOTSTRAP_KEY_LENGTH = 32;
+
 export interface Config {
   port: number;
   host: string;
@@ -10,6 +32,11 @@ export interface Config {
   secretKey: string | undefined;
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit: number;
+  /** Failed authentications a minute per client address before 429; 0 turns the limit off. */
+  authFailureLimit: number;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy: boolean;
+  limits: Limits;
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
@@ -27,6 +54,26 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
+function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function bootstrapKey(env: NodeJS.ProcessEnv): string | undefined {
+  const key = env.WARMUP_API_KEY || undefined;
+  if (key === undefined) return undefined;
+  if (/\s/.test(key)) throw new ConfigError('WARMUP_API_KEY must not contain spaces');
+  if (key.length < MIN_BOOTSTRAP_KEY_LENGTH) {
+    // Never echo the key itself: this message ends up in logs.
+    throw new ConfigError(
+      `WARMUP_API_KEY must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters (it has ${key.length}); make one with: openssl rand -hex 32`,
+    );
+  }
+  return key;
+}
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -42,9 +89,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.WARMUP_DATA_DIR || './data'),
     databaseUrl,
-    bootstrapApiKey: env.WARMUP_API_KEY || undefined,
+    bootstrapApiKey: bootstrapKey(env),
     secretKey: env.WARMUP_SECRET_KEY || undefined,
     rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
+    authFailureLimit: integerSetting(env, 'WARMUP_AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
+    trustProxy: booleanSetting(env, 'WARMUP_TRUST_PROXY'),
+    limits: {
+      maxMailboxes: integerSetting(env, 'WARMUP_MAX_MAILBOXES', DEFAULT_LIMITS.maxMailboxes, 1, 1_000_000),
+      maxTemplates: integerSetting(env, 'WARMUP_MAX_TEMPLATES', DEFAULT_LIMITS.maxTemplates, 1, 1_000_000),
+      maxPreviewBytes: integerSetting(
+        env,
+        'WARMUP_MAX_PREVIEW_BYTES',
+        DEFAULT_LIMITS.maxPreviewBytes,
+        64 * 1024,
+        64 * 1024 * 1024,
+      ),
+      maxImportBytes: integerSetting(
+        env,
+        'WARMUP_MAX_IMPORT_BYTES',
+        DEFAULT_LIMITS.maxImportBytes,
+        64 * 1024,
+        100 * 1024 * 1024,
+      ),
+    },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
   };

@@ -30,6 +30,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock): P
     dataDir: config.dataDir,
     secretKey: config.secretKey,
     statsCacheMs: config.statsCacheMs,
+    limits: config.limits,
   });
   return { database, services, clock };
 }
@@ -71,11 +72,16 @@ export interface RunningServer {
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const { database, services } = await openRuntime(config);
-  if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
+  if (config.bootstrapApiKey) {
+    const { revokedKeys } = await services.workspaces.bootstrap(config.bootstrapApiKey);
+    if (revokedKeys > 0) logger.info({ revokedKeys }, 'WARMUP_API_KEY changed: the previous bootstrap key is revoked');
+  }
 
   const app = await buildApp({
     services,
     rateLimit: config.rateLimit,
+    authFailureLimit: config.authFailureLimit,
+    trustProxy: config.trustProxy,
     logger,
     healthCheck: async () => {
       await sql`select 1`.execute(database.db);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
+import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import { createMailboxesService } from './mailboxes/mailboxes.service.js';
@@ -14,17 +15,25 @@ export interface ServiceDeps {
   secretKey: string | undefined;
   /** How long a statistics answer may be served again, in ms (default 0: always fresh). */
   statsCacheMs?: number;
+  /** Workspace quotas and size limits (default: DEFAULT_LIMITS). */
+  limits?: Partial<Limits>;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
-export function createServices({ db, clock, dataDir, secretKey, statsCacheMs }: ServiceDeps) {
-  const templates = createTemplatesService({ db, clock });
+export function createServices({ db, clock, dataDir, secretKey, statsCacheMs, limits: given }: ServiceDeps) {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...given };
+  const templates = createTemplatesService({ db, clock, limits });
   const workspaces = createWorkspacesService({
     db,
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
-  const mailboxes = createMailboxesService({ db, clock, secretKey: loadSecretKey({ secretKey, dataDir }) });
+  const mailboxes = createMailboxesService({
+    db,
+    clock,
+    secretKey: loadSecretKey({ secretKey, dataDir }),
+    maxMailboxes: limits.maxMailboxes,
+  });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   return { workspaces, templates, mailboxes, stats };
 }

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import type { ConnectionType, MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
@@ -21,7 +21,15 @@ export interface ApiKeysTable {
   /** SHA-256 of the key, hex. The key itself is shown once and never stored. */
   key_hash: string;
   created_at: string;
+  /** The first characters of the key, to recognise it by; null for keys older than migration 004. */
+  prefix: string | null;
+  /** Updated at most once a minute per key, so authentication is not a write per request. */
+  last_used_at: string | null;
+  /** `bootstrap`: made from WARMUP_API_KEY and replaced when it changes; `issued`: every other key. */
+  origin: ColumnType<ApiKeyOrigin, ApiKeyOrigin | undefined, ApiKeyOrigin>;
 }
+
+export type ApiKeyOrigin = 'bootstrap' | 'issued';
 
 export interface TemplatesTable {
   id: string;

@@ -74,6 +74,14 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       return { rows, total: Number(total) };
     },
 
+    /** How many mailboxes the workspace has connected (the mailbox quota). */
+    async countInWorkspace(workspaceId: string): Promise<number> {
+      const { total } = await filtered(workspaceId, {})
+        .select(sql<number>`cast(count(*) as integer)`.as('total'))
+        .executeTakeFirstOrThrow();
+      return Number(total);
+    },
+
     async findById(workspaceId: string, id: string): Promise<MailboxRow | undefined> {
       return db
         .selectFrom('mailboxes')

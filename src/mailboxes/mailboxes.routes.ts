@@ -57,7 +57,7 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
           operationId: 'createMailbox',
           summary: 'Connect a mailbox',
           description:
-            'Logs in to IMAP and SMTP first (unless `verify` is false; each check gives up after 10 s): a rejection is a 422 whose `detail` names the side and quotes the server, and nothing is stored. The password is encrypted at rest and never returned.',
+            'Logs in to IMAP and SMTP first (unless `verify` is false; each check gives up after 10 s): a rejection is a 422 whose `detail` names the side and quotes the server, and nothing is stored. The password is encrypted at rest and never returned. A workspace connects at most 200 mailboxes by default (WARMUP_MAX_MAILBOXES): 409 `mailbox_limit_reached`.',
           body: CreateMailboxBody,
           response: { 201: MailboxEnvelope, ...errorResponses(400, 401, 409, 422) },
         },

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { addDays, canonicalTimeZone, dayToTime } from '../calendar.js';
 import type { Clock } from '../clock.js';
+import { DEFAULT_LIMITS } from '../config.js';
 import { newId } from '../db/ids.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 import { pagination, type Pagination } from '../http/common.schemas.js';
@@ -11,6 +12,7 @@ import {
   ValidationError,
   type FieldError,
 } from '../http/errors.js';
+import { LimitExceededError } from '../http/limits.js';
 import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
 import { verifyImap } from '../mail/imap.js';
 import { verifySmtp } from '../mail/smtp.js';
@@ -40,6 +42,8 @@ export interface MailboxesServiceDeps {
   /** The 32-byte key that encrypts passwords (see credentials.ts loadSecretKey). */
   secretKey: Buffer;
   verifyTimeoutMs?: number;
+  /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
+  maxMailboxes?: number;
 }
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
@@ -203,6 +207,7 @@ export function createMailboxesService({
   clock,
   secretKey,
   verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS,
+  maxMailboxes = DEFAULT_LIMITS.maxMailboxes,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -291,6 +296,14 @@ export function createMailboxesService({
       const emailNormalized = email.toLowerCase();
       // Answer a duplicate before spending seconds on a login; the unique constraint decides races.
       if (await repository.findByEmail(workspaceId, emailNormalized)) throw conflict(email);
+      // Checked before the login too; concurrent creates may pass it together and overshoot by their number.
+      if ((await repository.countInWorkspace(workspaceId)) >= maxMailboxes) {
+        throw new LimitExceededError(
+          409,
+          'mailbox_limit_reached',
+          `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
+        );
+      }
       if (body.verify !== false)
         await verifyConnection({ imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) });
 

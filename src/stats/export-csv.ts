@@ -1,10 +1,19 @@
 import { EXPORT_COLUMNS, type ExportRow } from './stats.schemas.js';
 
-/** RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. */
+// OWASP's CSV injection advice: a spreadsheet treats a cell that starts with one of these as a
+// formula, whatever the column. Addresses are tenant input and `=cmd|'/Ccalc'!A0@x.io` is a valid one.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. A text
+ * field that a spreadsheet would run as a formula gets a leading `'` and is always quoted, so it
+ * opens as the text it is. Numbers are written as numbers.
+ */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof value === 'number') return String(value);
+  if (FORMULA_START.test(value)) return `"'${value.replace(/"/g, '""')}"`;
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 export function csvLine(values: ReadonlyArray<string | number | null>): string {

@@ -146,6 +146,19 @@ describe('csvField', () => {
     expect(csvField(0)).toBe('0');
     expect(csvLine(['a', 1, null])).toBe('a,1,\r\n');
   });
+
+  it('turns every text cell a spreadsheet would run as a formula into quoted text (OWASP)', () => {
+    expect(csvField('=1+2@x.io')).toBe(`"'=1+2@x.io"`);
+    expect(csvField('+31@x.io')).toBe(`"'+31@x.io"`);
+    expect(csvField('-2@x.io')).toBe(`"'-2@x.io"`);
+    expect(csvField('@SUM(A1)@x.io')).toBe(`"'@SUM(A1)@x.io"`);
+    expect(csvField('\t=1@x.io')).toBe(`"'\t=1@x.io"`);
+    expect(csvField('\r=1@x.io')).toBe(`"'\r=1@x.io"`);
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
+    expect(csvField('a=b@x.io')).toBe('a=b@x.io');
+    // Numbers are data, not text: a count is never prefixed.
+    expect(csvField(-1)).toBe('-1');
+  });
 });
 
 describe('GET /api/stats/export?format=csv', () => {

@@ -59,6 +59,14 @@ export function createTemplatesRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** How many templates the workspace holds (the template quota). */
+    async count(workspaceId: string, executor: Kysely<Database> = db): Promise<number> {
+      const { total } = await filtered(executor, workspaceId, {})
+        .select(sql<number>`cast(count(*) as integer)`.as('total'))
+        .executeTakeFirstOrThrow();
+      return Number(total);
+    },
+
     async findById(workspaceId: string, id: string): Promise<TemplateRow | undefined> {
       return db
         .selectFrom('templates')

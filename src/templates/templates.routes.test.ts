@@ -883,7 +883,7 @@ describe('export and import', () => {
     expect(res.json()).toEqual({ imported: 120 });
   });
 
-  it('answers 413 over 10 MiB', async () => {
+  it('answers 413 payload_too_large over 10 MiB (the default WARMUP_MAX_IMPORT_BYTES)', async () => {
     const payload = JSON.stringify({ templates: [fields({ body: 'b'.repeat(10 * 1024 * 1024) })] });
     const res = await ws.request({
       method: 'POST',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { IMPORT_BODY_LIMIT } from '../http/limits.js';
+import { describeBytes, LimitExceededError } from '../http/limits.js';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
 import {
   DuplicateTemplateBody,
@@ -48,9 +48,9 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
           operationId: 'createTemplate',
           summary: 'Create a template',
           description:
-            'All five fields are required. Unknown variables and unbalanced braces are a 400 naming the field and position. Answers 201 with a `Location` header.',
+            'All five fields are required. Unknown variables and unbalanced braces are a 400 naming the field and position. Answers 201 with a `Location` header. A workspace holds at most 1,000 templates by default (WARMUP_MAX_TEMPLATES): 409 `template_limit_reached`.',
           body: TemplateFields,
-          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 409, 413, 415, 429) },
         },
       },
       async (request, reply) => {
@@ -83,15 +83,26 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
     app.post(
       '/import',
       {
-        bodyLimit: IMPORT_BODY_LIMIT,
+        bodyLimit: templates.maxImportBytes,
+        // Only this route's own size limit gets its own code; everything else goes on to the app's handler.
+        errorHandler: (error) => {
+          if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+            throw new LimitExceededError(
+              413,
+              'payload_too_large',
+              `a template import may be at most ${describeBytes(templates.maxImportBytes)} (WARMUP_MAX_IMPORT_BYTES)`,
+            );
+          }
+          throw error;
+        },
         schema: {
           tags,
           operationId: 'importTemplates',
           summary: 'Import templates, all or nothing',
           description:
-            'Takes an export document or `{templates: [...]}` (1 to 1,000 items, body up to 10 MiB). If any item is invalid nothing is stored, and the 400 names every bad item by index (`/body/templates/3/body`).',
+            'Takes an export document or `{templates: [...]}` (1 to 1,000 items; body up to 10 MiB by default, WARMUP_MAX_IMPORT_BYTES, else 413 `payload_too_large`). If any item is invalid nothing is stored, and the 400 names every bad item by index (`/body/templates/3/body`). A workspace holds at most 1,000 templates by default (WARMUP_MAX_TEMPLATES); an import past that is a 409 `template_limit_reached` and stores nothing.',
           body: TemplateImportBody,
-          response: { 201: ImportResult, ...errorResponses(400, 401, 413, 415, 429) },
+          response: { 201: ImportResult, ...errorResponses(400, 401, 409, 413, 415, 429) },
         },
       },
       async (request, reply) => {
@@ -108,9 +119,9 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
           operationId: 'previewUnsavedTemplate',
           summary: 'Preview text that is not saved',
           description:
-            'Validated like a template. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
+            'Validated like a template. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options. A preview over 256 KiB (subject, body and html; WARMUP_MAX_PREVIEW_BYTES) is a 422 `preview_too_large`.',
           body: PreviewUnsavedBody,
-          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 413, 415, 429) },
+          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 413, 415, 422, 429) },
         },
       },
       async (request) => ({ preview: templates.previewUnsaved(request.body) }),
@@ -189,10 +200,11 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
           tags,
           operationId: 'duplicateTemplate',
           summary: 'Copy a template',
-          description: 'The body may be omitted; the copy is named `"<name> (copy)"` unless a `name` is given.',
+          description:
+            'The body may be omitted; the copy is named `"<name> (copy)"` unless a `name` is given. Counts against WARMUP_MAX_TEMPLATES (409 `template_limit_reached`).',
           params: IdParams,
           body: DuplicateTemplateBody,
-          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+          response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 404, 409, 413, 415, 429) },
         },
       },
       async (request, reply) => {
@@ -209,10 +221,10 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
           operationId: 'previewTemplate',
           summary: 'Preview a saved template',
           description:
-            'The body may be omitted. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options.',
+            'The body may be omitted. Variables without a value get a sample (listed in `usedSamples`); the same `seed` picks the same spintax options. A preview over 256 KiB (WARMUP_MAX_PREVIEW_BYTES) is a 422 `preview_too_large`.',
           params: IdParams,
           body: PreviewTemplateBody,
-          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 404, 413, 415, 429) },
+          response: { 200: PreviewEnvelope, ...errorResponses(400, 401, 404, 413, 415, 422, 429) },
         },
       },
       async (request) => ({

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
+import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Database, NewTemplateRow, TemplateRow } from '../db/schema.js';
 import { pagination } from '../http/common.schemas.js';
 import { NotFoundError, ValidationError, type FieldError } from '../http/errors.js';
+import { describeBytes, LimitExceededError } from '../http/limits.js';
 import { DEFAULT_TEMPLATES } from './default-templates.js';
 import { analyzeText, fillWithSamples, KNOWN_VARIABLES, renderMessage, type TemplateVariable } from './render.js';
 import { createTemplatesRepository, type TemplateFilter } from './templates.repository.js';
@@ -24,6 +26,8 @@ import type {
 export interface TemplatesServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
+  /** maxTemplates, maxPreviewBytes and maxImportBytes apply here (default: DEFAULT_LIMITS). */
+  limits?: Pick<Limits, 'maxTemplates' | 'maxPreviewBytes' | 'maxImportBytes'>;
 }
 
 const NAME_MAX = 200;
@@ -96,8 +100,22 @@ function checkPreviewValues(variables: Record<string, string> | undefined): void
   }
 }
 
-export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
+export function createTemplatesService({ db, clock, limits = DEFAULT_LIMITS }: TemplatesServiceDeps) {
   const repository = createTemplatesRepository(db);
+
+  /** Refuses `adding` more templates past the quota; concurrent writers may overshoot by their number. */
+  async function checkRoom(workspaceId: string, adding: number, executor: Kysely<Database> = db): Promise<void> {
+    const count = await repository.count(workspaceId, executor);
+    if (count + adding > limits.maxTemplates) {
+      throw new LimitExceededError(
+        409,
+        'template_limit_reached',
+        `this workspace may hold ${limits.maxTemplates} templates (WARMUP_MAX_TEMPLATES); it has ${count}` +
+          (adding > 1 ? ` and the import adds ${adding}` : '') +
+          '; delete some first',
+      );
+    }
+  }
 
   function newRow(workspaceId: string, fields: TemplateFields): NewTemplateRow {
     const now = clock.now();
@@ -140,10 +158,23 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
     const { values, usedSamples } = fillWithSamples(usedVariables(parts.subject, parts.body), options.variables ?? {});
     // A fixed default seed makes a repeated preview answer the same; a client asks for variety with a seed.
     const rendered = renderMessage(parts, values, options.seed ?? 0);
+    // Short text can repeat long values thousands of times: the answer, not the request, is capped.
+    const bytes =
+      Buffer.byteLength(rendered.subject) + Buffer.byteLength(rendered.body) + Buffer.byteLength(rendered.html);
+    if (bytes > limits.maxPreviewBytes) {
+      throw new LimitExceededError(
+        422,
+        'preview_too_large',
+        `the rendered preview would be ${describeBytes(bytes)}, over the limit of ${describeBytes(limits.maxPreviewBytes)} (WARMUP_MAX_PREVIEW_BYTES); use shorter variable values or fewer repetitions`,
+      );
+    }
     return { ...rendered, usedSamples };
   }
 
   return {
+    /** The body limit of POST /api/templates/import. */
+    maxImportBytes: limits.maxImportBytes,
+
     async list(workspaceId: string, query: TemplateListQuery): Promise<TemplateList> {
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
@@ -159,6 +190,7 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
     async create(workspaceId: string, fields: TemplateFields): Promise<Template> {
       const errors = checkFields(fields, '/body');
       if (errors.length > 0) throw validationFailed(errors);
+      await checkRoom(workspaceId, 1);
       return toTemplate(await repository.insert(newRow(workspaceId, fields)));
     },
 
@@ -183,6 +215,7 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
         if (errors.length > 0) throw validationFailed(errors);
       }
       const source = await findRow(workspaceId, id);
+      await checkRoom(workspaceId, 1);
       const copy = newRow(workspaceId, {
         name: name ?? truncate(`${source.name} (copy)`, NAME_MAX),
         type: source.type,
@@ -228,7 +261,10 @@ export function createTemplatesService({ db, clock }: TemplatesServiceDeps) {
       const errors = items.flatMap((item, index) => checkFields(item, `/body/templates/${index}`));
       if (errors.length > 0) throw validationFailed(errors);
       const rows = items.map((item) => newRow(workspaceId, item));
-      await inTransaction(db, (trx) => repository.insertMany(trx, rows));
+      await inTransaction(db, async (trx) => {
+        await checkRoom(workspaceId, rows.length, trx);
+        await repository.insertMany(trx, rows);
+      });
       return rows.length;
     },
 

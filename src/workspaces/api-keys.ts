@@ -14,3 +14,11 @@ export function sameHash(a: string, b: string): boolean {
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+// Enough to tell keys apart in a list, far too little to help guess the rest (5 random characters of a `wk_` key).
+const PREFIX_LENGTH = 8;
+
+/** The part of a key that the key list shows. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, PREFIX_LENGTH);
+}

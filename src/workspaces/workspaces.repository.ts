@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { ApiKeyOrigin, Database } from '../db/schema.js';
 
 export interface WorkspaceRecord {
   id: string;
@@ -7,6 +7,27 @@ export interface WorkspaceRecord {
   createdAt: string;
 }
 
+export interface ApiKeyRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  prefix: string | null;
+  origin: ApiKeyOrigin;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  origin: ApiKeyOrigin;
+  createdAt: string;
+}
+
+/** Workspace and API key SQL; key queries that take a workspace id never reach another workspace's keys. */
 export function createWorkspacesRepository(db: Kysely<Database>) {
   return {
     async insertWorkspace(trx: Kysely<Database>, workspace: WorkspaceRecord): Promise<void> {
@@ -16,10 +37,7 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    async insertApiKey(
-      trx: Kysely<Database>,
-      key: { id: string; workspaceId: string; name: string; keyHash: string; createdAt: string },
-    ): Promise<void> {
+    async insertApiKey(trx: Kysely<Database>, key: NewApiKey): Promise<void> {
       await trx
         .insertInto('api_keys')
         .values({
@@ -27,10 +45,23 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
           workspace_id: key.workspaceId,
           name: key.name,
           key_hash: key.keyHash,
+          prefix: key.prefix,
+          origin: key.origin,
           created_at: key.createdAt,
         })
         .onConflict((oc) => oc.column('key_hash').doNothing())
         .execute();
+    },
+
+    /** Removes the workspace's bootstrap keys other than `keepHash`: the previous WARMUP_API_KEY stops working. */
+    async deleteOtherBootstrapKeys(trx: Kysely<Database>, workspaceId: string, keepHash: string): Promise<number> {
+      const result = await trx
+        .deleteFrom('api_keys')
+        .where('workspace_id', '=', workspaceId)
+        .where('origin', '=', 'bootstrap')
+        .where('key_hash', '!=', keepHash)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async findById(id: string): Promise<WorkspaceRecord | undefined> {
@@ -38,13 +69,48 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
       return row && { id: row.id, name: row.name, createdAt: row.created_at };
     },
 
-    async findByKeyHash(keyHash: string): Promise<{ workspaceId: string; keyHash: string } | undefined> {
+    async findByKeyHash(
+      keyHash: string,
+    ): Promise<{ id: string; workspaceId: string; keyHash: string; lastUsedAt: string | null } | undefined> {
       const row = await db
         .selectFrom('api_keys')
-        .select(['workspace_id', 'key_hash'])
+        .select(['id', 'workspace_id', 'key_hash', 'last_used_at'])
         .where('key_hash', '=', keyHash)
         .executeTakeFirst();
-      return row && { workspaceId: row.workspace_id, keyHash: row.key_hash };
+      return row && { id: row.id, workspaceId: row.workspace_id, keyHash: row.key_hash, lastUsedAt: row.last_used_at };
+    },
+
+    async touchApiKey(id: string, at: string): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+
+    /** The workspace's keys, oldest first. */
+    async listApiKeys(workspaceId: string, executor: Kysely<Database> = db): Promise<ApiKeyRecord[]> {
+      const rows = await executor
+        .selectFrom('api_keys')
+        .select(['id', 'workspace_id', 'name', 'prefix', 'origin', 'created_at', 'last_used_at'])
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        name: row.name,
+        prefix: row.prefix,
+        origin: row.origin,
+        createdAt: row.created_at,
+        lastUsedAt: row.last_used_at,
+      }));
+    },
+
+    async deleteApiKey(trx: Kysely<Database>, workspaceId: string, id: string): Promise<boolean> {
+      const result = await trx
+        .deleteFrom('api_keys')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
   };
 }

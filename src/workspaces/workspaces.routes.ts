@@ -1,14 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses } from '../http/common.schemas.js';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, IdParams } from '../http/common.schemas.js';
 import { NotFoundError } from '../http/errors.js';
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, Workspace } from './workspaces.schemas.js';
 import type { WorkspacesService } from './workspaces.service.js';
-
-const Workspace = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-});
 
 /** `GET /api/workspace`: which workspace the presented key belongs to (the dashboard's sign-in check). */
 export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
@@ -28,6 +23,62 @@ export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsy
         const workspace = await workspaces.findWorkspace(request.workspaceId);
         if (!workspace) throw new NotFoundError('workspace not found');
         return { workspace };
+      },
+    );
+  };
+}
+
+const keyTags = ['keys'];
+
+/** `/api/keys`: the workspace's API keys, listed without the keys themselves, created and revoked. */
+export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/',
+      {
+        schema: {
+          tags: keyTags,
+          summary: "List the workspace's API keys",
+          description: 'Oldest first, at most 100. Name, prefix, creation and last use (to the minute); never a key.',
+          response: { 200: ApiKeyList, ...errorResponses(401, 429) },
+        },
+      },
+      async (request) => ({ keys: await workspaces.listApiKeys(request.workspaceId, request.apiKeyId) }),
+    );
+
+    app.post(
+      '/',
+      {
+        schema: {
+          tags: keyTags,
+          summary: 'Create an API key',
+          description:
+            'The answer holds the key itself (`apiKey`) this once; only its hash is stored. A workspace holds at most 100 keys (409 `key_limit_reached`).',
+          body: CreateApiKeyBody,
+          response: { 201: CreatedApiKey, ...errorResponses(400, 401, 409, 413, 415, 429) },
+        },
+      },
+      async (request, reply) => {
+        const created = await workspaces.createApiKey(request.workspaceId, request.body.name);
+        return reply.code(201).header('Location', `/api/keys/${created.key.id}`).send(created);
+      },
+    );
+
+    app.delete(
+      '/:id',
+      {
+        schema: {
+          tags: keyTags,
+          summary: 'Revoke an API key',
+          description:
+            'The key stops working at once on every replica. The last key of a workspace cannot be revoked (409 `conflict`): create another first.',
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        await workspaces.revokeApiKey(request.workspaceId, request.params.id);
+        return reply.code(204).send(null);
       },
     );
   };

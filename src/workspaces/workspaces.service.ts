@@ -1,18 +1,45 @@
 import type { Kysely } from 'kysely';
+import type { AuthenticatedKey } from '../http/auth.js';
 import type { Clock } from '../clock.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
-import { generateApiKey, hashApiKey, sameHash } from './api-keys.js';
-import { createWorkspacesRepository, type WorkspaceRecord } from './workspaces.repository.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import { LimitExceededError } from '../http/limits.js';
+import { generateApiKey, hashApiKey, keyPrefix, sameHash } from './api-keys.js';
+import {
+  createWorkspacesRepository,
+  type ApiKeyRecord,
+  type NewApiKey,
+  type WorkspaceRecord,
+} from './workspaces.repository.js';
+import type { ApiKey, CreatedApiKey } from './workspaces.schemas.js';
 
 export const DEFAULT_WORKSPACE_ID = 'ws_default';
+
+/** Keys one workspace may hold; a key per person or integration fits well below it. */
+export const MAX_API_KEYS_PER_WORKSPACE = 100;
+
+/** last_used_at is written at most this often per key, so authenticating is a read, not a write. */
+const LAST_USED_PRECISION_MS = 60_000;
 
 export interface WorkspacesServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
   /** Gives a new workspace its starting content (the default templates), in the same transaction. */
   onWorkspaceCreated: (trx: Kysely<Database>, workspaceId: string) => Promise<void>;
+}
+
+function toApiKey(record: ApiKeyRecord, currentKeyId?: string): ApiKey {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    origin: record.origin,
+    createdAt: record.createdAt,
+    lastUsedAt: record.lastUsedAt,
+    current: record.id === currentKeyId,
+  };
 }
 
 export function createWorkspacesService({ db, clock, onWorkspaceCreated }: WorkspacesServiceDeps) {
@@ -31,6 +58,8 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
         workspaceId: id,
         name: 'default',
         keyHash: hashApiKey(apiKey),
+        prefix: keyPrefix(apiKey),
+        origin: 'issued',
         createdAt: workspace.createdAt,
       });
       await onWorkspaceCreated(trx, id);
@@ -43,10 +72,14 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
 
     findWorkspace: (id: string) => repository.findById(id),
 
-    /** Makes WARMUP_API_KEY valid for the `default` workspace, creating the workspace on first start. */
-    async bootstrap(apiKey: string): Promise<void> {
+    /**
+     * Makes WARMUP_API_KEY valid for the `default` workspace, creating the workspace on first start,
+     * and revokes the bootstrap key of an earlier setting: changing the setting replaces the key.
+     */
+    async bootstrap(apiKey: string): Promise<{ revokedKeys: number }> {
       const now = clock.now().toISOString();
-      await inTransaction(db, async (trx) => {
+      const keyHash = hashApiKey(apiKey);
+      return inTransaction(db, async (trx) => {
         // Several replicas may start at once on a fresh database: exactly one of them creates it.
         const created = await trx
           .insertInto('workspaces')
@@ -55,21 +88,75 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
           .returning('id')
           .executeTakeFirst();
         if (created) await onWorkspaceCreated(trx, DEFAULT_WORKSPACE_ID);
+        const revokedKeys = await repository.deleteOtherBootstrapKeys(trx, DEFAULT_WORKSPACE_ID, keyHash);
         await repository.insertApiKey(trx, {
           id: newId('key'),
           workspaceId: DEFAULT_WORKSPACE_ID,
           name: 'bootstrap',
-          keyHash: hashApiKey(apiKey),
+          keyHash,
+          prefix: keyPrefix(apiKey),
+          origin: 'bootstrap',
           createdAt: now,
         });
+        return { revokedKeys };
       });
     },
 
-    /** The workspace a presented key belongs to, or undefined. */
-    async authenticate(apiKey: string): Promise<string | undefined> {
+    /**
+     * The workspace and key a presented key belongs to, or undefined. Looked up on every request,
+     * never cached, so a revoked key stops working at once on every replica.
+     */
+    async authenticate(apiKey: string): Promise<AuthenticatedKey | undefined> {
       const hash = hashApiKey(apiKey);
       const found = await repository.findByKeyHash(hash);
-      return found && sameHash(found.keyHash, hash) ? found.workspaceId : undefined;
+      if (!found || !sameHash(found.keyHash, hash)) return undefined;
+      const now = clock.now();
+      if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USED_PRECISION_MS) {
+        await repository.touchApiKey(found.id, now.toISOString());
+      }
+      return { workspaceId: found.workspaceId, keyId: found.id };
+    },
+
+    /** The workspace's keys, oldest first; `current` marks `currentKeyId`. Never the keys themselves. */
+    async listApiKeys(workspaceId: string, currentKeyId?: string): Promise<ApiKey[]> {
+      return (await repository.listApiKeys(workspaceId)).map((record) => toApiKey(record, currentKeyId));
+    },
+
+    /** A new key for the workspace; the plain key is returned this once and stored only as a hash. */
+    async createApiKey(workspaceId: string, name: string): Promise<CreatedApiKey> {
+      const existing = await repository.listApiKeys(workspaceId);
+      if (existing.length >= MAX_API_KEYS_PER_WORKSPACE) {
+        throw new LimitExceededError(
+          409,
+          'key_limit_reached',
+          `a workspace holds at most ${MAX_API_KEYS_PER_WORKSPACE} API keys; revoke one first`,
+        );
+      }
+      const apiKey = generateApiKey();
+      const key: NewApiKey = {
+        id: newId('key'),
+        workspaceId,
+        name: name.trim(),
+        keyHash: hashApiKey(apiKey),
+        prefix: keyPrefix(apiKey),
+        origin: 'issued',
+        createdAt: clock.now().toISOString(),
+      };
+      await inTransaction(db, (trx) => repository.insertApiKey(trx, key));
+      const record: ApiKeyRecord = { ...key, lastUsedAt: null };
+      return { key: toApiKey(record), apiKey };
+    },
+
+    /** Deletes a key: the next request with it, on any replica, is a 401. The last key is kept. */
+    async revokeApiKey(workspaceId: string, id: string): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        const keys = await repository.listApiKeys(workspaceId, trx);
+        if (!keys.some((key) => key.id === id)) throw new NotFoundError(`API key ${id} not found`);
+        if (keys.length === 1) {
+          throw new ConflictError('the last API key of a workspace cannot be revoked; create another key first');
+        }
+        await repository.deleteApiKey(trx, workspaceId, id);
+      });
     },
   };
 }

@@ -16,7 +16,7 @@ beforeAll(async () => {
     ...database.env,
     PORT: String(port),
     WARMUP_SECRET_KEY: 'b'.repeat(64),
-    WARMUP_API_KEY: 'bootstrap-key-for-tests',
+    WARMUP_API_KEY: 'bootstrap-key-for-tests-0123456789abcdef',
   };
   server = await startWarmup(['serve', '--no-engine'], env, /Warmup is serving/);
 }, 60_000);
@@ -36,7 +36,7 @@ async function get(path: string, key?: string) {
 
 describe('warmup CLI', () => {
   it('serve makes WARMUP_API_KEY valid for the default workspace', async () => {
-    const res = await get('/api/workspace', 'bootstrap-key-for-tests');
+    const res = await get('/api/workspace', 'bootstrap-key-for-tests-0123456789abcdef');
     expect(res.status).toBe(200);
     expect(res.body.workspace).toMatchObject({ id: 'ws_default', name: 'default' });
   });
@@ -85,7 +85,7 @@ describe('warmup CLI', () => {
         {
           method: 'POST',
           headers: {
-            authorization: 'Bearer bootstrap-key-for-tests',
+            authorization: 'Bearer bootstrap-key-for-tests-0123456789abcdef',
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
           },

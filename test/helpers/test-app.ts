@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestR
 import { buildApp } from '../../src/app.js';
 import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
+import type { Limits } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -26,7 +27,15 @@ export interface TestApp {
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
 export async function createTestApp(
-  options: { clock?: Clock | ReturnType<typeof fixedClock>; rateLimit?: number; logger?: FastifyBaseLogger } = {},
+  options: {
+    clock?: Clock | ReturnType<typeof fixedClock>;
+    rateLimit?: number;
+    /** Wrong keys a minute per client address; 0 (the default here) turns the limit off. */
+    authFailureLimit?: number;
+    trustProxy?: boolean;
+    limits?: Partial<Limits>;
+    logger?: FastifyBaseLogger;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const clock = options.clock ?? systemClock;
@@ -35,10 +44,13 @@ export async function createTestApp(
     clock,
     dataDir: database.dataDir,
     secretKey: TEST_SECRET_KEY,
+    limits: options.limits,
   });
   const app = await buildApp({
     services,
     rateLimit: options.rateLimit ?? 0,
+    authFailureLimit: options.authFailureLimit ?? 0,
+    trustProxy: options.trustProxy,
     logger: options.logger,
     healthCheck: async () => {},
   });

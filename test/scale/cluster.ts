@@ -15,7 +15,7 @@ import type { MailUser } from '../mailstack/users.js';
 import { freePort, startWarmup, type RunningProcess } from '../helpers/processes.js';
 
 export const SECRET_KEY = 'c'.repeat(64);
-export const API_KEY = 'scale-out-api-key-for-tests';
+export const API_KEY = 'scale-out-api-key-for-tests-0123456789';
 
 export async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.js';
 import * as engine from './002-engine.js';
 import * as placementByReceiver from './003-placement-by-receiver.js';
+import * as apiKeys from './004-api-keys.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-engine': engine,
   '003-placement-by-receiver': placementByReceiver,
+  '004-api-keys': apiKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,42 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const Workspace = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export type Workspace = Static<typeof Workspace>;
+
+export const ApiKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.Union([Type.String(), Type.Null()], {
+    description: 'The first characters of the key, to recognise it by (null for keys made before prefixes were kept)',
+  }),
+  origin: Type.Union([Type.Literal('bootstrap'), Type.Literal('issued')], {
+    description: '`bootstrap`: made from WARMUP_API_KEY, replaced when that setting changes',
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'Updated at most once a minute',
+  }),
+  current: Type.Boolean({ description: 'True for the key that made this request' }),
+});
+export type ApiKey = Static<typeof ApiKey>;
+
+export const ApiKeyList = Type.Object({ keys: Type.Array(ApiKey) });
+export type ApiKeyList = Static<typeof ApiKeyList>;
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for; not blank' }),
+  },
+  { additionalProperties: false },
+);
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
+
+export const CreatedApiKey = Type.Object({
+  key: ApiKey,
+  apiKey: Type.String({ description: 'The key itself, shown this once and never again' }),
+});
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
