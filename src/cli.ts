@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { closeOnSignals, createEngineFor, createLogger, openMigratedDatabase, startServer } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
+import { loadMailPolicy } from './mail/policy.js';
 import { createServices } from './services.js';
 import { runOnce } from './engine/engine.js';
 
@@ -74,6 +75,7 @@ program
       clock: systemClock,
       dataDir: settings.dataDir,
       secretKey: settings.secretKey,
+      mailPolicy: loadMailPolicy(settings.mail),
     });
     const engine = createEngineFor(
       { database, services, logger, clock: systemClock },
@@ -118,6 +120,7 @@ program
       clock,
       dataDir: settings.dataDir,
       secretKey: settings.secretKey,
+      mailPolicy: loadMailPolicy(settings.mail),
     });
     const engine = createEngineFor({ database, services, logger, clock });
     // A signal lets the running step finish, skips the rest and gives the leases back.

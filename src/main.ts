@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
 import { sql } from 'kysely';
+import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 
@@ -58,6 +59,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     dataDir: config.dataDir,
     secretKey: config.secretKey,
     statsCacheMs: config.statsCacheMs,
+    mailPolicy: loadMailPolicy(config.mail),
+    logger,
   });
   if (config.bootstrapApiKey) await services.workspaces.bootstrap(config.bootstrapApiKey);
 

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Dialect } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
+import type { MailPolicy } from './mail/policy.js';
 import { createMailboxesService } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
@@ -16,17 +17,27 @@ export interface ServiceDeps {
   secretKey: string | undefined;
   /** How long a statistics answer may be served again, in ms (default 0: always fresh). */
   statsCacheMs?: number;
+  /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
+  mailPolicy?: MailPolicy;
+  /** Receives details kept out of responses (e.g. why a mail host was refused). */
+  logger?: { debug(details: object, message: string): void };
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
-export function createServices({ db, clock, dataDir, secretKey, statsCacheMs }: ServiceDeps) {
+export function createServices({ db, clock, dataDir, secretKey, statsCacheMs, mailPolicy, logger }: ServiceDeps) {
   const templates = createTemplatesService({ db, clock });
   const workspaces = createWorkspacesService({
     db,
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
-  const mailboxes = createMailboxesService({ db, clock, secretKey: loadSecretKey({ secretKey, dataDir }) });
+  const mailboxes = createMailboxesService({
+    db,
+    clock,
+    secretKey: loadSecretKey({ secretKey, dataDir }),
+    mailPolicy,
+    logger,
+  });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   return { workspaces, templates, mailboxes, stats };
 }

@@ -48,8 +48,18 @@ async function listen(onSocket: (socket: Socket) => void): Promise<{ port: numbe
   };
 }
 
+/** The fake servers are plaintext scripts on loopback: the operator allows exactly that. */
+const FAKE_SERVER_POLICY = { allowedHosts: ['127.0.0.1'], plaintextHosts: ['127.0.0.1'] };
+
 function fakeConfig(port: number): MailServerConfig {
-  return { host: '127.0.0.1', port, secure: false, username: 'someone@fake.test', password: 'fake-secret-pw' };
+  return {
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    username: 'someone@fake.test',
+    password: 'fake-secret-pw',
+    policy: FAKE_SERVER_POLICY,
+  };
 }
 
 describe('classifyFolder', () => {
@@ -156,17 +166,17 @@ describe('IMAP errors without a real server', () => {
     const err = await caught(verifyImap(fakeConfig(probe.port)));
     expect(err.side).toBe('imap');
     expect(err.kind).toBe('connection');
-    expect(err.message).toBe(`Cannot connect to IMAP server 127.0.0.1:${probe.port}: connection refused`);
+    expect(err.message).toBe(`Could not connect to an IMAP server at 127.0.0.1:${probe.port}`);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('a server that accepts TCP but never greets times out', async () => {
+  it('a server that accepts TCP but never greets fails like a closed port (no port state)', async () => {
     const silent = await listen(() => undefined);
     try {
       const started = Date.now();
       const err = await caught(openImapSession(fakeConfig(silent.port), { timeoutMs: 400 }));
-      expect(err.kind).toBe('timeout');
-      expect(err.message).toBe(`IMAP server 127.0.0.1:${silent.port} did not answer within 0.4 s`);
+      expect(err.kind).toBe('connection');
+      expect(err.message).toBe(`Could not connect to an IMAP server at 127.0.0.1:${silent.port}`);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await silent.close();

@@ -2,7 +2,9 @@ import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestR
 import { buildApp } from '../../src/app.js';
 import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
+import type { MailPolicy } from '../../src/mail/policy.js';
 import { createServices, type Services } from '../../src/services.js';
+import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestWorkspace {
@@ -25,8 +27,24 @@ export interface TestApp {
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
+function testMailPolicy(): MailPolicy | undefined {
+  let stack: ReturnType<typeof getMailStack> = null;
+  try {
+    stack = getMailStack();
+  } catch {
+    // outside a vitest run (npm run screenshots): no stack, the default policy
+  }
+  return stack ? stackMailPolicy(stack) : undefined;
+}
+
 export async function createTestApp(
-  options: { clock?: Clock | ReturnType<typeof fixedClock>; rateLimit?: number; logger?: FastifyBaseLogger } = {},
+  options: {
+    clock?: Clock | ReturnType<typeof fixedClock>;
+    rateLimit?: number;
+    logger?: FastifyBaseLogger;
+    /** Default: the run's mail stack allowed and its CA trusted (stackMailPolicy), else the default policy. */
+    mailPolicy?: MailPolicy;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const clock = options.clock ?? systemClock;
@@ -36,6 +54,8 @@ export async function createTestApp(
     clock,
     dataDir: database.dataDir,
     secretKey: TEST_SECRET_KEY,
+    mailPolicy: options.mailPolicy ?? testMailPolicy(),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const app = await buildApp({
     services,
