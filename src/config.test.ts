@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       rateLimit: 1200,
       statsCacheMs: 0,
       logLevel: 'info',
+      mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
 

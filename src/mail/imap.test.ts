@@ -10,6 +10,7 @@ import {
   normalizeMessageId,
   openImapSession,
   parseBounce,
+  parseReferences,
   verifyImap,
   type FoundMessage,
   type ImapSession,
@@ -155,6 +156,70 @@ describe('parseBounce', () => {
     const ours = new Map([['x1@a.test', '<x1@a.test>']]);
     const raw = 'From: friend@b.test\r\nSubject: Re: hi\r\nIn-Reply-To: <x1@a.test>\r\n\r\nthanks\r\n';
     expect(parseBounce(raw, ours)).toEqual([]);
+  });
+});
+
+describe('parsers of remote input run in linear time', () => {
+  const MiB = 1024 * 1024;
+  const ours = new Map([['x1@a.test', '<x1@a.test>']]);
+  const report = (body: string): string =>
+    `From: MAILER-DAEMON@a.test\r\nContent-Type: multipart/report; report-type=delivery-status\r\n\r\n<x1@a.test>\r\n${body}`;
+  /** Runs `parse` on 1 MiB of `input` and fails if it takes anywhere near backtracking time. */
+  function expectFast(parse: () => unknown): void {
+    const started = performance.now();
+    parse();
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }
+
+  // each input is the worst case of one of the patterns the parsers used to have
+  it.each([
+    ['spaces after Final-Recipient:', report(`Final-Recipient:${' '.repeat(MiB)}`)],
+    ['spaces after Final-Recipient: rfc822;', report(`Final-Recipient: rfc822;${' '.repeat(MiB)}x`)],
+    ['a long address without @', report(`Final-Recipient: rfc822; ${'a'.repeat(MiB)}`)],
+    ['an address of many @', report(`Original-Recipient: ${'@'.repeat(MiB)}`)],
+    ['line breaks after Diagnostic-Code:', report(`Diagnostic-Code:${'\r\n'.repeat(MiB / 2)}`)],
+    ['spaces after Diagnostic-Code: smtp;', report(`Diagnostic-Code: smtp;${' \t'.repeat(MiB / 2)}`)],
+    ['digits after Status:', report(`Status: 5.${'1'.repeat(MiB)}`)],
+    ['a From: line without the daemon', `From: ${'mailer-'.repeat(MiB / 7)}\r\n\r\n<x1@a.test>`],
+    ['folded continuation lines', report(`Final-Recipient:${'\r\n '.repeat(MiB / 3)}`)],
+    ['many short header lines', report('A:\r\n'.repeat(MiB / 4))],
+    ['many angle brackets', report('<'.repeat(MiB))],
+  ])('parseBounce: %s (1 MiB)', (_, raw) => {
+    expectFast(() => parseBounce(raw, ours));
+  });
+
+  it('parseBounce looks up thousands of our ids in one pass', () => {
+    const many = new Map(Array.from({ length: 5_000 }, (_, i) => [`id${i}@a.test`, `<id${i}@a.test>`]));
+    const raw = report('x'.repeat(MiB));
+    expectFast(() => expect(parseBounce(raw, many)).toEqual([]));
+  });
+
+  it.each([
+    ['one long line', `References: ${'<a'.repeat(MiB / 2)}`],
+    ['folded', `References:${'\r\n <a@b>'.repeat(MiB / 7)}`],
+    ['no closing bracket', `References: <${'a'.repeat(MiB)}`],
+  ])('parseReferences: %s (1 MiB)', (_, raw) => {
+    expectFast(() => parseReferences(raw));
+  });
+
+  it('parseReferences still reads a folded header', () => {
+    expect(parseReferences('Subject: x\r\nReferences: <a@b>\r\n <c@d> <e@f>\r\nX: y')).toEqual([
+      '<a@b>',
+      '<c@d>',
+      '<e@f>',
+    ]);
+  });
+
+  it.each([
+    ['a run of >', `<a@b${'>'.repeat(MiB)}x`],
+    ['a run of <', `${'<'.repeat(MiB)}a@b`],
+    ['spaces between', `<${' '.repeat(MiB)}>`],
+  ])('normalizeMessageId: %s (1 MiB)', (_, id) => {
+    expectFast(() => normalizeMessageId(id));
+  });
+
+  it('classifyFolder: a 1 MiB folder name', () => {
+    expectFast(() => classifyFolder({ path: `categor${'y'.repeat(MiB)}`, delimiter: '/' }));
   });
 });
 

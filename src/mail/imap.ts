@@ -570,21 +570,35 @@ function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: Fold
 /** Header fields of a raw message (or header block), unfolded: name in lower case, value as is. */
 function headerFields(raw: string): { name: string; value: string }[] {
   const fields: { name: string; value: string }[] = [];
-  for (const rawLine of raw.split('\n')) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    const first = line.charCodeAt(0);
-    const last = fields[fields.length - 1];
-    if ((first === 0x20 || first === 0x09) && last) {
-      last.value += ` ${line.trimStart()}`; // a folded continuation of the field above
-      continue;
+  // the field a continuation line belongs to; none after a line that is not a field
+  let current: { name: string; value: string } | undefined;
+  let lineStart = 0;
+  while (lineStart < raw.length) {
+    const newline = raw.indexOf('\n', lineStart);
+    const next = newline < 0 ? raw.length : newline + 1;
+    let lineEnd = newline < 0 ? raw.length : newline;
+    if (lineEnd > lineStart && raw.charCodeAt(lineEnd - 1) === 0x0d) lineEnd--;
+    const first = raw.charCodeAt(lineStart);
+    if (first === 0x20 || first === 0x09) {
+      if (current) current.value += ` ${raw.slice(lineStart, lineEnd).trimStart()}`; // folded continuation
+    } else {
+      // A field name is short; anything else (body text, a long line) is not a field.
+      // (searched within the line only: an unbounded indexOf per line would be quadratic)
+      let colon = -1;
+      for (let k = lineStart; k < Math.min(lineEnd, lineStart + 81); k++) {
+        if (raw.charCodeAt(k) === 0x3a) {
+          colon = k;
+          break;
+        }
+      }
+      if (colon > lineStart) {
+        current = { name: raw.slice(lineStart, colon).trim().toLowerCase(), value: raw.slice(colon + 1, lineEnd) };
+        fields.push(current);
+      } else {
+        current = undefined;
+      }
     }
-    const colon = line.indexOf(':');
-    // A field name is short; anything else (body text, a long line) is not a field.
-    if (colon <= 0 || colon > 80) {
-      fields.push({ name: '', value: '' });
-      continue;
-    }
-    fields.push({ name: line.slice(0, colon).trim().toLowerCase(), value: line.slice(colon + 1) });
+    lineStart = next;
   }
   return fields;
 }

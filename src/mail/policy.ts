@@ -53,7 +53,6 @@ const INTERNAL_RANGES: [string, number, 'ipv4' | 'ipv6'][] = [
   ['240.0.0.0', 4, 'ipv4'], // reserved, broadcast
   ['::', 128, 'ipv6'], // unspecified
   ['::1', 128, 'ipv6'], // loopback
-  ['::ffff:0:0', 96, 'ipv6'], // IPv4-mapped (a dotted form is checked as IPv4 first)
   ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64
   ['100::', 64, 'ipv6'], // discard
   ['2001:db8::', 32, 'ipv6'], // documentation
@@ -67,11 +66,32 @@ const INTERNAL_RANGES: [string, number, 'ipv4' | 'ipv6'][] = [
 const internal = new BlockList();
 for (const [network, prefix, family] of INTERNAL_RANGES) internal.addSubnet(network, prefix, family);
 
-/** '::ffff:10.0.0.1' → '10.0.0.1'; anything else as it is (lower case). */
+/** The eight 16-bit groups of an IPv6 address (which isIP accepted). */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (dotted) {
+    const [a, b, c, d] = dotted.split('.').map(Number);
+    text = `${text.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array(8 - headGroups.length - tailGroups.length).fill('0');
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
+}
+
+/**
+ * An IPv4-mapped IPv6 address ('::ffff:10.0.0.1', '::ffff:a00:1') as the IPv4 address it
+ * reaches; anything else as it is (lower case). Node's BlockList would match every IPv4
+ * address against a ::ffff:0:0/96 rule, so mapped addresses are unwrapped here instead.
+ */
 function canonicalAddress(address: string): string {
   const lower = address.toLowerCase();
-  const mapped = lower.startsWith('::ffff:') ? lower.slice(7) : '';
-  return isIP(mapped) === 4 ? mapped : lower;
+  if (isIP(lower) !== 6) return lower;
+  const groups = ipv6Groups(lower);
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  return mapped ? `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}` : lower;
 }
 
 function family(address: string): 'ipv4' | 'ipv6' {
