@@ -6,7 +6,7 @@
 import { promises as dns } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 
 export interface MailPolicy {
   /**
@@ -186,15 +186,20 @@ export async function resolveMailHost(
   return endpoint;
 }
 
+// Building a context from ~150 root certificates costs milliseconds: once per policy, not per connection.
+const secureContexts = new WeakMap<MailPolicy, SecureContext>();
+
 /** TLS options that always check the certificate: system roots plus the operator's CA. */
 export function tlsOptions(policy: MailPolicy = DEFAULT_MAIL_POLICY): {
   rejectUnauthorized: true;
   minVersion: 'TLSv1.2';
-  ca?: string[];
+  secureContext?: SecureContext;
 } {
-  return {
-    rejectUnauthorized: true,
-    minVersion: 'TLSv1.2',
-    ...(policy.ca ? { ca: [...rootCertificates, policy.ca] } : {}),
-  };
+  if (!policy.ca) return { rejectUnauthorized: true, minVersion: 'TLSv1.2' };
+  let secureContext = secureContexts.get(policy);
+  if (!secureContext) {
+    secureContext = createSecureContext({ ca: [...rootCertificates, policy.ca], minVersion: 'TLSv1.2' });
+    secureContexts.set(policy, secureContext);
+  }
+  return { rejectUnauthorized: true, minVersion: 'TLSv1.2', secureContext };
 }
