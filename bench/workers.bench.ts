@@ -11,6 +11,7 @@
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
 //   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3])
 import { randomBytes } from 'node:crypto';
+import { loadMailPolicy } from '../src/mail/policy.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,7 +127,14 @@ async function oneRun(
   try {
     await migrateToLatest(database.db, database.dialect);
     await createBenchMailboxes(database, stack, dataDir);
-    const env = { DATABASE_URL: schema.url, WARMUP_DATA_DIR: dataDir, WARMUP_SECRET_KEY: SECRET_KEY };
+    const env = {
+      DATABASE_URL: schema.url,
+      WARMUP_DATA_DIR: dataDir,
+      WARMUP_SECRET_KEY: SECRET_KEY,
+      // the stack is on loopback with its own CA, as an operator's private server would be
+      WARMUP_MAIL_ALLOWED_HOSTS: stack.host,
+      WARMUP_MAIL_CA_FILE: stack.caCert,
+    };
     for (let i = 1; i <= workerCount; i++) workers.push(await startWorker(`w${i}`, env, WORKER_OPTIONS));
     // Let every worker reach its loop (they start at a random offset), then put the whole load in at once.
     await sleep(1_000);
@@ -247,12 +255,17 @@ async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Pro
 }
 
 /** The bench mailboxes through the mailboxes service (each logs in once), planned for today already. */
+function benchMailSettings(stack: MailStack) {
+  return { allowedHosts: [stack.host], plaintextHosts: [], caFile: stack.caCert };
+}
+
 async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, dataDir: string): Promise<void> {
   const services = createServices({
     db: database.db,
     clock: systemClock,
     dataDir,
     secretKey: SECRET_KEY,
+    mailPolicy: loadMailPolicy(benchMailSettings(stack)),
   });
   await services.workspaces.bootstrap(API_KEY);
   const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
@@ -262,8 +275,8 @@ async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, 
       password: user.password,
       provider: 'custom',
       connectionType: 'imap',
-      imap: { host: stack.host, port: stack.imapPort, secure: false, tls: { rejectUnauthorized: false } },
-      smtp: { host: stack.host, port: stack.submissionPort, secure: false, tls: { rejectUnauthorized: false } },
+      imap: { host: stack.host, port: stack.imapPort, secure: false },
+      smtp: { host: stack.host, port: stack.submissionPort, secure: false },
       warmup: { replyRate: 0, timezone: 'UTC', weekdaysOnly: false },
     });
   }

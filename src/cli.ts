@@ -73,7 +73,7 @@ program
   .action(async (options: { interval?: number; lease?: number; ignoreSchedule?: boolean }) => {
     const settings = config();
     const logger = createLogger(settings);
-    const runtime = await openRuntime(settings);
+    const runtime = await openRuntime(settings, systemClock, logger);
     const { database } = runtime;
     const engine = createEngineFor(
       { ...runtime, logger },
@@ -110,7 +110,7 @@ program
     }
     const settings = config();
     const logger = createLogger(settings, { stderr: true });
-    const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock);
+    const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock, logger);
     const { database } = runtime;
     const engine = createEngineFor({ ...runtime, logger });
     // A signal lets the running step finish, skips the rest and gives the leases back.

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
       logLevel: 'info',
+      mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
 

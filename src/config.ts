@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isValidHostEntry } from './mail/policy.js';
 
 /** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
 export interface Limits {
@@ -40,6 +41,15 @@ export interface Config {
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
+  /** Which mail servers a tenant may name, and how the mail layer talks to them. */
+  mail: {
+    /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
+    allowedHosts: string[];
+    /** WARMUP_MAIL_PLAINTEXT_HOSTS: names or addresses logged in to without TLS. */
+    plaintextHosts: string[];
+    /** WARMUP_MAIL_CA_FILE: PEM file of extra trusted CAs for mail servers. */
+    caFile: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +82,16 @@ function bootstrapKey(env: NodeJS.ProcessEnv): string | undefined {
     );
   }
   return key;
+}
+
+/** A comma- or space-separated list of host names, addresses and CIDR ranges. */
+function hostListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
+  const bad = entries.find((entry) => !isValidHostEntry(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(`${name} must list host names, IP addresses or CIDR ranges (e.g. 10.0.0.0/8), got "${bad}"`);
+  }
+  return entries;
 }
 
 /** Reads the environment once; everything downstream receives the parsed result. */
@@ -114,5 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    mail: {
+      allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
+      plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),
+      caFile: env.WARMUP_MAIL_CA_FILE ? path.resolve(env.WARMUP_MAIL_CA_FILE) : undefined,
+    },
   };
 }

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
 import { sql } from 'kysely';
+import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 
@@ -22,7 +23,7 @@ export interface Runtime {
 }
 
 /** Opens and migrates the database from the config and wires the services over it. */
-export async function openRuntime(config: Config, clock: Clock = systemClock): Promise<Runtime> {
+export async function openRuntime(config: Config, clock: Clock = systemClock, logger?: Logger): Promise<Runtime> {
   const database = await openMigratedDatabase(config);
   const services = createServices({
     db: database.db,
@@ -31,6 +32,8 @@ export async function openRuntime(config: Config, clock: Clock = systemClock): P
     secretKey: config.secretKey,
     statsCacheMs: config.statsCacheMs,
     limits: config.limits,
+    mailPolicy: loadMailPolicy(config.mail),
+    ...(logger ? { logger } : {}),
   });
   return { database, services, clock };
 }
@@ -71,7 +74,7 @@ export interface RunningServer {
 
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const { database, services } = await openRuntime(config);
+  const { database, services } = await openRuntime(config, systemClock, logger);
   if (config.bootstrapApiKey) {
     const { revokedKeys } = await services.workspaces.bootstrap(config.bootstrapApiKey);
     if (revokedKeys > 0) logger.info({ revokedKeys }, 'WARMUP_API_KEY changed: the previous bootstrap key is revoked');

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
+import type { MailPolicy } from './mail/policy.js';
 import { createMailboxesService } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
@@ -17,10 +18,23 @@ export interface ServiceDeps {
   statsCacheMs?: number;
   /** Workspace quotas and size limits (default: DEFAULT_LIMITS). */
   limits?: Partial<Limits>;
+  /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
+  mailPolicy?: MailPolicy;
+  /** Receives details kept out of responses (e.g. why a mail host was refused). */
+  logger?: { debug(details: object, message: string): void };
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
-export function createServices({ db, clock, dataDir, secretKey, statsCacheMs, limits: given }: ServiceDeps) {
+export function createServices({
+  db,
+  clock,
+  dataDir,
+  secretKey,
+  statsCacheMs,
+  limits: given,
+  mailPolicy,
+  logger,
+}: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
   const workspaces = createWorkspacesService({
@@ -33,6 +47,8 @@ export function createServices({ db, clock, dataDir, secretKey, statsCacheMs, li
     clock,
     secretKey: loadSecretKey({ secretKey, dataDir }),
     maxMailboxes: limits.maxMailboxes,
+    mailPolicy,
+    logger,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   return { workspaces, templates, mailboxes, stats };

@@ -3,15 +3,19 @@
 // MailConnectionError whose message names the server and quotes its answer, so it can
 // go straight into a mailbox's lastError or a 422 detail. The password never appears in
 // it: the text is built from parts that do not hold it and is scrubbed again at the end.
+// A host that is refused, or that is no mail server at all, gets one generic message: a
+// tenant must not learn banners or which ports are open on hosts it should not reach.
+import type { MailPolicy } from './policy.js';
 
 export interface MailServerConfig {
   host: string;
   port: number;
-  /** true: implicit TLS (465/993); false: STARTTLS when the server offers it. */
+  /** true: implicit TLS (465/993); false: STARTTLS, required unless the policy allows plaintext for the host. */
   secure: boolean;
   username: string;
   password: string;
-  tls?: { rejectUnauthorized?: boolean };
+  /** The operator's rules for tenant-named hosts; without one, public hosts and TLS only. */
+  policy?: MailPolicy;
 }
 
 export type MailSide = 'smtp' | 'imap';
@@ -32,6 +36,8 @@ export interface MailConnectionErrorInit {
   secret?: string;
   /** Login name, to scrub the base64 AUTH PLAIN form of the password too. */
   username?: string;
+  /** What really happened, for the server log only (never shown to the tenant). */
+  reason?: string;
 }
 
 export class MailConnectionError extends Error {
@@ -43,6 +49,7 @@ export class MailConnectionError extends Error {
   readonly serverResponse?: string;
   readonly permanent?: boolean;
   readonly code?: string;
+  readonly reason?: string;
 
   constructor(init: MailConnectionErrorInit) {
     super(scrubSecret(init.message, init.secret, init.username));
@@ -54,7 +61,32 @@ export class MailConnectionError extends Error {
       this.serverResponse = scrubSecret(init.serverResponse, init.secret, init.username);
     if (init.permanent !== undefined) this.permanent = init.permanent;
     if (init.code !== undefined) this.code = init.code;
+    if (init.reason !== undefined) this.reason = scrubSecret(init.reason, init.secret, init.username);
   }
+}
+
+/**
+ * The one answer for a host the policy refuses and for anything short of a mail server's
+ * greeting (refused, silent, closed, a foreign banner, a failed implicit-TLS handshake):
+ * the same text whatever the port state, so the check cannot be used to scan a network.
+ */
+export function unreachableError(
+  side: MailSide,
+  config: Pick<MailServerConfig, 'host' | 'port' | 'password' | 'username'>,
+  reason: string,
+  code?: string,
+): MailConnectionError {
+  return new MailConnectionError({
+    side,
+    kind: 'connection',
+    message: `Could not connect to an ${side.toUpperCase()} server at ${config.host}:${config.port}`,
+    host: config.host,
+    port: config.port,
+    reason,
+    secret: config.password,
+    username: config.username,
+    ...(code ? { code } : {}),
+  });
 }
 
 export function isMailConnectionError(err: unknown): err is MailConnectionError {

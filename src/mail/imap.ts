@@ -9,10 +9,12 @@ import {
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
+  unreachableError,
   withDeadline,
   type MailErrorKind,
   type MailServerConfig,
 } from './errors.js';
+import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
 
@@ -97,6 +99,21 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const SEARCH_BATCH = 50;
 /** At most this many delivery reports are downloaded per folder and call. */
 const MAX_BOUNCE_CANDIDATES = 200;
+/** The most of one message that is ever downloaded (warmup mail is a few KiB). */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Of a delivery report: its status part comes first, the returned message after it. */
+const MAX_BOUNCE_BYTES = 256 * 1024;
+/**
+ * What a server may send in one go. imapflow's defaults (1 GiB literals, 2 GiB responses)
+ * let one hostile server exhaust the process's memory; partial fetches never need more than
+ * MAX_MESSAGE_BYTES, so a server that sends more than twice that breaks its own connection.
+ */
+const RESPONSE_LIMITS = {
+  maxLineLength: 1024 * 1024,
+  maxLiteralSize: 2 * MAX_MESSAGE_BYTES,
+  maxResponseSize: 4 * MAX_MESSAGE_BYTES,
+  maxResponseTokens: 100_000,
+} as const;
 
 const SPAM_NAMES = new Set([
   'spam',
@@ -155,10 +172,18 @@ function lastSegment(path: string, delimiter: string | undefined): string {
   return parts[parts.length - 1] ?? path;
 }
 
-/** '<a@b>' and 'a@b' are the same Message-ID. */
+/** '<a@b>' and 'a@b' are the same Message-ID. (No regex: /^<+|>+$/ is quadratic on a run of '>'.) */
 export function normalizeMessageId(id: string): string {
-  return id.trim().replace(/^<+/, '').replace(/>+$/, '').trim();
+  const trimmed = id.trim();
+  let start = 0;
+  let end = trimmed.length;
+  while (start < end && trimmed.charCodeAt(start) === LESS_THAN) start++;
+  while (end > start && trimmed.charCodeAt(end - 1) === GREATER_THAN) end--;
+  return trimmed.slice(start, end).trim();
 }
+
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
 
 function isWarmupFolder(folder: FolderInfo): boolean {
   return folder.name.toLowerCase() === WARMUP_FOLDER.toLowerCase();
@@ -167,12 +192,13 @@ function isWarmupFolder(folder: FolderInfo): boolean {
 /** Connects and logs in, then logs out. Throws MailConnectionError (side 'imap'). */
 export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {}): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const client = new ImapFlow({ ...clientOptions(config, timeoutMs), verifyOnly: true });
+  const endpoint = await resolveEndpoint(config, timeoutMs);
+  const client = new ImapFlow({ ...clientOptions(config, endpoint, timeoutMs), verifyOnly: true });
   client.on('error', () => undefined);
   try {
     await withDeadline(client.connect(), timeoutMs, () => {
       client.close();
-      return timeoutError(config, timeoutMs, 'connect');
+      return unreachableError('imap', config, `no greeting and login within ${formatSeconds(timeoutMs)}`, 'ETIMEOUT');
     });
   } catch (err) {
     throw toMailError(err, config, timeoutMs, 'connect');
@@ -188,13 +214,28 @@ export async function openImapSession(config: MailServerConfig, opts: ImapOption
   return session;
 }
 
-function clientOptions(config: MailServerConfig, timeoutMs: number): ImapFlowOptions {
+/** The checked address of the configured host, or the generic "could not connect" error. */
+async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Promise<ResolvedEndpoint> {
+  try {
+    return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
+  } catch (err) {
+    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err));
+  }
+}
+
+function clientOptions(config: MailServerConfig, endpoint: ResolvedEndpoint, timeoutMs: number): ImapFlowOptions {
   return {
-    host: config.host,
+    // the address that passed the policy check; the name stays for the certificate check
+    host: endpoint.address,
+    ...(endpoint.servername ? { servername: endpoint.servername } : {}),
     port: config.port,
     secure: config.secure,
+    // without implicit TLS, STARTTLS is a must (a stripped STARTTLS fails instead of sending
+    // the password in the clear), unless the operator allowed plaintext for this host
+    ...(!config.secure && !endpoint.plaintextAllowed ? { doSTARTTLS: true } : {}),
     auth: { user: config.username, pass: config.password },
-    tls: { rejectUnauthorized: config.tls?.rejectUnauthorized ?? true },
+    tls: tlsOptions(config.policy),
+    ...RESPONSE_LIMITS,
     logger: false,
     // Commands are issued one at a time by the engine; no IDLE in between (which would
     // cost two extra round trips per command).
@@ -235,12 +276,19 @@ class Session implements ImapSession {
     this.client?.close();
     this.client = null;
     this.folderCache = null;
-    const client = new ImapFlow(clientOptions(this.config, this.timeoutMs));
+    // resolved and checked on every (re)connection: the name may point elsewhere by now
+    const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
+    const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs));
     client.on('error', () => undefined);
     try {
       await withDeadline(client.connect(), this.timeoutMs, () => {
         client.close();
-        return timeoutError(this.config, this.timeoutMs, 'connect');
+        return unreachableError(
+          'imap',
+          this.config,
+          `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
+          'ETIMEOUT',
+        );
       });
     } catch (err) {
       if (!client.isClosed) client.close();
@@ -426,7 +474,9 @@ class Session implements ImapSession {
 
   async fetchRaw(folder: string, uid: number): Promise<Buffer> {
     return this.inFolder(folder, async (client) => {
-      const msg = await this.step('FETCH', client, () => client.fetchOne(String(uid), { source: true }, { uid: true }));
+      const msg = await this.step('FETCH', client, () =>
+        client.fetchOne(String(uid), { source: { maxLength: MAX_MESSAGE_BYTES } }, { uid: true }),
+      );
       if (!msg || !msg.source) throw this.refused(`FETCH of UID ${uid} in ${folder} (no such message)`);
       return msg.source;
     });
@@ -459,7 +509,7 @@ class Session implements ImapSession {
           if (!uids || uids.length === 0) return;
           const newest = uids.slice(-MAX_BOUNCE_CANDIDATES);
           const messages = await this.step('FETCH', client, () =>
-            client.fetchAll(newest.join(','), { uid: true, source: { maxLength: 512 * 1024 } }, { uid: true }),
+            client.fetchAll(newest.join(','), { uid: true, source: { maxLength: MAX_BOUNCE_BYTES } }, { uid: true }),
           );
           for (const msg of messages) {
             if (!msg.source) continue;
@@ -513,12 +563,114 @@ function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: Fold
   return found;
 }
 
-/** Message-IDs of a raw "References:" header block (folded or not). */
-function parseReferences(headerBlock: string): string[] {
-  const unfolded = headerBlock.replace(/\r?\n[ \t]+/g, ' ');
-  const line = /^references:(.*)$/im.exec(unfolded)?.[1] ?? '';
-  return line.match(/<[^<>\s]+>/g) ?? [];
+// The parsers below read what a server (or whoever sent the mail) wrote, so each runs in one
+// pass over its input: header lines are unfolded and compared by prefix, and the only
+// regexes left are anchored with no two quantifiers that can match the same text.
+
+/** Header fields of a raw message (or header block), unfolded: name in lower case, value as is. */
+function headerFields(raw: string): { name: string; value: string }[] {
+  const fields: { name: string; value: string }[] = [];
+  // the field a continuation line belongs to; none after a line that is not a field
+  let current: { name: string; value: string } | undefined;
+  let lineStart = 0;
+  while (lineStart < raw.length) {
+    const newline = raw.indexOf('\n', lineStart);
+    const next = newline < 0 ? raw.length : newline + 1;
+    let lineEnd = newline < 0 ? raw.length : newline;
+    if (lineEnd > lineStart && raw.charCodeAt(lineEnd - 1) === 0x0d) lineEnd--;
+    const first = raw.charCodeAt(lineStart);
+    if (first === 0x20 || first === 0x09) {
+      if (current) current.value += ` ${raw.slice(lineStart, lineEnd).trimStart()}`; // folded continuation
+    } else {
+      // A field name is short; anything else (body text, a long line) is not a field.
+      // (searched within the line only: an unbounded indexOf per line would be quadratic)
+      let colon = -1;
+      for (let k = lineStart; k < Math.min(lineEnd, lineStart + 81); k++) {
+        if (raw.charCodeAt(k) === 0x3a) {
+          colon = k;
+          break;
+        }
+      }
+      if (colon > lineStart) {
+        current = { name: raw.slice(lineStart, colon).trim().toLowerCase(), value: raw.slice(colon + 1, lineEnd) };
+        fields.push(current);
+      } else {
+        current = undefined;
+      }
+    }
+    lineStart = next;
+  }
+  return fields;
 }
+
+/** The values of every field called `name` (lower case), anywhere in the text, in order. */
+function fieldValues(fields: { name: string; value: string }[], name: string): string[] {
+  return fields.filter((f) => f.name === name).map((f) => f.value);
+}
+
+/** `<...>` tokens of a header value, in order. */
+function angleTokens(value: string): string[] {
+  const tokens: string[] = [];
+  let open = -1;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === LESS_THAN) open = i;
+    else if (c === GREATER_THAN) {
+      if (open >= 0 && i > open + 1) tokens.push(value.slice(open, i + 1));
+      open = -1;
+    } else if (c <= 0x20) open = -1; // a Message-ID holds no whitespace
+  }
+  return tokens;
+}
+
+/** Message-IDs of a raw "References:" header block (folded or not). */
+export function parseReferences(headerBlock: string): string[] {
+  const value = fieldValues(headerFields(headerBlock), 'references')[0];
+  return value === undefined ? [] : angleTokens(value);
+}
+
+/** The value without a leading `type;` (e.g. `rfc822;`, `smtp;`), trimmed. */
+function withoutTypePrefix(value: string, type: string): string {
+  const trimmed = value.trimStart();
+  return trimmed.slice(0, type.length + 1).toLowerCase() === `${type};`
+    ? trimmed.slice(type.length + 1).trim()
+    : trimmed.trim();
+}
+
+/** `rfc822; <a@b>` → `a@b`: the first token up to whitespace, `>` or `;`, when it holds a local part and a domain. */
+function recipientAddress(value: string): string | undefined {
+  let rest = withoutTypePrefix(value, 'rfc822');
+  if (rest.startsWith('<')) rest = rest.slice(1);
+  let end = 0;
+  while (end < rest.length) {
+    const c = rest[end];
+    if (c === '>' || c === ';' || c === ' ' || c === '\t' || c === '\r' || c === '\n') break;
+    end++;
+  }
+  const address = rest.slice(0, end);
+  const at = address.indexOf('@');
+  return at > 0 && at < address.length - 1 ? address : undefined;
+}
+
+/** Every token of the text that could be a Message-ID, normalised (split on whitespace and brackets). */
+function messageIdCandidates(text: string): Set<string> {
+  const candidates = new Set<string>();
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x20;
+    const separator =
+      c <= 0x20 || c === LESS_THAN || c === GREATER_THAN || c === 0x22 || c === 0x3b || c === 0x2c || c === 0x3a;
+    if (!separator) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start <= 998) candidates.add(text.slice(start, i));
+      start = -1;
+    }
+  }
+  return candidates;
+}
+
+const STATUS_CODE = /^\d\.\d{1,3}\.\d{1,3}/;
 
 /**
  * Which of our Message-IDs a delivery report names, with the failed recipient and the
@@ -528,23 +680,34 @@ export function parseBounce(
   raw: string,
   ours: Map<string, string>,
 ): { messageId: string; recipient?: string; diagnostic?: string }[] {
-  const unfolded = raw.replace(/\r?\n[ \t]+/g, ' ');
+  const fields = headerFields(raw);
+  const contentTypes = fieldValues(fields, 'content-type').map((v) => v.trimStart().toLowerCase());
   const isReport =
-    /^content-type:\s*multipart\/report/im.test(unfolded) ||
-    /^from:.*(mailer-daemon|postmaster)/im.test(unfolded) ||
-    /^content-type:\s*message\/delivery-status/im.test(unfolded);
+    contentTypes.some((v) => v.startsWith('multipart/report') || v.startsWith('message/delivery-status')) ||
+    fieldValues(fields, 'from').some((v) => {
+      const from = v.toLowerCase();
+      return from.includes('mailer-daemon') || from.includes('postmaster');
+    });
   if (!isReport) return [];
+  // one pass over the text, then a lookup per token: linear however many ids are ours
+  const tokens = messageIdCandidates(raw);
   const mentioned = new Set<string>();
-  for (const [norm, original] of ours) {
-    if (unfolded.includes(`<${norm}>`) || unfolded.includes(norm)) mentioned.add(original);
-  }
+  for (const [norm, original] of ours) if (tokens.has(norm)) mentioned.add(original);
   if (mentioned.size === 0) return [];
+
+  const firstOf = <T>(values: string[], pick: (value: string) => T | undefined): T | undefined => {
+    for (const value of values) {
+      const picked = pick(value);
+      if (picked !== undefined) return picked;
+    }
+    return undefined;
+  };
   const recipient =
-    /^final-recipient:\s*(?:rfc822;)?\s*<?([^\s>;]+@[^\s>;]+)>?/im.exec(unfolded)?.[1] ??
-    /^original-recipient:\s*(?:rfc822;)?\s*<?([^\s>;]+@[^\s>;]+)>?/im.exec(unfolded)?.[1];
+    firstOf(fieldValues(fields, 'final-recipient'), recipientAddress) ??
+    firstOf(fieldValues(fields, 'original-recipient'), recipientAddress);
   const diagnostic =
-    /^diagnostic-code:\s*(?:smtp;)?\s*(.+)$/im.exec(unfolded)?.[1]?.trim() ??
-    /^status:\s*(\d\.\d+\.\d+.*)$/im.exec(unfolded)?.[1]?.trim();
+    firstOf(fieldValues(fields, 'diagnostic-code'), (v) => withoutTypePrefix(v, 'smtp') || undefined) ??
+    firstOf(fieldValues(fields, 'status'), (v) => (STATUS_CODE.test(v.trim()) ? v.trim() : undefined));
   return [...mentioned].map((messageId) => ({
     messageId,
     ...(recipient ? { recipient } : {}),
@@ -615,6 +778,12 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
 
   if (e.authenticationFailed) {
     return make('auth', `IMAP login refused by ${where}: ${text ?? e.serverResponseCode ?? 'authentication failed'}`);
+  }
+  // While connecting, anything but a refused login or a refused STARTTLS of a server that
+  // greeted as a mail server (refused, silent, closed, a foreign banner, a failed
+  // implicit-TLS handshake) gets one answer that says nothing about the port.
+  if (what === 'connect' && !(e.tlsFailed && !config.secure)) {
+    return unreachableError('imap', config, `${code ?? 'error'}: ${line ?? e.message ?? String(err)}`, code);
   }
   if (code && TIMEOUT_CODES.has(code)) return timeoutError(config, timeoutMs, what);
   if (e.tlsFailed) return make('connection', `Cannot connect to IMAP server ${where}: TLS failed: ${e.message}`);

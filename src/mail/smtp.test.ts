@@ -89,8 +89,18 @@ function scriptedSmtp(replies: Record<string, string>) {
   });
 }
 
+/** The fake servers are plaintext scripts on loopback: the operator allows exactly that. */
+const FAKE_SERVER_POLICY = { allowedHosts: ['127.0.0.1'], plaintextHosts: ['127.0.0.1'] };
+
 function fakeConfig(port: number, password = 'fake-secret-pw'): MailServerConfig {
-  return { host: '127.0.0.1', port, secure: false, username: 'someone@fake.test', password };
+  return {
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    username: 'someone@fake.test',
+    password,
+    policy: FAKE_SERVER_POLICY,
+  };
 }
 
 describe('buildRawMessage', () => {
@@ -128,17 +138,17 @@ describe('SMTP errors without a real server', () => {
     const err = await caught(verifySmtp(fakeConfig(port)));
     expect(err.side).toBe('smtp');
     expect(err.kind).toBe('connection');
-    expect(err.message).toBe(`Cannot connect to SMTP server 127.0.0.1:${port}: connection refused`);
+    expect(err.message).toBe(`Could not connect to an SMTP server at 127.0.0.1:${port}`);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('a server that accepts TCP but never greets times out', async () => {
+  it('a server that accepts TCP but never greets fails like a closed port (no port state)', async () => {
     const silent = await listen(() => undefined);
     try {
       const started = Date.now();
       const err = await caught(verifySmtp(fakeConfig(silent.port), { timeoutMs: 400 }));
-      expect(err.kind).toBe('timeout');
-      expect(err.message).toBe(`SMTP server 127.0.0.1:${silent.port} did not answer within 0.4 s`);
+      expect(err.kind).toBe('connection');
+      expect(err.message).toBe(`Could not connect to an SMTP server at 127.0.0.1:${silent.port}`);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await silent.close();
@@ -214,9 +224,10 @@ describeWithMailStack('SMTP against the local mail stack', () => {
     expectNoSecret(err, password);
   });
 
-  it('rejects an unverified certificate unless told otherwise', async () => {
-    const err = await caught(verifySmtp({ ...smtps, tls: {} }));
-    expect(err.kind).toBe('connection');
+  it('rejects a certificate no trusted CA signed (the stack CA is trusted only through the policy)', async () => {
+    const untrusted = { allowedHosts: [smtps.host], plaintextHosts: [] };
+    expect((await caught(verifySmtp({ ...smtps, policy: untrusted }))).kind).toBe('connection');
+    expect((await caught(verifySmtp({ ...smtp, policy: untrusted }))).kind).toBe('connection');
   });
 
   describe('sender', () => {

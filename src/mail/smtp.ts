@@ -8,9 +8,11 @@ import {
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
+  unreachableError,
   withDeadline,
   type MailServerConfig,
 } from './errors.js';
+import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
 
@@ -53,16 +55,25 @@ export interface SmtpOptions {
 const VERIFY_TIMEOUT_MS = 10_000;
 const SEND_TIMEOUT_MS = 30_000;
 
-function connectionOptions(config: MailServerConfig, timeoutMs: number): SMTPTransportOptions {
+function connectionOptions(
+  config: MailServerConfig,
+  endpoint: ResolvedEndpoint,
+  timeoutMs: number,
+): SMTPTransportOptions {
   return {
-    host: config.host,
+    // the address that passed the policy check; the name stays for the certificate check
+    host: endpoint.address,
+    ...(endpoint.servername ? { servername: endpoint.servername } : {}),
     port: config.port,
     secure: config.secure,
+    // without implicit TLS, STARTTLS is a must (a stripped STARTTLS fails instead of sending
+    // the password in the clear), unless the operator allowed plaintext for this host
+    requireTLS: !config.secure && !endpoint.plaintextAllowed,
     auth: { user: config.username, pass: config.password },
     // Log in even where AUTH is not advertised: a check that skipped the login would
     // "verify" any password.
     forceAuth: true,
-    tls: { rejectUnauthorized: config.tls?.rejectUnauthorized ?? true },
+    tls: tlsOptions(config.policy),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
@@ -72,13 +83,27 @@ function connectionOptions(config: MailServerConfig, timeoutMs: number): SMTPTra
   };
 }
 
-/** Connects, upgrades to TLS if offered, logs in and quits. Throws MailConnectionError. */
+/** The checked address of the configured host, or the generic "could not connect" error. */
+async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Promise<ResolvedEndpoint> {
+  try {
+    return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
+  } catch (err) {
+    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Connects, upgrades to TLS, logs in and quits. Throws MailConnectionError. */
 export async function verifySmtp(config: MailServerConfig, opts: SmtpOptions = {}): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? VERIFY_TIMEOUT_MS;
-  const transport = nodemailer.createTransport(connectionOptions(config, timeoutMs));
+  const started = Date.now();
+  const endpoint = await resolveEndpoint(config, timeoutMs);
+  const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
+  const transport = nodemailer.createTransport(connectionOptions(config, endpoint, remainingMs));
   transport.on('error', () => undefined);
   try {
-    await withDeadline(transport.verify(), timeoutMs, () => timeoutError(config, timeoutMs));
+    // a little later than nodemailer's own timeouts, so a silent port is answered by those
+    // (generic, during connection) rather than by this deadline
+    await withDeadline(transport.verify(), remainingMs + 500, () => timeoutError(config, timeoutMs));
   } catch (err) {
     throw toMailError(err, config, timeoutMs);
   } finally {
@@ -121,26 +146,39 @@ export async function buildRawMessage(message: OutgoingMail): Promise<Buffer> {
  */
 export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {}): SmtpSender {
   const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
-  const poolOptions: SMTPPoolOptions & { pool: true } = {
-    ...connectionOptions(config, timeoutMs),
-    pool: true,
-    maxConnections: 1,
-    maxMessages: 100,
-    // a connection the server closed mid-send is retried once on a new one (same
-    // Message-ID, so a duplicate is recognised by the receiving side)
-    maxRequeues: 1,
-    idleTimeout: 60_000,
+  // Resolved and checked once, at the first send: every connection of the pool goes to
+  // that address.
+  let transport: Promise<ReturnType<typeof nodemailer.createTransport>> | undefined;
+  const openTransport = async () => {
+    const endpoint = await resolveEndpoint(config, timeoutMs);
+    const poolOptions: SMTPPoolOptions & { pool: true } = {
+      ...connectionOptions(config, endpoint, timeoutMs),
+      pool: true,
+      maxConnections: 1,
+      maxMessages: 100,
+      // a connection the server closed mid-send is retried once on a new one (same
+      // Message-ID, so a duplicate is recognised by the receiving side)
+      maxRequeues: 1,
+      idleTimeout: 60_000,
+    };
+    const pool = nodemailer.createTransport(poolOptions);
+    pool.on('error', () => undefined);
+    if (closed) pool.close();
+    return pool;
   };
-  const transport = nodemailer.createTransport(poolOptions);
-  transport.on('error', () => undefined);
   let closed = false;
 
   return {
     async send(message: OutgoingMail): Promise<SendResult> {
       if (closed) throw new Error('SMTP sender is closed');
+      transport ??= openTransport();
+      transport.catch(() => {
+        transport = undefined; // the next send resolves again
+      });
+      const pool = await transport;
       const signal = AbortSignal.timeout(timeoutMs);
       try {
-        const info = await transport.sendMail({ ...toSendMailOptions(message), signal });
+        const info = await pool.sendMail({ ...toSendMailOptions(message), signal });
         const accepted = info.accepted.map(String);
         const rejected = info.rejected.map(String);
         if (accepted.length === 0) {
@@ -165,7 +203,10 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
     },
     close(): void {
       closed = true;
-      transport.close();
+      void transport?.then(
+        (pool) => pool.close(),
+        () => undefined,
+      );
     },
   };
 }
@@ -204,6 +245,11 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
   };
   const where = endpoint(config);
 
+  // Everything before a mail server's greeting (refused, silent, a foreign banner, a failed
+  // implicit-TLS handshake) gets one answer that says nothing about the port.
+  if (e.command === 'CONN' || code === 'EDNS') {
+    return unreachableError('smtp', config, `${code ?? 'error'}: ${response ?? e.message ?? String(err)}`, code);
+  }
   if (code === 'EAUTH' || code === 'ENOAUTH') {
     return new MailConnectionError({
       ...base,

@@ -34,7 +34,10 @@ export type ConnectionType = Static<typeof ConnectionType>;
 const Tls = Type.Object(
   {
     rejectUnauthorized: Type.Optional(
-      Type.Boolean({ description: 'false accepts a self-signed certificate (tests, private servers)' }),
+      Type.Boolean({
+        description:
+          'certificates are always checked: only true is accepted. For a private CA the operator sets WARMUP_MAIL_CA_FILE',
+      }),
     ),
   },
   { additionalProperties: false },

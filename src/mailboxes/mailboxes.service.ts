@@ -6,6 +6,7 @@ import { newId } from '../db/ids.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 import { pagination, type Pagination } from '../http/common.schemas.js';
 import {
+  AppError,
   ConflictError,
   ConnectionFailedError,
   NotFoundError,
@@ -15,6 +16,7 @@ import {
 import { LimitExceededError } from '../http/limits.js';
 import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
 import { verifyImap } from '../mail/imap.js';
+import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
@@ -44,6 +46,10 @@ export interface MailboxesServiceDeps {
   verifyTimeoutMs?: number;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
   maxMailboxes?: number;
+  /** The operator's rules for the hosts a tenant may name (default: public hosts, TLS only). */
+  mailPolicy?: MailPolicy;
+  /** Where the real reason of a refused or unreachable host goes (never to the tenant). */
+  logger?: { debug(details: object, message: string): void };
 }
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
@@ -188,6 +194,34 @@ function resolveWarmup(
   return merged;
 }
 
+/**
+ * Certificates are always checked; a private server's CA is trusted by the operator
+ * (WARMUP_MAIL_CA_FILE), not turned off per mailbox.
+ */
+function refuseUncheckedTls(side: Side, input: ServerSettingsInput | undefined, errors: FieldError[]): void {
+  if (input?.tls?.rejectUnauthorized === false) {
+    errors.push({
+      path: `/body/${side}/tls/rejectUnauthorized`,
+      message: 'certificate checks cannot be turned off; the operator can trust a private CA with WARMUP_MAIL_CA_FILE',
+    });
+  }
+}
+
+/** The stored password may only be sent to the servers it was given for. */
+function movesServer(current: ServerSettings, next: ServerSettings): boolean {
+  return current.host.toLowerCase() !== next.host.toLowerCase() || current.port !== next.port;
+}
+
+/** A 400 with its own code: the request must carry the password to go with a new host. */
+export class PasswordRequiredError extends AppError {
+  constructor(sides: Side[]) {
+    const servers = sides.map((side) => side.toUpperCase()).join(' and ');
+    super(400, 'password_required', `changing the ${servers} host or port requires the password in the same request`, [
+      { path: '/body/password', message: `is required when the ${servers} host or port changes` },
+    ]);
+  }
+}
+
 function throwIfInvalid(errors: FieldError[]): void {
   if (errors.length === 0) return;
   const [first] = errors;
@@ -208,19 +242,20 @@ export function createMailboxesService({
   secretKey,
   verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS,
   maxMailboxes = DEFAULT_LIMITS.maxMailboxes,
+  mailPolicy = DEFAULT_MAIL_POLICY,
+  logger,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
   function serverConfig(settings: ServerSettings, password: string): MailServerConfig {
-    const config: MailServerConfig = {
+    return {
       host: settings.host,
       port: settings.port,
       secure: settings.secure,
       username: settings.username,
       password,
+      policy: mailPolicy,
     };
-    if (settings.tls) config.tls = { ...settings.tls };
-    return config;
   }
 
   /** Decrypts the stored password (bound to the mailbox id) into login settings for both servers. */
@@ -235,6 +270,9 @@ export function createMailboxesService({
   }
 
   function describeFailure(label: 'IMAP' | 'SMTP', error: unknown, config: MailServerConfig): string {
+    if (isMailConnectionError(error) && error.reason !== undefined) {
+      logger?.debug({ side: error.side, host: error.host, port: error.port, reason: error.reason }, error.message);
+    }
     const text = isMailConnectionError(error)
       ? error.message
       : `${label} check of ${config.host}:${config.port} failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -289,6 +327,8 @@ export function createMailboxesService({
       const password = cleanPassword(body.password, errors);
       const imap = resolveServer('imap', body.provider, undefined, body.imap, email, errors);
       const smtp = resolveServer('smtp', body.provider, undefined, body.smtp, email, errors);
+      refuseUncheckedTls('imap', body.imap, errors);
+      refuseUncheckedTls('smtp', body.smtp, errors);
       const warmup = resolveWarmup(DEFAULT_WARMUP, body.warmup, errors);
       throwIfInvalid(errors);
       if (!imap || !smtp) throw new Error('unreachable: server settings resolved without errors');
@@ -372,6 +412,19 @@ export function createMailboxesService({
           current.email,
           errors,
         );
+        refuseUncheckedTls('imap', body.imap, errors);
+        refuseUncheckedTls('smtp', body.smtp, errors);
+        if (body.password === undefined && imap && smtp) {
+          const moved = (
+            [
+              ['imap', imap],
+              ['smtp', smtp],
+            ] as const
+          )
+            .filter(([side, next]) => movesServer(parseJson<ServerSettings>(current[side]), next))
+            .map(([side]) => side);
+          if (moved.length > 0) throw new PasswordRequiredError(moved);
+        }
         let password: string | undefined;
         if (body.password !== undefined) {
           password = cleanPassword(body.password, errors);

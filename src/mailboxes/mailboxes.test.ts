@@ -102,14 +102,27 @@ describe('providers', () => {
     const mailbox = await create({
       provider: 'zoho',
       imap: { host: 'imappro.zoho.com' },
-      smtp: { username: 'login-name', tls: { rejectUnauthorized: false } },
+      smtp: { username: 'login-name' },
     });
     expect(mailbox.imap).toEqual({ ...PROVIDERS.zoho.imap, host: 'imappro.zoho.com', username: alice.email });
-    expect(mailbox.smtp).toEqual({
-      ...PROVIDERS.zoho.smtp,
-      username: 'login-name',
-      tls: { rejectUnauthorized: false },
+    expect(mailbox.smtp).toEqual({ ...PROVIDERS.zoho.smtp, username: 'login-name' });
+  });
+
+  it('certificate checks cannot be turned off per mailbox (the operator trusts a CA instead)', async () => {
+    const res = await t.workspace.request({
+      method: 'POST',
+      url: '/api/mailboxes',
+      payload: body({
+        smtp: { host: 'smtp.example.test', port: 587, secure: false, tls: { rejectUnauthorized: false } },
+      }),
     });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'validation_error',
+      errors: [{ path: '/body/smtp/tls/rejectUnauthorized' }],
+    });
+    const list = await t.workspace.request({ method: 'GET', url: '/api/mailboxes' });
+    expect(list.json().pagination.total).toBe(0);
   });
 });
 

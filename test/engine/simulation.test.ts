@@ -18,7 +18,7 @@ import { createEngineFor } from '../../src/main.js';
 import { createStackMailbox, silentLogger } from '../helpers/engine.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
 import { testDialect } from '../helpers/test-database.js';
-import { describeWithMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
+import { describeWithMailStack, requireMailStack, stackMailEnv } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 
 const BIN = fileURLToPath(new URL('../../bin/warmup.js', import.meta.url));
@@ -65,6 +65,8 @@ describeWithMailStack('a simulated warmup on the real mail stack', () => {
       DATABASE_URL: '',
       ...testApp.database.env,
       WARMUP_SECRET_KEY: TEST_SECRET_KEY,
+      // the operator's settings for the loopback stack, as the test app has them
+      ...stackMailEnv(stack),
       LOG_LEVEL: 'warn',
     };
   }

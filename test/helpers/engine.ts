@@ -24,11 +24,10 @@ export async function createMailbox(
   email: string,
   options: MailboxOptions = {},
 ): Promise<string> {
-  const tls = { rejectUnauthorized: false };
   const servers = options.stack
     ? {
-        imap: { host: options.stack.host, port: options.stack.imapPort, secure: false, tls },
-        smtp: { host: options.stack.host, port: options.stack.submissionPort, secure: false, tls },
+        imap: { host: options.stack.host, port: options.stack.imapPort, secure: false },
+        smtp: { host: options.stack.host, port: options.stack.submissionPort, secure: false },
       }
     : {
         imap: { host: 'imap.invalid', port: 143, secure: false },

@@ -3,7 +3,9 @@ import { buildApp } from '../../src/app.js';
 import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { Limits } from '../../src/config.js';
+import type { MailPolicy } from '../../src/mail/policy.js';
 import { createServices, type Services } from '../../src/services.js';
+import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestWorkspace {
@@ -26,6 +28,16 @@ export interface TestApp {
 
 export const TEST_SECRET_KEY = 'a'.repeat(64);
 
+function testMailPolicy(): MailPolicy | undefined {
+  let stack: ReturnType<typeof getMailStack> = null;
+  try {
+    stack = getMailStack();
+  } catch {
+    // outside a vitest run (npm run screenshots): no stack, the default policy
+  }
+  return stack ? stackMailPolicy(stack) : undefined;
+}
+
 export async function createTestApp(
   options: {
     clock?: Clock | ReturnType<typeof fixedClock>;
@@ -35,6 +47,8 @@ export async function createTestApp(
     trustProxy?: boolean;
     limits?: Partial<Limits>;
     logger?: FastifyBaseLogger;
+    /** Default: the run's mail stack allowed and its CA trusted (stackMailPolicy), else the default policy. */
+    mailPolicy?: MailPolicy;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -45,6 +59,8 @@ export async function createTestApp(
     dataDir: database.dataDir,
     secretKey: TEST_SECRET_KEY,
     limits: options.limits,
+    mailPolicy: options.mailPolicy ?? testMailPolicy(),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const app = await buildApp({
     services,

@@ -12,8 +12,10 @@
 //
 // Under CI the global setup fails the run when the stack cannot start, so the skip
 // below only ever happens on a developer machine without Postfix/Dovecot.
+import { readFileSync } from 'node:fs';
 import { describe, inject } from 'vitest';
 import type { MailServerConfig } from '../../src/mail/errors.js';
+import type { MailPolicy } from '../../src/mail/policy.js';
 import type { MailStack } from './mail-stack.js';
 import type { MailUser } from './users.js';
 
@@ -39,9 +41,23 @@ export function requireMailStack(): MailStack {
 export const describeWithMailStack = describe.skipIf(getMailStack() === null);
 
 /**
+ * What an operator would configure for a mail server on its own network: the stack's
+ * loopback address allowed (WARMUP_MAIL_ALLOWED_HOSTS) and its self-signed certificate
+ * trusted as a CA (WARMUP_MAIL_CA_FILE). TLS stays required and checked.
+ */
+export function stackMailPolicy(stack: MailStack): MailPolicy {
+  return { allowedHosts: [stack.host], plaintextHosts: [], ca: readFileSync(stack.caCert, 'utf8') };
+}
+
+/** The environment that gives a `warmup` process the same policy. */
+export function stackMailEnv(stack: MailStack): Record<string, string> {
+  return { WARMUP_MAIL_ALLOWED_HOSTS: stack.host, WARMUP_MAIL_CA_FILE: stack.caCert };
+}
+
+/**
  * Connection settings of one stack user: IMAP (STARTTLS on the plain port) and SMTP
- * submission (STARTTLS), or the implicit-TLS ports with `implicitTls`. The stack's
- * certificate is self-signed, hence `rejectUnauthorized: false`.
+ * submission (STARTTLS), or the implicit-TLS ports with `implicitTls`, under
+ * stackMailPolicy.
  */
 export function mailServerConfigs(
   stack: MailStack,
@@ -52,7 +68,7 @@ export function mailServerConfigs(
     host: stack.host,
     username: user.email,
     password: user.password,
-    tls: { rejectUnauthorized: false },
+    policy: stackMailPolicy(stack),
   };
   return opts.implicitTls
     ? {

@@ -67,6 +67,8 @@ export const MAIL_USERS = {
   ],
   /** Dashboard browser tests: 3 users. */
   dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
+  /** Hostile-tenant tests of the mail layer (test/security): their own mailboxes. */
+  securityMail: [user('tess@tango.test'), user('uri@uniform.test')],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),

@@ -95,8 +95,8 @@ export async function createMailboxes(
       password: user.password,
       provider: 'custom',
       connectionType: 'imap',
-      imap: { host: stack.host, port: stack.imapPort, secure: false, tls: { rejectUnauthorized: false } },
-      smtp: { host: stack.host, port: stack.submissionPort, secure: false, tls: { rejectUnauthorized: false } },
+      imap: { host: stack.host, port: stack.imapPort, secure: false },
+      smtp: { host: stack.host, port: stack.submissionPort, secure: false },
       warmup: { rampUpIncrement: 0, dailyLimit: 100, ...warmup, timezone: 'UTC', weekdaysOnly: false, language: 'en' },
     });
     if (res.status !== 201)

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/test-database.js';
 import { openImapSession } from '../../src/mail/imap.js';
-import { getMailStack, mailServerConfigs, type MailStack } from '../mailstack/use-mail-stack.js';
+import { getMailStack, mailServerConfigs, stackMailEnv, type MailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 import {
   accounting,
@@ -101,7 +101,7 @@ describe.skipIf(skipReason !== null)(
 
     async function install(warmup: MailboxSettings): Promise<Installation> {
       const database = await createTestDatabase();
-      const env = { ...database.env, WARMUP_SECRET_KEY: SECRET_KEY };
+      const env = { ...database.env, WARMUP_SECRET_KEY: SECRET_KEY, ...stackMailEnv(stack) };
       const api = await startApi(env);
       current = { database, api, env, workers: [] };
       await createMailboxes(api, stack, users, warmup);

@@ -402,7 +402,6 @@ export function AddMailboxPage() {
   const [username, setUsername] = useState('');
   const [imap, setImap] = useState<ServerDraft>({ host: '', port: '993', secure: true });
   const [smtp, setSmtp] = useState<ServerDraft>({ host: '', port: '465', secure: true });
-  const [selfSigned, setSelfSigned] = useState(false);
   const [draft, setDraft] = useState(() => toDraft({ ...DEFAULT_WARMUP, timezone: browserTimeZone() }));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<{ title: string; error: Error }>();
@@ -418,7 +417,6 @@ export function AddMailboxPage() {
       port: Number(draftServer.port),
       secure: draftServer.secure,
       ...(username.trim() ? { username: username.trim() } : {}),
-      ...(selfSigned ? { tls: { rejectUnauthorized: false } } : {}),
     };
   }
 
@@ -566,13 +564,6 @@ export function AddMailboxPage() {
                       value={username}
                       onValue={setUsername}
                       error={errors['imap/username'] ?? errors['smtp/username']}
-                    />
-                    <CheckboxField
-                      label="Accept self-signed certificates"
-                      name="selfSigned"
-                      hint="Only for a private or test server whose certificate you trust: the TLS certificate is not verified."
-                      checked={selfSigned}
-                      onChecked={setSelfSigned}
                     />
                   </div>
                 </details>
