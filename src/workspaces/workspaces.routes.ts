@@ -34,10 +34,11 @@ const keyTags = ['keys'];
 export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
-      '/',
+      '',
       {
         schema: {
           tags: keyTags,
+          operationId: 'listApiKeys',
           summary: "List the workspace's API keys",
           description: 'Oldest first, at most 100. Name, prefix, creation and last use (to the minute); never a key.',
           response: { 200: ApiKeyList, ...errorResponses(401, 429) },
@@ -47,10 +48,11 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     );
 
     app.post(
-      '/',
+      '',
       {
         schema: {
           tags: keyTags,
+          operationId: 'createApiKey',
           summary: 'Create an API key',
           description:
             'The answer holds the key itself (`apiKey`) this once; only its hash is stored. A workspace holds at most 100 keys (409 `key_limit_reached`).',
@@ -69,6 +71,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
       {
         schema: {
           tags: keyTags,
+          operationId: 'revokeApiKey',
           summary: 'Revoke an API key',
           description:
             'The key stops working at once on every replica. The last key of a workspace cannot be revoked (409 `conflict`): create another first.',

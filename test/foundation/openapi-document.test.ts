@@ -45,6 +45,9 @@ describe('GET /openapi.json', () => {
     expect(operations.sort()).toEqual(
       [
         'GET /api/workspace getWorkspace',
+        'GET /api/keys listApiKeys',
+        'POST /api/keys createApiKey',
+        'DELETE /api/keys/{id} revokeApiKey',
         'GET /api/templates listTemplates',
         'POST /api/templates createTemplate',
         'GET /api/templates/export exportTemplates',
@@ -78,7 +81,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('serves the collections at the documented paths, without a trailing slash', async () => {
-    for (const url of ['/api/templates', '/api/mailboxes', '/api/workspace']) {
+    for (const url of ['/api/templates', '/api/mailboxes', '/api/workspace', '/api/keys']) {
       const response = await t.workspace.request({ method: 'GET', url });
       expect(response.statusCode, url).toBe(200);
     }
