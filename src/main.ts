@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
 export function createLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: boolean } = {}): Logger {
@@ -58,11 +59,17 @@ export function createEngineFor(
   return createEngine(deps, options);
 }
 
-/** Opens the database from the config and brings its schema up to date. */
+/** Opens the database from the config and brings its schema up to date; a failure is a one-line StartupError. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
-  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(handle.db, handle.dialect);
-  return handle;
+  let handle: DatabaseHandle | undefined;
+  try {
+    handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await migrateToLatest(handle.db, handle.dialect);
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    throw databaseStartupError(error, config);
+  }
 }
 
 export interface RunningServer {
@@ -90,7 +97,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await sql`select 1`.execute(database.db);
     },
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw listenStartupError(error, config);
+  }
 
   const storage = database.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
   logger.info(`Warmup is serving on http://${config.host}:${config.port} (${storage})`);
