@@ -173,3 +173,52 @@ export async function withDeadline<T>(op: Promise<T>, ms: number, onTimeout: () 
     op.catch(() => undefined);
   }
 }
+
+/**
+ * Whether a failure heals by itself. `transient`: the server or the network is down, busy or slow
+ * (timeouts, refused or reset connections, 4xx replies such as 421/450/451/454, IMAP
+ * `[UNAVAILABLE]`/`[INUSE]`): retry later, never the user's fault. `permanent`: only the user can fix
+ * it (a refused login — 535, `[AUTHENTICATIONFAILED]` —, a 5xx policy rejection, a host name that
+ * does not exist, a TLS certificate the server's name does not match).
+ */
+export type FailureClass = 'transient' | 'permanent';
+
+const PERMANENT_NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_NONAME']);
+
+/** The three-digit SMTP reply code at the start of a server answer, if any. */
+export function smtpReplyCode(text: string | undefined): number | undefined {
+  const match = /^\s*([245]\d\d)[\s-]/.exec(text ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+function isTlsFailure(err: MailConnectionError): boolean {
+  const code = err.code ?? '';
+  return (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /CERT|SELF_SIGNED/.test(code) ||
+    code === 'ETLS' ||
+    /\bTLS failed\b/.test(err.message)
+  );
+}
+
+export function classifyMailFailure(err: MailConnectionError): FailureClass {
+  const answer = err.serverResponse ?? '';
+  const reply = smtpReplyCode(answer) ?? smtpReplyCode(err.message.replace(/^[^:]*:\s*/, ''));
+  switch (err.kind) {
+    case 'timeout':
+      return 'transient';
+    case 'connection':
+      if (isTlsFailure(err) || PERMANENT_NETWORK_CODES.has(err.code ?? '')) return 'permanent';
+      return 'transient';
+    case 'auth':
+      if (reply !== undefined) return reply >= 500 ? 'permanent' : 'transient';
+      if (/\[(UNAVAILABLE|INUSE|LIMIT|SERVERBUG)\]/i.test(answer) || /temporar/i.test(answer)) return 'transient';
+      return 'permanent';
+    case 'rejected':
+      return err.permanent ? 'permanent' : 'transient';
+    case 'protocol':
+      if (reply !== undefined) return reply >= 500 ? 'permanent' : 'transient';
+      return 'transient';
+  }
+}
