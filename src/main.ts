@@ -127,7 +127,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   };
 }
 
-/** Runs `close` once on SIGTERM/SIGINT, then exits. */
+/**
+ * How long a process may take to stop after SIGTERM. The engine abandons its network steps at once
+ * (it closes the sockets of hung servers), so a clean stop takes a second or two; past this bound
+ * the process exits anyway (code 1), well inside a container's usual grace period (Compose: 60 s).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** Runs `close` once on SIGTERM/SIGINT, then exits (0, or 1 if closing failed or took too long). */
 export function closeOnSignals(logger: Logger, close: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -135,6 +142,10 @@ export function closeOnSignals(logger: Logger, close: () => Promise<void>): void
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
+      setTimeout(() => {
+        logger.error(`still not stopped ${SHUTDOWN_TIMEOUT_MS / 1000} s after ${signal}; exiting anyway`);
+        process.exit(1);
+      }, SHUTDOWN_TIMEOUT_MS).unref();
       close().then(
         () => process.exit(0),
         (error: unknown) => {

@@ -19,7 +19,8 @@ export interface MailServerConfig {
 }
 
 export type MailSide = 'smtp' | 'imap';
-export type MailErrorKind = 'auth' | 'connection' | 'timeout' | 'rejected' | 'protocol';
+/** `aborted`: the caller gave up (the engine is stopping) — says nothing about the server. */
+export type MailErrorKind = 'auth' | 'connection' | 'timeout' | 'rejected' | 'protocol' | 'aborted';
 
 export interface MailConnectionErrorInit {
   side: MailSide;
@@ -159,18 +160,46 @@ export function isNetworkCode(code: string | undefined): boolean {
   );
 }
 
-/** Runs `op` with a deadline; `onTimeout` must make the operation give up (close sockets). */
-export async function withDeadline<T>(op: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+/** The error of an operation given up because its caller is stopping. */
+export function abortedError(side: MailSide, config: Pick<MailServerConfig, 'host' | 'port'>): MailConnectionError {
+  return new MailConnectionError({
+    side,
+    kind: 'aborted',
+    message: `${side.toUpperCase()} session with ${config.host}:${config.port} abandoned: shutting down`,
+    host: config.host,
+    port: config.port,
+    code: 'ABORT_ERR',
+  });
+}
+
+/**
+ * Runs `op` with a deadline, and gives it up at once when `abort.signal` fires. `onTimeout` and
+ * `abort.onAbort` must make the operation give up (close sockets) and return the error to throw.
+ */
+export async function withDeadline<T>(
+  op: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  abort?: { signal: AbortSignal | undefined; onAbort: () => Error },
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), ms);
+    const signal = abort?.signal;
+    if (!signal) return;
+    onAbort = () => reject(abort.onAbort());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([op, deadline]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) abort?.signal?.removeEventListener('abort', onAbort);
     // the losing operation may still reject later; nobody waits for it any more
     op.catch(() => undefined);
+    deadline.catch(() => undefined);
   }
 }
 
@@ -207,6 +236,7 @@ export function classifyMailFailure(err: MailConnectionError): FailureClass {
   const reply = smtpReplyCode(answer) ?? smtpReplyCode(err.message.replace(/^[^:]*:\s*/, ''));
   switch (err.kind) {
     case 'timeout':
+    case 'aborted':
       return 'transient';
     case 'connection':
       if (isTlsFailure(err) || PERMANENT_NETWORK_CODES.has(err.code ?? '')) return 'permanent';

@@ -6,6 +6,7 @@ import { ImapFlow } from 'imapflow';
 import type { FetchMessageObject, ImapFlowError, ImapFlowOptions, ListResponse, MailboxLockObject } from 'imapflow';
 import {
   MailConnectionError,
+  abortedError,
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
@@ -63,11 +64,15 @@ export interface FindMessagesOptions {
   includeFolders?: string[];
   /** Only messages that arrived on or after this day (IMAP SINCE). */
   since?: Date;
+  /** Report every copy of a message (delivered twice, or in two folders), not just the first found. */
+  everyCopy?: boolean;
 }
 
 export interface ImapOptions {
   /** Deadline of the greeting, of connecting and of every command (default 10 s). */
   timeoutMs?: number;
+  /** Aborting it drops the connection at once: every pending and later call fails with kind 'aborted'. */
+  signal?: AbortSignal;
 }
 
 export interface ImapSession {
@@ -75,8 +80,8 @@ export interface ImapSession {
   folders(): Promise<FolderInfo[]>;
   /**
    * Looks for messages by Message-ID in INBOX, spam, promotions and every other folder
-   * except sent, trash, drafts and WARMUP_FOLDER. A message found in two folders is
-   * reported once, from the first in that order.
+   * except sent, trash, drafts and WARMUP_FOLDER. A message found twice is reported once,
+   * from the first folder in that order, unless `everyCopy` asks for each copy.
    */
   findMessages(messageIds: string[], opts?: FindMessagesOptions): Promise<FoundMessage[]>;
   markSeen(folder: string, uid: number): Promise<void>;
@@ -209,7 +214,7 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
 
 /** Opens one logged-in connection. Throws MailConnectionError when that fails. */
 export async function openImapSession(config: MailServerConfig, opts: ImapOptions = {}): Promise<ImapSession> {
-  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
   await session.connect();
   return session;
 }
@@ -255,10 +260,23 @@ class Session implements ImapSession {
   private closed = false;
   private readonly config: MailServerConfig;
   private readonly timeoutMs: number;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(config: MailServerConfig, timeoutMs: number) {
+  constructor(config: MailServerConfig, timeoutMs: number, signal: AbortSignal | undefined) {
     this.config = config;
     this.timeoutMs = timeoutMs;
+    this.signal = signal;
+  }
+
+  /** Gives `client`'s call up when the session's signal fires: the socket goes, the call fails at once. */
+  private abortWith(client: ImapFlow) {
+    return {
+      signal: this.signal,
+      onAbort: () => {
+        client.close();
+        return abortedError('imap', this.config);
+      },
+    };
   }
 
   async connect(): Promise<ImapFlow> {
@@ -276,20 +294,26 @@ class Session implements ImapSession {
     this.client?.close();
     this.client = null;
     this.folderCache = null;
+    if (this.signal?.aborted) throw abortedError('imap', this.config);
     // resolved and checked on every (re)connection: the name may point elsewhere by now
     const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
     const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs));
     client.on('error', () => undefined);
     try {
-      await withDeadline(client.connect(), this.timeoutMs, () => {
-        client.close();
-        return unreachableError(
-          'imap',
-          this.config,
-          `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
-          'ETIMEOUT',
-        );
-      });
+      await withDeadline(
+        client.connect(),
+        this.timeoutMs,
+        () => {
+          client.close();
+          return unreachableError(
+            'imap',
+            this.config,
+            `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
+            'ETIMEOUT',
+          );
+        },
+        this.abortWith(client),
+      );
     } catch (err) {
       if (!client.isClosed) client.close();
       throw toMailError(err, this.config, this.timeoutMs, 'connect');
@@ -301,12 +325,17 @@ class Session implements ImapSession {
   /** One server round trip (or a few) under the session deadline. */
   private async step<T>(what: string, client: ImapFlow, op: () => Promise<T>): Promise<T> {
     try {
-      return await withDeadline(op(), this.timeoutMs, () => {
-        // a half-answered command leaves the connection unusable: drop it, the next
-        // call reconnects
-        client.close();
-        return timeoutError(this.config, this.timeoutMs, what);
-      });
+      return await withDeadline(
+        op(),
+        this.timeoutMs,
+        () => {
+          // a half-answered command leaves the connection unusable: drop it, the next
+          // call reconnects
+          client.close();
+          return timeoutError(this.config, this.timeoutMs, what);
+        },
+        this.abortWith(client),
+      );
     } catch (err) {
       throw toMailError(err, this.config, this.timeoutMs, what);
     }
@@ -357,6 +386,7 @@ class Session implements ImapSession {
       if (norm && !remaining.has(norm)) remaining.set(norm, id);
     }
     if (remaining.size === 0) return [];
+    const wanted = new Map(remaining);
 
     const all = await this.cachedFolders();
     const included = new Set((opts.includeFolders ?? []).map((p) => p.toLowerCase()));
@@ -384,12 +414,12 @@ class Session implements ImapSession {
 
     const found: FoundMessage[] = [];
     for (const folder of candidates) {
-      if (remaining.size === 0) break;
+      if (remaining.size === 0 && !opts.everyCopy) break;
       await this.inFolder(
         folder.path,
         async (client) => {
           if (client.mailbox && client.mailbox.exists === 0) return;
-          const ids = [...remaining.keys()];
+          const ids = opts.everyCopy ? [...wanted.keys()] : [...remaining.keys()];
           for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
             const batch = ids.slice(i, i + SEARCH_BATCH);
             const query = {
@@ -407,8 +437,8 @@ class Session implements ImapSession {
             );
             for (const msg of messages) {
               const norm = normalizeMessageId(msg.envelope?.messageId ?? '');
-              const original = remaining.get(norm);
-              if (original === undefined) continue; // a substring hit on another id
+              const original = opts.everyCopy ? wanted.get(norm) : remaining.get(norm);
+              if (original === undefined) continue; // a substring hit on another id (or a later copy)
               remaining.delete(norm);
               found.push(toFoundMessage(msg, original, folder));
             }
@@ -530,6 +560,8 @@ class Session implements ImapSession {
     this.client = null;
     if (!client || client.isClosed) return;
     try {
+      // a stopping engine does not wait for a goodbye
+      if (this.signal?.aborted) return;
       await withDeadline(client.logout(), Math.min(this.timeoutMs, 2_000), () => new Error('logout timeout'));
     } catch {
       // the server did not say goodbye; the socket goes anyway
