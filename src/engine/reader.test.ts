@@ -368,6 +368,36 @@ describe('syncMailboxes', () => {
     }
   });
 
+  it('stopping drops a session waiting on a hung server at once and counts no failure', async () => {
+    const silent: Socket[] = [];
+    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      await sentToFrank('INBOX');
+      deps.settings = { ...deps.settings, imapTimeoutMs: 30_000 };
+      deps.imap = (config, opts) => openImapSession({ ...config, port }, opts);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+
+      const started = performance.now();
+      const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true, signal: stop.signal });
+
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(summary).toMatchObject({ failed: 0, synced: 0 });
+      expect(await mailbox(frank.id)).toMatchObject({
+        status: 'active',
+        sync_retries: 0,
+        sync_failures: 0,
+        last_error: null,
+        last_sync_at: null,
+      });
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('goes on with the other messages when the server refuses an action on one', async () => {
     const vanishing = await sentToFrank('INBOX');
     const fine = await sentToFrank('INBOX');

@@ -1,4 +1,6 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
@@ -239,6 +241,31 @@ describe('sendDueMessages', () => {
     expect(await messageRow(row.id)).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
     expect(await mailbox(erin.id)).toMatchObject({ send_retries: 0, next_send_at: null, last_error: null });
     expect(await interactions()).toHaveLength(1);
+  });
+
+  it('stopping drops a send waiting on a hung server at once; the row waits as it was', async () => {
+    const silent: Socket[] = [];
+    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+      deps.settings = { ...deps.settings, smtpTimeoutMs: 30_000 };
+      deps.smtp = (config, opts) => createSmtpSender({ ...config, port }, opts);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+
+      const started = performance.now();
+      const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false, signal: stop.signal });
+
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(summary).toMatchObject({ claimed: 1, sent: 0, failed: 0 });
+      expect(await messageRow(row.id)).toMatchObject({ status: 'planned', attempts: 0, lease_owner: null });
+      expect(await mailbox(erin.id)).toMatchObject({ send_retries: 0, failure_count: 0, last_error: null });
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('after an outage, sends what waited meanwhile at the planner pace, not in one burst', async () => {
