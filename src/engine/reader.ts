@@ -174,7 +174,6 @@ async function syncMailbox(
         warmupPath: null,
       };
       if (pending.length > 0) await readMail(context, pending);
-      await tidyStrayCopies(context);
       if (ownSent.length > 0) await findBounces(context, ownSent);
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
       if (options.signal?.aborted) return;
@@ -242,15 +241,35 @@ function placementOf(found: FoundMessage): Placement {
 }
 
 async function readMail(context: SessionContext, pending: PendingMessageRow[]): Promise<void> {
-  const { session, options } = context;
+  const { deps, mailbox, session, options } = context;
   const byMessageId = new Map(pending.map((row) => [row.message_id, row]));
+  // Mail it already finished with is looked for in the same search: a second copy of it (delivered
+  // twice) found outside Warmup is filed like the first.
+  const finished = (
+    await listRecentlyEngagedForRecipient(
+      deps.db,
+      mailbox.id,
+      new Date(options.now.getTime() - STRAY_COPY_WINDOW_MS),
+      PENDING_LIMIT,
+    )
+  ).filter((id) => !byMessageId.has(id));
   // Warmup is searched too: a message filed there by a sync that crashed before noting it is finished.
-  const found = await session.findMessages([...byMessageId.keys()], { includeFolders: [WARMUP_FOLDER] });
+  const found = await session.findMessages([...byMessageId.keys(), ...finished], {
+    includeFolders: [WARMUP_FOLDER],
+    everyCopy: true,
+  });
+  const seen = new Set<string>();
+  const copies: FoundMessage[] = [];
   let handled = 0;
   for (const message of found) {
     if (options.signal?.aborted) return;
     const row = byMessageId.get(message.messageId);
-    if (!row) continue;
+    const first = !seen.has(message.messageId);
+    seen.add(message.messageId);
+    if (!row || !first) {
+      if (!isWarmupFolder(message.folder)) copies.push(message);
+      continue;
+    }
     handled += 1;
     if (handled % LEASE_RENEW_EVERY === 0) await renewSyncLease(context);
     try {
@@ -264,6 +283,36 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
       if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
       context.log.warn({ err, messageId: row.message_id }, 'could not act on a warmup message');
     }
+  }
+  for (const copy of copies) {
+    if (options.signal?.aborted) return;
+    // a copy of mail still waiting to be read waits with it
+    if (byMessageId.get(copy.messageId)?.engaged_at === null) continue;
+    await fileSecondCopy(context, copy);
+  }
+}
+
+function isWarmupFolder(folder: string): boolean {
+  return folder.toLowerCase() === WARMUP_FOLDER.toLowerCase();
+}
+
+/**
+ * A second copy of warmup mail this mailbox already handled (a resend after a lease expired, a
+ * relay's retry) is treated like the first — read and flagged as the first was — and filed.
+ * Counted once: the first copy's interactions stand.
+ */
+async function fileSecondCopy(context: SessionContext, copy: FoundMessage): Promise<void> {
+  const { deps, mailbox, session, summary, log } = context;
+  try {
+    const done = await listRecordedTypes(deps.db, mailbox.id, copy.messageId);
+    if (done.has('opened') && !copy.seen) await session.markSeen(copy.folder, copy.uid);
+    if (done.has('flagged') && !copy.flagged) await session.flag(copy.folder, copy.uid);
+    context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
+    await session.move(copy.folder, copy.uid, context.warmupPath);
+    summary.filed += 1;
+  } catch (err) {
+    if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
+    log.warn({ err, messageId: copy.messageId }, 'could not file a second copy of a warmup message');
   }
 }
 
@@ -353,37 +402,6 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
   }
   await markMessageEngaged(deps.db, row.id, now);
   row.engaged_at = now.toISOString();
-}
-
-/**
- * Copies of warmup mail this mailbox already handled, found again outside `Warmup` (delivered
- * twice: a resend after a lease expired, a relay's retry): each is treated like the first — read
- * and flagged as the first was — and filed. Counted once: the first copy's interactions stand.
- */
-async function tidyStrayCopies(context: SessionContext): Promise<void> {
-  const { deps, mailbox, session, options, summary, log } = context;
-  const handled = await listRecentlyEngagedForRecipient(
-    deps.db,
-    mailbox.id,
-    new Date(options.now.getTime() - STRAY_COPY_WINDOW_MS),
-    PENDING_LIMIT,
-  );
-  if (handled.length === 0 || options.signal?.aborted) return;
-  const copies = await session.findMessages(handled, { everyCopy: true });
-  for (const copy of copies) {
-    if (options.signal?.aborted) return;
-    try {
-      const done = await listRecordedTypes(deps.db, mailbox.id, copy.messageId);
-      if (done.has('opened') && !copy.seen) await session.markSeen(copy.folder, copy.uid);
-      if (done.has('flagged') && !copy.flagged) await session.flag(copy.folder, copy.uid);
-      context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
-      await session.move(copy.folder, copy.uid, context.warmupPath);
-      summary.filed += 1;
-    } catch (err) {
-      if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
-      log.warn({ err, messageId: copy.messageId }, 'could not file a second copy of a warmup message');
-    }
-  }
 }
 
 /** Where a message went after a move, when the server did not say (no UIDPLUS). */

@@ -64,7 +64,10 @@ export interface FindMessagesOptions {
   includeFolders?: string[];
   /** Only messages that arrived on or after this day (IMAP SINCE). */
   since?: Date;
-  /** Report every copy of a message (delivered twice, or in two folders), not just the first found. */
+  /**
+   * Report every copy of a message in the folder where it is found (delivered twice), not just
+   * the first; the search still stops at that folder, so it costs no extra round trip.
+   */
   everyCopy?: boolean;
 }
 
@@ -80,8 +83,8 @@ export interface ImapSession {
   folders(): Promise<FolderInfo[]>;
   /**
    * Looks for messages by Message-ID in INBOX, spam, promotions and every other folder
-   * except sent, trash, drafts and WARMUP_FOLDER. A message found twice is reported once,
-   * from the first folder in that order, unless `everyCopy` asks for each copy.
+   * except sent, trash, drafts and WARMUP_FOLDER. A message is reported from the first folder
+   * in that order where it is found: once, or each copy there with `everyCopy`.
    */
   findMessages(messageIds: string[], opts?: FindMessagesOptions): Promise<FoundMessage[]>;
   markSeen(folder: string, uid: number): Promise<void>;
@@ -386,7 +389,6 @@ class Session implements ImapSession {
       if (norm && !remaining.has(norm)) remaining.set(norm, id);
     }
     if (remaining.size === 0) return [];
-    const wanted = new Map(remaining);
 
     const all = await this.cachedFolders();
     const included = new Set((opts.includeFolders ?? []).map((p) => p.toLowerCase()));
@@ -414,12 +416,14 @@ class Session implements ImapSession {
 
     const found: FoundMessage[] = [];
     for (const folder of candidates) {
-      if (remaining.size === 0 && !opts.everyCopy) break;
+      if (remaining.size === 0) break;
       await this.inFolder(
         folder.path,
         async (client) => {
           if (client.mailbox && client.mailbox.exists === 0) return;
-          const ids = opts.everyCopy ? [...wanted.keys()] : [...remaining.keys()];
+          const ids = [...remaining.keys()];
+          // found in this folder: further copies here are reported too (everyCopy), not elsewhere
+          const foundHere = new Map<string, string>();
           for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
             const batch = ids.slice(i, i + SEARCH_BATCH);
             const query = {
@@ -437,9 +441,11 @@ class Session implements ImapSession {
             );
             for (const msg of messages) {
               const norm = normalizeMessageId(msg.envelope?.messageId ?? '');
-              const original = opts.everyCopy ? wanted.get(norm) : remaining.get(norm);
-              if (original === undefined) continue; // a substring hit on another id (or a later copy)
+              const copy = opts.everyCopy ? foundHere.get(norm) : undefined;
+              const original = remaining.get(norm) ?? copy;
+              if (original === undefined) continue; // a substring hit on another id (or a second copy)
               remaining.delete(norm);
+              foundHere.set(norm, original);
               found.push(toFoundMessage(msg, original, folder));
             }
           }
