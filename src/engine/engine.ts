@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -147,11 +148,18 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
   return did > 0 ? 'info' : 'debug';
 }
 
+/** One listener per open SMTP sender and IMAP step, each removed when done: no fixed cap applies. */
+function stopSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   let stopping = false;
   // Aborted by stop(): the send and sync steps check it between mailboxes and messages, and the
   // mail clients drop their sockets on it.
-  let abort = new AbortController();
+  let abort = stopSignal();
   const current = new Set<Promise<CycleSummary>>();
 
   async function cycle(options: CycleOptions): Promise<CycleSummary> {
@@ -224,7 +232,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     deps,
     runCycle,
     start() {
-      if (stopping) abort = new AbortController();
+      if (stopping) abort = stopSignal();
       stopping = false;
       scheduler.start();
     },
