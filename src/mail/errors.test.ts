@@ -54,6 +54,7 @@ describe('classifyMailFailure', () => {
       failure({ kind: 'rejected', permanent: true, serverResponse: '550 5.1.1 No such user' }),
     ],
     ['a host name that does not exist', failure({ kind: 'connection', code: 'ENOTFOUND' })],
+    ['a host the operator does not allow', failure({ kind: 'connection', code: 'EREFUSEDHOST' })],
     ['a certificate that does not match', failure({ kind: 'connection', code: 'ERR_TLS_CERT_ALTNAME_INVALID' })],
   ])('%s is permanent', (_name, err) => {
     expect(classifyMailFailure(err)).toBe('permanent');

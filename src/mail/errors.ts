@@ -212,7 +212,8 @@ export async function withDeadline<T>(
  */
 export type FailureClass = 'transient' | 'permanent';
 
-const PERMANENT_NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_NONAME']);
+// a host name that does not exist, or one the operator's host policy refuses (mail/policy.ts)
+const PERMANENT_NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EREFUSEDHOST']);
 
 /** The three-digit SMTP reply code at the start of a server answer, if any. */
 export function smtpReplyCode(text: string | undefined): number | undefined {

@@ -227,7 +227,7 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err));
+    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err), errorCode(err));
   }
 }
 
@@ -843,4 +843,10 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
     'protocol',
     `IMAP server ${where} failed during ${what.split(' ')[0]}: ${text ?? e.message ?? String(err)}`,
   );
+}
+
+/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

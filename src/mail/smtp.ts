@@ -91,7 +91,7 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err));
+    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err), errorCode(err));
   }
 }
 
@@ -316,4 +316,10 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
     kind: 'protocol',
     message: `SMTP server ${where} failed: ${response ?? e.message ?? String(err)}`,
   });
+}
+
+/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

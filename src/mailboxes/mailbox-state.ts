@@ -16,6 +16,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';
 import { classifyMailFailure, type MailConnectionError } from '../mail/errors.js';
+import type { MailboxStatus } from './mailboxes.schemas.js';
 
 /** Permanent failures in a row (on one side) that stop a mailbox. */
 export const MAX_PERMANENT_FAILURES = 3;
@@ -24,7 +25,6 @@ export const RETRY_BASE_MS = 60_000;
 /** …up to this. */
 export const RETRY_MAX_MS = 30 * 60_000;
 
-export type MailboxStatus = 'active' | 'paused' | 'error';
 
 export interface MailboxState {
   status: MailboxStatus;
@@ -178,7 +178,7 @@ export function transition(state: MailboxState, event: MailboxEvent): MailboxSta
 
 export function stateOf(row: MailboxRow): MailboxState {
   return {
-    status: row.status as MailboxStatus,
+    status: row.status,
     lastError: row.last_error,
     sendFailures: Number(row.failure_count),
     syncFailures: Number(row.sync_failures),

@@ -27,7 +27,7 @@ async function migrator(): Promise<Migrator> {
 
 it('brings back the mailboxes the old rules stopped for an outage, and only those', async () => {
   const m = await migrator();
-  expect((await m.migrateTo('003-placement-by-receiver')).error).toBeUndefined();
+  expect((await m.migrateTo('004-api-keys')).error).toBeUndefined();
   await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
     database.db,
   );
