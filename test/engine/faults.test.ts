@@ -19,7 +19,12 @@ import { createStackMailbox, testEngineDeps } from '../helpers/engine.js';
 import { freePort, startWarmup } from '../helpers/processes.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
 import { startPrivateMailStack, type PrivateMailStack } from '../mailstack/private-stack.js';
-import { describeWithMailStack, mailServerConfigs } from '../mailstack/use-mail-stack.js';
+import {
+  describeWithMailStack,
+  mailServerConfigs,
+  stackMailEnv,
+  stackMailPolicy,
+} from '../mailstack/use-mail-stack.js';
 import type { MailUser } from '../mailstack/users.js';
 
 const user = (email: string): MailUser => ({ email, password: `${email.split('@')[0]}-pass-123` });
@@ -60,7 +65,7 @@ describeWithMailStack('faults heal themselves', () => {
     let engine: Engine;
 
     beforeAll(async () => {
-      testApp = await createTestApp({ clock });
+      testApp = await createTestApp({ clock, mailPolicy: stackMailPolicy(stack) });
       for (const u of OUTAGE_USERS) {
         await createStackMailbox(testApp.workspace, stack, u, {
           warmup: {
@@ -182,7 +187,7 @@ describeWithMailStack('faults heal themselves', () => {
     let testApp: TestApp;
 
     beforeAll(async () => {
-      testApp = await createTestApp();
+      testApp = await createTestApp({ mailPolicy: stackMailPolicy(stack) });
       for (const u of HANG_USERS) {
         await createStackMailbox(testApp.workspace, stack, u, {
           warmup: { startVolume: 2, rampUpIncrement: 0, dailyLimit: 2, replyRate: 0, timezone: 'UTC' },
@@ -212,7 +217,13 @@ describeWithMailStack('faults heal themselves', () => {
         const port = await freePort();
         const serve = await startWarmup(
           ['serve'],
-          { ...testApp.database.env, WARMUP_SECRET_KEY: TEST_SECRET_KEY, PORT: String(port), LOG_LEVEL: 'info' },
+          {
+            ...testApp.database.env,
+            ...stackMailEnv(stack),
+            WARMUP_SECRET_KEY: TEST_SECRET_KEY,
+            PORT: String(port),
+            LOG_LEVEL: 'info',
+          },
           /warmup engine started/,
           60_000,
         );
@@ -261,7 +272,7 @@ describeWithMailStack('faults heal themselves', () => {
     let testApp: TestApp;
 
     beforeAll(async () => {
-      testApp = await createTestApp();
+      testApp = await createTestApp({ mailPolicy: stackMailPolicy(stack) });
       for (const u of DUPLICATE_USERS) {
         await createStackMailbox(testApp.workspace, stack, u, {
           warmup: { startVolume: 1, rampUpIncrement: 0, dailyLimit: 1, replyRate: 0, timezone: 'UTC' },
