@@ -87,6 +87,9 @@ async function daily(mailboxId: string) {
   return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
 }
 
+/** The silent servers below listen on loopback, which the default mail policy refuses. */
+const LOOPBACK_ALLOWED = { allowedHosts: ['127.0.0.1'], plaintextHosts: [] };
+
 describe('syncMailboxes', () => {
   it('finds mail by Message-ID, records where it landed, and acts later like a person', async () => {
     const row = await sentToFrank('INBOX');
@@ -352,7 +355,9 @@ describe('syncMailboxes', () => {
       const row = await sentToFrank('INBOX');
       deps.settings = { ...deps.settings, imapTimeoutMs: 300 };
       deps.imap = (config, opts) =>
-        config.username === 'hank@hotel.test' ? openImapSession({ ...config, port }, opts) : imap.factory(config);
+        config.username === 'hank@hotel.test'
+          ? openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts)
+          : imap.factory(config);
 
       const started = performance.now();
       const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
@@ -376,7 +381,7 @@ describe('syncMailboxes', () => {
     try {
       await sentToFrank('INBOX');
       deps.settings = { ...deps.settings, imapTimeoutMs: 30_000 };
-      deps.imap = (config, opts) => openImapSession({ ...config, port }, opts);
+      deps.imap = (config, opts) => openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts);
       const stop = new AbortController();
       setTimeout(() => stop.abort(), 300);
 

@@ -251,7 +251,8 @@ describe('sendDueMessages', () => {
     try {
       const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
       deps.settings = { ...deps.settings, smtpTimeoutMs: 30_000 };
-      deps.smtp = (config, opts) => createSmtpSender({ ...config, port }, opts);
+      deps.smtp = (config, opts) =>
+        createSmtpSender({ ...config, port, policy: { allowedHosts: ['127.0.0.1'], plaintextHosts: [] } }, opts);
       const stop = new AbortController();
       setTimeout(() => stop.abort(), 300);
 

@@ -53,7 +53,7 @@ describe('startup failures are one line and a non-zero exit', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^warmup: the data folder /);
-    expect(result.stderr).toMatch(/SqliteError: unable to open database file\n\s+at /);
+    expect(result.stderr).toMatch(/\n\w*Error: .*\n\s+at /);
   });
 
   it('a PostgreSQL server that does not answer: names the URL without its password', async () => {
