@@ -12,10 +12,19 @@ import { fixedClock, systemClock } from './clock.js';
 import { runOnce } from './engine/engine.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
+import { describeStartupFailure, StartupError } from './startup-errors.js';
+
+function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** The settings of this run once loaded: the failure report below needs their paths and log level. */
+let loaded: Config | undefined;
 
 function config(): Config {
   try {
-    return loadConfig();
+    loaded = loadConfig();
+    return loaded;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`warmup: ${error.message}\n`);
@@ -217,8 +226,16 @@ key
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  // A setting that is wrong (a bad WARMUP_SECRET_KEY, say) is a one-line message, not a stack trace.
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`warmup: ${error.message}\n`);
-  process.exit(2);
+  // A setting that is wrong (a bad WARMUP_SECRET_KEY, say) is a one-line message and exit code 2;
+  // a database, folder or port that cannot be used is one line and exit code 1. The stack trace
+  // is for debug logging only.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`warmup: ${error.message}\n`);
+    process.exit(2);
+  }
+  const debug = loaded?.logLevel === 'debug' || loaded?.logLevel === 'trace';
+  const hint = debug || error instanceof StartupError ? '' : ' (LOG_LEVEL=debug shows the details)';
+  process.stderr.write(`warmup: ${describeStartupFailure(error, loaded)}${hint}\n`);
+  if (debug) process.stderr.write(`${stackOf(error instanceof StartupError ? error.cause : error)}\n`);
+  process.exit(1);
 }

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
 export function createLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: boolean } = {}): Logger {
@@ -58,11 +59,17 @@ export function createEngineFor(
   return createEngine(deps, options);
 }
 
-/** Opens the database from the config and brings its schema up to date. */
+/** Opens the database from the config and brings its schema up to date; a failure is a one-line StartupError. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
-  const handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(handle.db, handle.dialect);
-  return handle;
+  let handle: DatabaseHandle | undefined;
+  try {
+    handle = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await migrateToLatest(handle.db, handle.dialect);
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    throw databaseStartupError(error, config);
+  }
 }
 
 export interface RunningServer {
@@ -90,7 +97,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await sql`select 1`.execute(database.db);
     },
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw listenStartupError(error, config);
+  }
 
   const storage = database.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
   logger.info(`Warmup is serving on http://${config.host}:${config.port} (${storage})`);
@@ -114,7 +127,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   };
 }
 
-/** Runs `close` once on SIGTERM/SIGINT, then exits. */
+/**
+ * How long a process may take to stop after SIGTERM. The engine abandons its network steps at once
+ * (it closes the sockets of hung servers), so a clean stop takes a second or two; past this bound
+ * the process exits anyway (code 1), well inside a container's usual grace period (Compose: 60 s).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** Runs `close` once on SIGTERM/SIGINT, then exits (0, or 1 if closing failed or took too long). */
 export function closeOnSignals(logger: Logger, close: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -122,6 +142,10 @@ export function closeOnSignals(logger: Logger, close: () => Promise<void>): void
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
+      setTimeout(() => {
+        logger.error(`still not stopped ${SHUTDOWN_TIMEOUT_MS / 1000} s after ${signal}; exiting anyway`);
+        process.exit(1);
+      }, SHUTDOWN_TIMEOUT_MS).unref();
       close().then(
         () => process.exit(0),
         (error: unknown) => {

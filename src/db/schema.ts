@@ -67,18 +67,24 @@ export interface MailboxesTable {
   daily_target: Generated<number>;
   /** Health guard: 1, or 0.5 while spam placement is high. */
   volume_factor: Generated<number>;
-  /** Consecutive login/send failures; 3 puts the mailbox in `error`. */
+  /** Consecutive permanent SMTP failures (a refused login…); 3 put the mailbox in `error`. See mailboxes/mailbox-state.ts. */
   failure_count: Generated<number>;
   last_sync_at: string | null;
   last_error: string | null;
   created_at: string;
   updated_at: string;
-  /** Backoff after a failed sync: the reader skips the mailbox until then. */
+  /** The reader skips the mailbox until then: its sync interval, or backoff after a failed sync. */
   next_sync_at: string | null;
   /** The last local day the planner planned for this mailbox. */
   last_plan_day: string | null;
-  /** Consecutive IMAP sync failures (SMTP's are failure_count); 3 puts the mailbox in `error`. */
+  /** Consecutive permanent IMAP failures (SMTP's are failure_count); 3 put the mailbox in `error`. */
   sync_failures: Generated<number>;
+  /** Consecutive transient SMTP failures (server down or slow): they only back off, see next_send_at. */
+  send_retries: Generated<number>;
+  /** Consecutive transient IMAP failures: they only back off, see next_sync_at. */
+  sync_retries: Generated<number>;
+  /** Backoff after a failed send: the sender holds the mailbox's mail until then. */
+  next_send_at: string | null;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */

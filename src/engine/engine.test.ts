@@ -2,29 +2,29 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { fixedClock } from '../clock.js';
 import { createMailbox, testEngineDeps } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { createEngine } from './engine.js';
+import { createEngine, cycleLogLevel, type CycleSummary } from './engine.js';
 import { acquireLease } from './leases.js';
 
 // The mail work is replaced here: these tests are about the cycle around it (the real sender and
 // reader run end to end in test/engine/).
 const mail = vi.hoisted(() => ({
   calls: [] as string[],
-  sendImpl: async (): Promise<void> => {},
-  syncImpl: async (): Promise<void> => {},
+  sendImpl: async (_signal?: AbortSignal): Promise<void> => {},
+  syncImpl: async (_signal?: AbortSignal): Promise<void> => {},
 }));
 
 vi.mock('./sender.js', () => ({
-  sendDueMessages: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean }) => {
+  sendDueMessages: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean; signal?: AbortSignal }) => {
     mail.calls.push(`send ${options.now.toISOString()} ${options.ignoreSchedule}`);
-    await mail.sendImpl();
+    await mail.sendImpl(options.signal);
     return { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] };
   },
 }));
 
 vi.mock('./reader.js', () => ({
-  syncMailboxes: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean }) => {
+  syncMailboxes: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean; signal?: AbortSignal }) => {
     mail.calls.push(`sync ${options.now.toISOString()} ${options.ignoreSchedule}`);
-    await mail.syncImpl();
+    await mail.syncImpl(options.signal);
     return {
       synced: 0,
       skipped: 0,
@@ -131,6 +131,26 @@ describe('engine cycle', () => {
     expect(leases).toEqual([{ key: 'sync:other', owner: 'another-worker' }]);
   });
 
+  it('stop aborts the step in flight at once: a sync waiting on a hung server does not hold it up', async () => {
+    const deps = testEngineDeps(testApp, { workerId: 'w-abort' });
+    const engine = createEngine(deps);
+    await acquireLease(deps.db, 'sync:hung', 'w-abort', 60_000, new Date(AT));
+    let inSync!: () => void;
+    const entered = new Promise<void>((resolve) => (inSync = resolve));
+    // a sync that only ends when the engine gives it up, like one waiting on a frozen server
+    mail.syncImpl = (signal) =>
+      new Promise<void>((resolve) => {
+        inSync();
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    const cycle = engine.runCycle({ at: new Date(AT), ignoreSchedule: true });
+    await entered;
+    await engine.stop();
+    const summary = await cycle;
+    expect(summary).toMatchObject({ stopped: true, replies: null, reputation: null });
+    expect(await deps.db.selectFrom('leases').select('key').where('owner', '=', 'w-abort').execute()).toEqual([]);
+  });
+
   it('start runs cycles on its own until stop', async () => {
     const engine = createEngine(testEngineDeps(testApp), { intervalMs: 5, jitter: 0 });
     engine.start();
@@ -143,5 +163,48 @@ describe('engine cycle', () => {
     expect(syncs).toBeGreaterThanOrEqual(2);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(mail.calls.filter((c) => c.startsWith('sync')).length).toBe(syncs);
+  });
+});
+
+describe('cycleLogLevel', () => {
+  const quiet: CycleSummary = {
+    at: AT,
+    workerId: 'w',
+    ignoreSchedule: false,
+    plan: { ran: true, mailboxes: [], messages: 0 },
+    send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] },
+    sync: null,
+    replies: null,
+    reputation: null,
+    health: null,
+    errors: [],
+    stopped: false,
+    durationMs: 1,
+  };
+
+  it('is debug for an idle cycle, info when mail went out, warn when a send or sync failed', () => {
+    expect(cycleLogLevel(quiet)).toBe('debug');
+    expect(cycleLogLevel({ ...quiet, send: { ...quiet.send!, claimed: 2, sent: 2 } })).toBe('info');
+    expect(cycleLogLevel({ ...quiet, send: { ...quiet.send!, claimed: 2, sent: 1, retried: 1 } })).toBe('warn');
+    expect(
+      cycleLogLevel({
+        ...quiet,
+        sync: {
+          synced: 3,
+          skipped: 0,
+          failed: 1,
+          received: 0,
+          rescued: 0,
+          opened: 0,
+          flagged: 0,
+          replied: 0,
+          filed: 0,
+          bounced: 0,
+          lost: 0,
+          mailboxErrors: [],
+        },
+      }),
+    ).toBe('warn');
+    expect(cycleLogLevel({ ...quiet, errors: [{ step: 'plan', message: 'x' }] })).toBe('warn');
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -48,9 +49,12 @@ export interface EngineDeps {
     ): Promise<{ id: string; subject: string; body: string } | undefined>;
   };
   settings: EngineSettings;
-  /** The mail clients; tests of failure handling give fakes, everything else uses the real ones. */
-  smtp?: (config: MailServerConfig, opts: { timeoutMs: number }) => SmtpSender;
-  imap?: (config: MailServerConfig, opts: { timeoutMs: number }) => Promise<ImapSession>;
+  /**
+   * The mail clients; tests of failure handling give fakes, everything else uses the real ones.
+   * Aborting `signal` must drop the connection at once (the engine is stopping).
+   */
+  smtp?: (config: MailServerConfig, opts: { timeoutMs: number; signal?: AbortSignal }) => SmtpSender;
+  imap?: (config: MailServerConfig, opts: { timeoutMs: number; signal?: AbortSignal }) => Promise<ImapSession>;
 }
 
 export interface EngineWiring extends Omit<EngineDeps, 'random' | 'workerId' | 'settings'> {
@@ -109,7 +113,10 @@ export interface Engine {
   runCycle(options?: CycleOptions): Promise<CycleSummary>;
   /** Runs cycles on a timer until stop(). */
   start(): void;
-  /** Waits for the running cycle (which skips its remaining steps), then gives back this worker's leases. */
+  /**
+   * Stops at once: no new step, mailbox or message is started, IMAP and SMTP sessions in flight are
+   * dropped (a hung server cannot hold it up), then this worker's leases are given back.
+   */
   stop(): Promise<void>;
 }
 
@@ -125,14 +132,41 @@ export async function runOnce(engine: Engine, options: CycleOptions): Promise<Cy
   }
 }
 
+/** A cycle is worth an `info` line when it did something, a `warn` line when a step or a mailbox failed. */
+export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' {
+  const failed =
+    summary.errors.length +
+    (summary.send?.failed ?? 0) +
+    (summary.send?.retried ?? 0) +
+    (summary.send?.mailboxErrors.length ?? 0) +
+    (summary.replies?.failed ?? 0) +
+    (summary.replies?.retried ?? 0) +
+    (summary.sync?.failed ?? 0) +
+    (summary.sync?.mailboxErrors.length ?? 0);
+  if (failed > 0) return 'warn';
+  const did = (summary.plan?.messages ?? 0) + (summary.send?.claimed ?? 0) + (summary.replies?.claimed ?? 0);
+  return did > 0 ? 'info' : 'debug';
+}
+
+/** One listener per open SMTP sender and IMAP step, each removed when done: no fixed cap applies. */
+function stopSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   let stopping = false;
+  // Aborted by stop(): the send and sync steps check it between mailboxes and messages, and the
+  // mail clients drop their sockets on it.
+  let abort = stopSignal();
   const current = new Set<Promise<CycleSummary>>();
 
   async function cycle(options: CycleOptions): Promise<CycleSummary> {
     const started = performance.now();
     const ignoreSchedule = options.ignoreSchedule ?? false;
     const now = () => options.at ?? deps.clock.now();
+    const { signal } = abort;
     const summary: CycleSummary = {
       at: now().toISOString(),
       workerId: deps.workerId,
@@ -159,6 +193,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       }
       try {
         summary[name] = await work();
+        if (signal.aborted) summary.stopped = true;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         deps.logger.error({ err: error, step: name }, `engine step ${name} failed`);
@@ -167,9 +202,9 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     }
 
     await step('plan', () => planDay(deps, now(), { ignoreSchedule }));
-    await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule }));
-    await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule }));
-    if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule }));
+    await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
+    await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));
+    if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('reputation', () => updateReputation(deps, now()));
     await step('health', () => applyHealthGuard(deps, now()));
     summary.durationMs = Math.round(performance.now() - started);
@@ -183,8 +218,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     logger: deps.logger,
     cycle: async () => {
       const summary = await runCycle({ ignoreSchedule: options.ignoreSchedule });
-      const did = (summary.plan?.messages ?? 0) + (summary.send?.claimed ?? 0) + (summary.replies?.claimed ?? 0);
-      deps.logger[summary.errors.length > 0 ? 'warn' : did > 0 ? 'info' : 'debug']({ cycle: summary }, 'engine cycle');
+      deps.logger[cycleLogLevel(summary)]({ cycle: summary }, 'engine cycle');
     },
   });
 
@@ -198,11 +232,13 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     deps,
     runCycle,
     start() {
+      if (stopping) abort = stopSignal();
       stopping = false;
       scheduler.start();
     },
     async stop() {
       stopping = true;
+      abort.abort();
       await scheduler.stop();
       await Promise.allSettled([...current]);
       await releaseAllLeases(deps.db, deps.workerId);

@@ -1,6 +1,7 @@
 import { addDays, utcDay } from '../calendar.js';
 import type { EngineDeps } from './engine.js';
-import { listActiveForHealth, setVolumeFactor, stopWithError } from './mailbox-engine-state.repository.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
+import { listActiveForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
 import { loadDeliveryCounts, type DeliveryCounts } from '../interactions/interactions.repository.js';
 
@@ -81,8 +82,10 @@ export async function applyHealthGuard(deps: Pick<EngineDeps, 'db'>, at: Date): 
       case 'none':
         break;
       case 'stop':
-        await stopWithError(db, mailbox.id, verdict.lastError, at);
-        summary.stopped.push(mailbox.id);
+        if (
+          (await applyMailboxEvent(db, mailbox.id, { type: 'stopped', lastError: verdict.lastError }, { at }))?.stopped
+        )
+          summary.stopped.push(mailbox.id);
         break;
       case 'slow-down':
       case 'restore':

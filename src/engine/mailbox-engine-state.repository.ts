@@ -1,11 +1,11 @@
 /*
  * The engine's SQL on `mailboxes` (and its day plans in `mailbox_plans`): which mailboxes take
  * part, and the columns only the engine writes. Status changes and failure counting
- * (`status`, `failure_count`, `sync_failures`, `next_sync_at`, `last_error`) are all here, together.
+ * (`status`, `failure_count`, `sync_failures`, `next_sync_at`, `last_error`…) are not here: every
+ * write of those goes through mailboxes/mailbox-state.ts.
  * Functions take `db` or a transaction's `trx`, like the other repositories.
  */
 import type { Kysely } from 'kysely';
-import { inTransaction } from '../db/database.js';
 import type { Database, MailboxRow } from '../db/schema.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -129,97 +129,12 @@ export async function setVolumeFactor(db: Kysely<Database>, id: string, volumeFa
 }
 
 // ---------------------------------------------------------------------------------------------
-// Status and failures
-
-/** An active mailbox goes into `error`; the engine leaves it alone until its owner resumes it. */
-export async function stopWithError(db: Kysely<Database>, id: string, lastError: string, at: Date): Promise<void> {
-  await db
-    .updateTable('mailboxes')
-    .set({ status: 'error', last_error: lastError, updated_at: at.toISOString() })
-    .where('id', '=', id)
-    .where('status', '=', 'active')
-    .execute();
-}
-
-/** The SMTP login worked: consecutive send failures start over. */
-export async function resetSendFailures(trx: Kysely<Database>, id: string): Promise<void> {
-  await trx
-    .updateTable('mailboxes')
-    .set({ failure_count: 0 })
-    .where('id', '=', id)
-    .where('failure_count', '<>', 0)
-    .execute();
-}
+// Syncs
 
 /**
- * One more consecutive login/send failure; reaching `maxFailures` puts an active mailbox into
- * `error` with `lastError`. True when it did.
+ * When the mailbox was last read. Its status, failure counters, backoff and lastError are
+ * mailboxes/mailbox-state.ts's alone.
  */
-export async function countSendFailure(
-  db: Kysely<Database>,
-  id: string,
-  failure: { at: Date; lastError: string; maxFailures: number },
-): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('mailboxes')
-      .set((eb) => ({ failure_count: eb('failure_count', '+', 1) }))
-      .where('id', '=', id)
-      .returning(['failure_count', 'status'])
-      .executeTakeFirst();
-    if (!row || row.failure_count < failure.maxFailures || row.status !== 'active') return false;
-    await stopWithError(trx, id, failure.lastError, failure.at);
-    return true;
-  });
-}
-
-/** The mailbox was read: failures start over and the next sync is due at `nextSyncAt`. */
-export async function recordSyncSuccess(db: Kysely<Database>, id: string, at: Date, nextSyncAt: Date): Promise<void> {
-  await db
-    .updateTable('mailboxes')
-    .set({ last_sync_at: at.toISOString(), sync_failures: 0, next_sync_at: nextSyncAt.toISOString() })
-    .where('id', '=', id)
-    .execute();
-}
-
-/**
- * One more consecutive sync failure: the next sync waits `backoffMs(failures)`; reaching
- * `maxFailures` puts an active mailbox into `error` with `lastError` instead. True when it did.
- */
-export async function countSyncFailure(
-  db: Kysely<Database>,
-  id: string,
-  failure: { at: Date; lastError: string; maxFailures: number; backoffMs: (failures: number) => number },
-): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('mailboxes')
-      .set((eb) => ({ sync_failures: eb('sync_failures', '+', 1) }))
-      .where('id', '=', id)
-      .returning(['sync_failures', 'status'])
-      .executeTakeFirst();
-    if (!row) return false;
-    if (row.sync_failures < failure.maxFailures || row.status !== 'active') {
-      await trx
-        .updateTable('mailboxes')
-        .set({ next_sync_at: new Date(failure.at.getTime() + failure.backoffMs(row.sync_failures)).toISOString() })
-        .where('id', '=', id)
-        .execute();
-      return false;
-    }
-    // In `error` the engine leaves it alone; the count starts over once the user resumes it.
-    await trx
-      .updateTable('mailboxes')
-      .set({
-        status: 'error',
-        last_error: failure.lastError,
-        sync_failures: 0,
-        next_sync_at: null,
-        updated_at: failure.at.toISOString(),
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'active')
-      .execute();
-    return true;
-  });
+export async function recordSyncTime(db: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await db.updateTable('mailboxes').set({ last_sync_at: at.toISOString() }).where('id', '=', id).execute();
 }

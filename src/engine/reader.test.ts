@@ -87,6 +87,9 @@ async function daily(mailboxId: string) {
   return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
 }
 
+/** The silent servers below listen on loopback, which the default mail policy refuses. */
+const LOOPBACK_ALLOWED = { allowedHosts: ['127.0.0.1'], plaintextHosts: [] };
+
 describe('syncMailboxes', () => {
   it('finds mail by Message-ID, records where it landed, and acts later like a person', async () => {
     const row = await sentToFrank('INBOX');
@@ -306,18 +309,24 @@ describe('syncMailboxes', () => {
 
     const first = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
     expect(first).toMatchObject({ failed: 1, synced: 1, mailboxErrors: [] });
-    expect(await mailbox(frank.id)).toMatchObject({
-      status: 'active',
-      sync_failures: 1,
-      next_sync_at: at(minutes(5)).toISOString(),
-    });
+    const afterFirst = await mailbox(frank.id);
+    expect(afterFirst).toMatchObject({ status: 'active', sync_failures: 1 });
+    expect(afterFirst.last_error).toMatch(/check the app password .* failure 1 of 3, then warmup stops$/);
+    // 1 min after the first failure (drawn between half of it and all of it), then 2, 4…
+    const retryAt = Date.parse(afterFirst.next_sync_at!);
+    expect(retryAt - NOW.getTime()).toBeGreaterThanOrEqual(minutes(0.5));
+    expect(retryAt - NOW.getTime()).toBeLessThanOrEqual(minutes(1));
     // during the backoff the mailbox is left alone
-    const waiting = await syncMailboxes(deps, { now: at(minutes(4)), ignoreSchedule: false });
+    const waiting = await syncMailboxes(deps, { now: new Date(retryAt - 1_000), ignoreSchedule: false });
     expect(waiting.failed).toBe(0);
 
-    await syncMailboxes(deps, { now: at(minutes(5)), ignoreSchedule: false });
-    expect(await mailbox(frank.id)).toMatchObject({ sync_failures: 2, next_sync_at: at(minutes(15)).toISOString() });
-    const third = await syncMailboxes(deps, { now: at(minutes(15)), ignoreSchedule: false });
+    await syncMailboxes(deps, { now: new Date(retryAt), ignoreSchedule: false });
+    const afterSecond = await mailbox(frank.id);
+    expect(afterSecond.sync_failures).toBe(2);
+    const secondRetry = Date.parse(afterSecond.next_sync_at!);
+    expect(secondRetry - retryAt).toBeGreaterThanOrEqual(minutes(1));
+    expect(secondRetry - retryAt).toBeLessThanOrEqual(minutes(2));
+    const third = await syncMailboxes(deps, { now: new Date(secondRetry), ignoreSchedule: false });
 
     expect(third.mailboxErrors).toEqual([frank.id]);
     expect(await mailbox(frank.id)).toMatchObject({
@@ -346,7 +355,9 @@ describe('syncMailboxes', () => {
       const row = await sentToFrank('INBOX');
       deps.settings = { ...deps.settings, imapTimeoutMs: 300 };
       deps.imap = (config, opts) =>
-        config.username === 'hank@hotel.test' ? openImapSession({ ...config, port }, opts) : imap.factory(config);
+        config.username === 'hank@hotel.test'
+          ? openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts)
+          : imap.factory(config);
 
       const started = performance.now();
       const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
@@ -354,7 +365,38 @@ describe('syncMailboxes', () => {
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(summary).toMatchObject({ failed: 1, synced: 2, received: 1 });
       expect((await messageRow(row.id)).found_at).toBe(NOW.toISOString());
-      expect(await mailbox(hanging.id)).toMatchObject({ status: 'active', sync_failures: 1 });
+      // a server that does not answer is a temporary failure: backoff, never a step towards `error`
+      expect(await mailbox(hanging.id)).toMatchObject({ status: 'active', sync_failures: 0, sync_retries: 1 });
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('stopping drops a session waiting on a hung server at once and counts no failure', async () => {
+    const silent: Socket[] = [];
+    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      await sentToFrank('INBOX');
+      deps.settings = { ...deps.settings, imapTimeoutMs: 30_000 };
+      deps.imap = (config, opts) => openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+
+      const started = performance.now();
+      const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true, signal: stop.signal });
+
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(summary).toMatchObject({ failed: 0, synced: 0 });
+      expect(await mailbox(frank.id)).toMatchObject({
+        status: 'active',
+        sync_retries: 0,
+        sync_failures: 0,
+        last_error: null,
+        last_sync_at: null,
+      });
     } finally {
       for (const socket of silent) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

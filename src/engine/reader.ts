@@ -16,24 +16,19 @@ import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
-import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
+import { classifyMailFailure, isMailConnectionError } from '../mail/errors.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
-import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { acquireLease, withLease } from './leases.js';
-import {
-  countSyncFailure,
-  findMailbox,
-  findMailboxEmail,
-  listActiveForSync,
-  recordSyncSuccess,
-} from './mailbox-engine-state.repository.js';
+import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
   insertPlannedReply,
   listPendingForRecipient,
+  listRecentlyEngagedForRecipient,
   listUnfoundSentBy,
   markMessageEngaged,
   markMessageFound,
@@ -53,6 +48,8 @@ export interface SyncOptions {
   now: Date;
   /** Act at once: no reading delay, no waiting for waking hours, replies due now, no backoff. */
   ignoreSchedule: boolean;
+  /** The engine is stopping: start no mailbox or message, drop the IMAP sessions in flight. */
+  signal?: AbortSignal;
 }
 
 export interface SyncSummary {
@@ -80,7 +77,6 @@ const LEASE_RENEW_EVERY = 50;
 const SYNC_CONCURRENCY = 4;
 /** At most this many unfinished messages are looked up per mailbox and sync. */
 const PENDING_LIMIT = 500;
-export const MAX_SYNC_FAILURES = 3;
 /** A healthy mailbox is read every few minutes, not on every scheduler tick: providers cap logins. */
 export const SYNC_INTERVAL_MS = 4 * 60_000;
 /** A thread ends after this many messages; a reply to a reply is rarer than a first reply. */
@@ -92,6 +88,8 @@ export const FLAG_RATE = 0.3;
 export const LOST_AFTER_MS = 48 * 60 * 60_000;
 /** A found message not acted on within this time (it vanished) is no longer looked for. */
 const ENGAGE_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
+/** Second copies of mail already handled are looked for this long after it was handled. */
+const STRAY_COPY_WINDOW_MS = 2 * 24 * 60 * 60_000;
 /** Bounces are looked for among the mailbox's mail sent this recently. */
 const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
 const WAKING_START = '07:00';
@@ -118,6 +116,7 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
   const mailboxes = await listActiveForSync(deps.db, options.ignoreSchedule ? undefined : now);
 
   await forEachLimited(mailboxes, SYNC_CONCURRENCY, async ({ id }) => {
+    if (options.signal?.aborted) return;
     try {
       const outcome = await withLease(deps.db, `sync:${id}`, deps.workerId, deps.settings.leaseMs, now, () =>
         syncMailbox(deps, id, options, summary),
@@ -160,7 +159,10 @@ async function syncMailbox(
     let session: ImapSession | null = null;
     try {
       const { imap } = await deps.mailboxes.getCredentials(mailboxId);
-      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs });
+      session = await (deps.imap ?? openImapSession)(imap, {
+        timeoutMs: deps.settings.imapTimeoutMs,
+        signal: options.signal,
+      });
       const context: SessionContext = {
         deps,
         mailbox,
@@ -173,17 +175,33 @@ async function syncMailbox(
       };
       if (pending.length > 0) await readMail(context, pending);
       if (ownSent.length > 0) await findBounces(context, ownSent);
+      // an interrupted sync is not a finished one: the next worker reads the mailbox again
+      if (options.signal?.aborted) return;
     } catch (err) {
+      // stopping is nobody's failure: the mailbox is read again by the next worker, as it was
+      if (options.signal?.aborted) return;
       if (!isMailConnectionError(err)) throw err;
-      log.warn({ err }, 'IMAP sync failed');
+      log.warn({ err, class: classifyMailFailure(err) }, 'IMAP sync failed');
       summary.failed += 1;
-      if (await noteSyncFailure(deps, now, mailbox, err)) summary.mailboxErrors.push(mailboxId);
+      const applied = await applyMailboxEvent(
+        deps.db,
+        mailboxId,
+        { type: 'sync-failed', error: err, at: now, random: deps.random },
+        { at: now },
+      );
+      if (applied?.stopped) summary.mailboxErrors.push(mailboxId);
       return;
     } finally {
       await session?.close();
     }
   }
-  await recordSyncSuccess(deps.db, mailboxId, now, new Date(now.getTime() + SYNC_INTERVAL_MS));
+  await recordSyncTime(deps.db, mailboxId, now);
+  await applyMailboxEvent(
+    deps.db,
+    mailboxId,
+    { type: 'sync-succeeded', nextSyncAt: new Date(now.getTime() + SYNC_INTERVAL_MS) },
+    { at: now },
+  );
   summary.synced += 1;
 }
 
@@ -223,14 +241,35 @@ function placementOf(found: FoundMessage): Placement {
 }
 
 async function readMail(context: SessionContext, pending: PendingMessageRow[]): Promise<void> {
-  const { session, options } = context;
+  const { deps, mailbox, session, options } = context;
   const byMessageId = new Map(pending.map((row) => [row.message_id, row]));
+  // Mail it already finished with is looked for in the same search: a second copy of it (delivered
+  // twice) found outside Warmup is filed like the first.
+  const finished = (
+    await listRecentlyEngagedForRecipient(
+      deps.db,
+      mailbox.id,
+      new Date(options.now.getTime() - STRAY_COPY_WINDOW_MS),
+      PENDING_LIMIT,
+    )
+  ).filter((id) => !byMessageId.has(id));
   // Warmup is searched too: a message filed there by a sync that crashed before noting it is finished.
-  const found = await session.findMessages([...byMessageId.keys()], { includeFolders: [WARMUP_FOLDER] });
+  const found = await session.findMessages([...byMessageId.keys(), ...finished], {
+    includeFolders: [WARMUP_FOLDER],
+    everyCopy: true,
+  });
+  const seen = new Set<string>();
+  const copies: FoundMessage[] = [];
   let handled = 0;
   for (const message of found) {
+    if (options.signal?.aborted) return;
     const row = byMessageId.get(message.messageId);
-    if (!row) continue;
+    const first = !seen.has(message.messageId);
+    seen.add(message.messageId);
+    if (!row || !first) {
+      if (!isWarmupFolder(message.folder)) copies.push(message);
+      continue;
+    }
     handled += 1;
     if (handled % LEASE_RENEW_EVERY === 0) await renewSyncLease(context);
     try {
@@ -244,6 +283,36 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
       if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
       context.log.warn({ err, messageId: row.message_id }, 'could not act on a warmup message');
     }
+  }
+  for (const copy of copies) {
+    if (options.signal?.aborted) return;
+    // a copy of mail still waiting to be read waits with it
+    if (byMessageId.get(copy.messageId)?.engaged_at === null) continue;
+    await fileSecondCopy(context, copy);
+  }
+}
+
+function isWarmupFolder(folder: string): boolean {
+  return folder.toLowerCase() === WARMUP_FOLDER.toLowerCase();
+}
+
+/**
+ * A second copy of warmup mail this mailbox already handled (a resend after a lease expired, a
+ * relay's retry) is treated like the first — read and flagged as the first was — and filed.
+ * Counted once: the first copy's interactions stand.
+ */
+async function fileSecondCopy(context: SessionContext, copy: FoundMessage): Promise<void> {
+  const { deps, mailbox, session, summary, log } = context;
+  try {
+    const done = await listRecordedTypes(deps.db, mailbox.id, copy.messageId);
+    if (done.has('opened') && !copy.seen) await session.markSeen(copy.folder, copy.uid);
+    if (done.has('flagged') && !copy.flagged) await session.flag(copy.folder, copy.uid);
+    context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
+    await session.move(copy.folder, copy.uid, context.warmupPath);
+    summary.filed += 1;
+  } catch (err) {
+    if (!isMailConnectionError(err) || err.kind !== 'protocol') throw err;
+    log.warn({ err, messageId: copy.messageId }, 'could not file a second copy of a warmup message');
   }
 }
 
@@ -441,29 +510,6 @@ export async function markLostMessages(deps: Pick<SyncDeps, 'db'>, now: Date): P
       await incrementDaily(trx, row.sender_mailbox_id, utcDay(new Date(row.sent_at ?? now)), 'lost');
     }
     return lost.length;
-  });
-}
-
-/**
- * One more consecutive sync failure: the next try waits (5, 10, 20 min…); the third puts the
- * mailbox into `error` with a lastError that says what to fix. True when it did.
- */
-async function noteSyncFailure(
-  deps: SyncDeps,
-  now: Date,
-  mailbox: MailboxRow,
-  err: MailConnectionError,
-): Promise<boolean> {
-  const answer = err.serverResponse ?? err.message;
-  const lastError =
-    err.kind === 'auth'
-      ? `IMAP login refused: check the app password (${answer})`
-      : `IMAP sync failed ${MAX_SYNC_FAILURES} times in a row: ${err.message}`;
-  return countSyncFailure(deps.db, mailbox.id, {
-    at: now,
-    lastError,
-    maxFailures: MAX_SYNC_FAILURES,
-    backoffMs: retryDelayMs,
   });
 }
 

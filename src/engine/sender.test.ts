@@ -1,4 +1,6 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
@@ -14,6 +16,7 @@ import {
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
+import { MIN_SEND_GAP_MS } from './planner.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
@@ -204,7 +207,7 @@ describe('sendDueMessages', () => {
     expect((await messageRow(second.id)).turn).toBe(3);
   });
 
-  it('resends exactly the same message after a failed attempt, later, with backoff', async () => {
+  it('after a server failure, waits for the sender to be tried again, then sends exactly the same message', async () => {
     const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
     smtp.onSend = () => {
       throw smtpError('timeout', 'SMTP server 127.0.0.1:587 did not answer within 2 s');
@@ -213,21 +216,20 @@ describe('sendDueMessages', () => {
     const failed = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
 
     expect(failed).toMatchObject({ claimed: 1, sent: 0, retried: 1 });
+    // the server's failure, not the message's: the row waits as it was, its attempts untouched
     const afterFailure = await messageRow(row.id);
-    expect(afterFailure).toMatchObject({
-      status: 'planned',
-      attempts: 1,
-      lease_owner: null,
-      due_at: at(retryDelayMs(1)).toISOString(),
-    });
-    expect(afterFailure.last_error).toContain('did not answer');
+    expect(afterFailure).toMatchObject({ status: 'planned', attempts: 0, lease_owner: null, due_at: row.due_at });
     expect(afterFailure.subject).not.toBeNull();
-    expect((await mailbox(erin.id)).failure_count).toBe(1);
-    // not due before the backoff is over
-    expect((await sendDueMessages(deps, { now: at(minutes(4)), ignoreSchedule: false })).claimed).toBe(0);
+    const backingOff = await mailbox(erin.id);
+    expect(backingOff).toMatchObject({ status: 'active', send_retries: 1, failure_count: 0 });
+    expect(backingOff.last_error).toMatch(/did not answer within 2 s — a temporary failure/);
+    const retryAt = Date.parse(backingOff.next_send_at!);
+    expect(retryAt).toBeGreaterThan(NOW.getTime());
+    // not claimed before the sender's backoff is over
+    expect((await sendDueMessages(deps, { now: new Date(retryAt - 1_000), ignoreSchedule: false })).claimed).toBe(0);
 
     smtp.onSend = () => undefined;
-    const retried = await sendDueMessages(deps, { now: at(minutes(5)), ignoreSchedule: false });
+    const retried = await sendDueMessages(deps, { now: new Date(retryAt), ignoreSchedule: false });
 
     expect(retried.sent).toBe(1);
     expect(smtp.sent[0].mail).toMatchObject({
@@ -236,9 +238,55 @@ describe('sendDueMessages', () => {
       html: afterFailure.body_html,
       messageId: row.message_id,
     });
-    expect(await messageRow(row.id)).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
-    expect((await mailbox(erin.id)).failure_count).toBe(0);
+    expect(await messageRow(row.id)).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
+    expect(await mailbox(erin.id)).toMatchObject({ send_retries: 0, next_send_at: null, last_error: null });
     expect(await interactions()).toHaveLength(1);
+  });
+
+  it('stopping drops a send waiting on a hung server at once; the row waits as it was', async () => {
+    const silent: Socket[] = [];
+    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+      deps.settings = { ...deps.settings, smtpTimeoutMs: 30_000 };
+      deps.smtp = (config, opts) =>
+        createSmtpSender({ ...config, port, policy: { allowedHosts: ['127.0.0.1'], plaintextHosts: [] } }, opts);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+
+      const started = performance.now();
+      const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false, signal: stop.signal });
+
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(summary).toMatchObject({ claimed: 1, sent: 0, failed: 0 });
+      expect(await messageRow(row.id)).toMatchObject({ status: 'planned', attempts: 0, lease_owner: null });
+      expect(await mailbox(erin.id)).toMatchObject({ send_retries: 0, failure_count: 0, last_error: null });
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('after an outage, sends what waited meanwhile at the planner pace, not in one burst', async () => {
+    const rows = await Promise.all(
+      [30, 20, 10].map((n) => insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(n)) })),
+    );
+    smtp.onSend = () => {
+      throw smtpError('connection', 'Cannot connect to SMTP server 127.0.0.1:587: connection refused');
+    };
+    await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+    const retryAt = new Date(Date.parse((await mailbox(erin.id)).next_send_at!));
+
+    smtp.onSend = () => undefined;
+    const back = await sendDueMessages(deps, { now: retryAt, ignoreSchedule: false });
+    expect(back.sent).toBe(1);
+    const waiting = await Promise.all(rows.slice(1).map((r) => messageRow(r.id)));
+    expect(waiting.map((r) => [r.status, r.due_at])).toEqual([
+      ['planned', new Date(retryAt.getTime() + MIN_SEND_GAP_MS).toISOString()],
+      ['planned', new Date(retryAt.getTime() + 2 * MIN_SEND_GAP_MS).toISOString()],
+    ]);
   });
 
   it('backs off exponentially and gives up after the last attempt with a failed entry', async () => {
@@ -308,7 +356,8 @@ describe('sendDueMessages', () => {
       const summary = await sendDueMessages(deps, { now, ignoreSchedule: true });
       // a refused login stops the sender at its first message; the others wait
       expect(summary.retried).toBe(1);
-      expect((await mailbox(erin.id)).failure_count).toBe(call);
+      // counted up to the third, which stops the mailbox and starts the count over
+      expect((await mailbox(erin.id)).failure_count).toBe(call < 3 ? call : 0);
       if (call < 3) expect(summary.mailboxErrors).toEqual([]);
       else expect(summary.mailboxErrors).toEqual([erin.id]);
       now = at(minutes(60 * call));

@@ -12,7 +12,8 @@ import { utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { recordInteraction } from '../interactions/interactions.repository.js';
-import { isMailConnectionError, type MailConnectionError } from '../mail/errors.js';
+import { classifyMailFailure, isMailConnectionError } from '../mail/errors.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { createSmtpSender, type OutgoingMail, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { RenderedMessage } from '../templates/render.js';
@@ -20,13 +21,7 @@ import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
-import {
-  countSendFailure,
-  findMailbox,
-  findMailboxEmail,
-  findMailboxParty,
-  resetSendFailures,
-} from './mailbox-engine-state.repository.js';
+import { findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
 import { composeMessage, displayName, seedFrom, type Party } from './message-content.js';
 import {
   claimDueMessages,
@@ -37,13 +32,15 @@ import {
   markMessageSent,
   releaseMessageLeases,
   rescheduleMessage,
+  spaceOutPlannedMessages,
   storeContentOnce,
 } from './warmup-messages.repository.js';
+import { MIN_SEND_GAP_MS } from './planner.js';
 
 /** What sending needs of the engine. */
 export type SendDeps = Pick<
   EngineDeps,
-  'db' | 'dialect' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
+  'db' | 'dialect' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
 >;
 
 export interface SendOptions {
@@ -52,6 +49,8 @@ export interface SendOptions {
   ignoreSchedule: boolean;
   /** At most this many rows in this call (default: all that are due). */
   limit?: number;
+  /** The engine is stopping: start nothing new, drop the SMTP sessions in flight. */
+  signal?: AbortSignal;
 }
 
 export interface SendSummary {
@@ -60,7 +59,7 @@ export interface SendSummary {
   bounced: number;
   /** Given up: unrenderable, or too many attempts. */
   failed: number;
-  /** Failed for now; due again later (exponential backoff). */
+  /** Failed for now; due again later (backoff of the row or of its sender). */
   retried: number;
   /** Mailboxes this call put into `error`. */
   mailboxErrors: string[];
@@ -70,8 +69,6 @@ export interface SendSummary {
 const CLAIM_BATCH = 100;
 /** Senders handled at the same time (each with its own SMTP connection). */
 const SENDER_CONCURRENCY = 4;
-/** Consecutive login/send failures that put a mailbox into `error`. */
-export const MAX_MAILBOX_FAILURES = 3;
 /** Attempts after which a send is given up and recorded as `failed`. */
 export const MAX_SEND_ATTEMPTS = 5;
 /** The furthest any time zone is ahead of UTC (Kiribati, +14 h): no planned row is later than this local day. */
@@ -83,8 +80,10 @@ const MAX_ZONE_AHEAD_MS = 14 * 60 * 60_000;
 export const STALE_AFTER_MS = 24 * 60 * 60_000;
 
 /**
- * Sends what is due. Never throws for one message or one mailbox: a failure is recorded on the row
- * (retry with backoff, bounce, or give up) and on the mailbox (failure_count, `error` after 3).
+ * Sends what is due. Never throws for one message or one mailbox. A failure of the recipient's
+ * answer is the row's (retry with backoff, bounce, or give up); a failure of the sender's server or
+ * login is the mailbox's (mailbox-state.ts: transient ones back the sender off, three permanent
+ * ones stop it), and its rows wait, their attempts untouched.
  */
 export async function sendDueMessages(deps: SendDeps, options: SendOptions): Promise<SendSummary> {
   const summary: SendSummary = { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] };
@@ -96,7 +95,7 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
   // Long-overdue planned rows expire: nothing was sent or counted for them, so nothing is lost.
   await expirePlannedMessages(deps.db, new Date(now.getTime() - STALE_AFTER_MS), now);
   try {
-    while (budget > 0) {
+    while (budget > 0 && !options.signal?.aborted) {
       const rows = await claimDueRows(deps, now, options.ignoreSchedule, Math.min(CLAIM_BATCH, budget));
       if (rows.length === 0) break;
       budget -= rows.length;
@@ -110,10 +109,10 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
       await forEachLimited([...bySender.entries()], SENDER_CONCURRENCY, async ([senderId, group]) => {
         let state = senders.get(senderId);
         if (!state) {
-          state = { smtp: null, stopped: false };
+          state = { smtp: null, stopped: false, recovered: false };
           senders.set(senderId, state);
         }
-        await sendGroup(deps, now, senderId, group, state, summary, heldIds);
+        await sendGroup(deps, now, senderId, group, state, summary, heldIds, options.signal);
       });
     }
   } finally {
@@ -125,8 +124,10 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
 
 interface SenderState {
   smtp: SmtpSender | null;
-  /** Login or connection failed: the rest of this sender's rows wait for a later call. */
+  /** Login or connection failed (or the engine is stopping): the rest of this sender's rows wait for a later call. */
   stopped: boolean;
+  /** The failures its state remembered are over (written once per call). */
+  recovered: boolean;
 }
 
 function claimDueRows(deps: SendDeps, now: Date, ignoreSchedule: boolean, limit: number): Promise<WarmupMessageRow[]> {
@@ -134,6 +135,8 @@ function claimDueRows(deps: SendDeps, now: Date, ignoreSchedule: boolean, limit:
     dialect: deps.dialect,
     workerId: deps.workerId,
     now,
+    // a sender backing off after a failure waits (with ignoreSchedule everything is due now)
+    senderReadyBy: ignoreSchedule ? undefined : now,
     leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
     dueByPlanDay: ignoreSchedule ? utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS)) : undefined,
     limit,
@@ -148,16 +151,18 @@ async function sendGroup(
   state: SenderState,
   summary: SendSummary,
   heldIds: string[],
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const log = deps.logger.child({ mailboxId: senderId });
   const sender = await findMailbox(deps.db, senderId);
   // Deleted meanwhile: its rows went with it. Paused or broken meanwhile: they wait.
-  if (!sender || sender.status !== 'active' || state.stopped) {
+  if (!sender || sender.status !== 'active' || state.stopped || signal?.aborted) {
     heldIds.push(...rows.map((r) => r.id));
     return;
   }
+  const backingOff = Number(sender.send_retries) > 0;
   for (const row of rows) {
-    if (state.stopped) {
+    if (state.stopped || signal?.aborted) {
       heldIds.push(row.id);
       continue;
     }
@@ -175,16 +180,44 @@ async function sendGroup(
     try {
       if (!state.smtp) {
         const { smtp } = await deps.mailboxes.getCredentials(senderId);
-        state.smtp = (deps.smtp ?? createSmtpSender)(smtp, { timeoutMs: deps.settings.smtpTimeoutMs });
+        state.smtp = (deps.smtp ?? createSmtpSender)(smtp, { timeoutMs: deps.settings.smtpTimeoutMs, signal });
       }
       await state.smtp.send(mail);
     } catch (err) {
+      if (signal?.aborted) {
+        // stopping is nobody's failure: the row waits, as it was, for the next worker
+        heldIds.push(row.id);
+        state.stopped = true;
+        continue;
+      }
       await handleSendError(deps, now, sender, row, err, state, summary, heldIds, log);
       continue;
     }
     await markSent(deps, now, sender, row, mail);
+    await noteSenderWorks(deps, now, sender, state);
     summary.sent += 1;
+    if (backingOff) {
+      // Back after an outage: what waited meanwhile leaves at the planner's pace, not in one burst.
+      await spaceOutPlannedMessages(deps.db, senderId, {
+        now,
+        gapMs: MIN_SEND_GAP_MS,
+        owner: deps.workerId,
+      });
+      state.stopped = true;
+    }
   }
+}
+
+/** The SMTP login worked: the mailbox's send failures are over (one state write per call, only if there were any). */
+async function noteSenderWorks(deps: SendDeps, now: Date, sender: MailboxRow, state: SenderState): Promise<void> {
+  if (state.recovered) return;
+  state.recovered = true;
+  const clean =
+    Number(sender.failure_count) === 0 &&
+    Number(sender.send_retries) === 0 &&
+    sender.next_send_at === null &&
+    sender.last_error === null;
+  if (!clean) await applyMailboxEvent(deps.db, sender.id, { type: 'send-succeeded' }, { at: now });
 }
 
 /** The envelope and headers of a warmup message around its content; nothing in it says "warmup". */
@@ -316,7 +349,6 @@ async function markSent(
       threadId: row.thread_id,
       occurredAt: now,
     });
-    await resetSendFailures(trx, sender.id);
   });
 }
 
@@ -334,13 +366,33 @@ async function handleSendError(
   if (isMailConnectionError(err) && err.kind === 'rejected' && err.permanent) {
     log.info({ messageId: row.message_id, response: err.serverResponse }, 'recipient refused the warmup message');
     await closeUnsent(deps, now, sender, row, 'bounced', err.message);
+    // a bounce means the login worked: the mailbox itself is fine
+    await noteSenderWorks(deps, now, sender, state);
     summary.bounced += 1;
     return;
   }
+  if (isMailConnectionError(err) && err.kind !== 'rejected') {
+    // The sender's server or login is the problem, not this message: the mailbox's state decides
+    // (back off, or count towards `error`), and the row and the rest of the sender's rows wait as they are.
+    log.warn({ err, messageId: row.message_id, class: classifyMailFailure(err) }, 'warmup send failed');
+    state.stopped = true;
+    heldIds.push(row.id);
+    summary.retried += 1;
+    const applied = await applyMailboxEvent(
+      deps.db,
+      sender.id,
+      { type: 'send-failed', error: err, at: now, random: deps.random },
+      { at: now },
+    );
+    if (applied?.stopped) {
+      summary.mailboxErrors.push(sender.id);
+      log.warn({ lastError: applied.row.last_error }, 'mailbox put into error after repeated SMTP failures');
+    }
+    return;
+  }
+  // A 4xx for one recipient (greylisting, a full mailbox) or a failure of our own: this row retries later.
   log.warn({ err, messageId: row.message_id }, 'warmup send failed');
   const attempts = row.attempts + 1;
-  // the server or the login is the problem, not this message: the rest of this sender's rows wait
-  if (!isMailConnectionError(err) || err.kind !== 'rejected') state.stopped = true;
   if (attempts >= MAX_SEND_ATTEMPTS) {
     await closeUnsent(deps, now, sender, row, 'failed', errorText(err));
     summary.failed += 1;
@@ -353,25 +405,6 @@ async function handleSendError(
     heldIds.push(row.id);
     summary.retried += 1;
   }
-  // A 4xx for one recipient (greylisting, a full mailbox) says nothing about this mailbox's login.
-  const mailboxFailure = isMailConnectionError(err) && err.kind !== 'rejected';
-  if (
-    mailboxFailure &&
-    (await countSendFailure(deps.db, sender.id, {
-      at: now,
-      lastError: smtpLastError(err),
-      maxFailures: MAX_MAILBOX_FAILURES,
-    }))
-  ) {
-    summary.mailboxErrors.push(sender.id);
-    log.warn({ lastError: smtpLastError(err) }, 'mailbox put into error after repeated SMTP failures');
-  }
-}
-
-function smtpLastError(err: MailConnectionError): string {
-  const answer = err.serverResponse ?? err.message;
-  if (err.kind === 'auth') return `SMTP login refused: check the app password (${answer})`;
-  return `SMTP sending failed ${MAX_MAILBOX_FAILURES} times in a row: ${err.message}`;
 }
 
 /**
@@ -405,8 +438,6 @@ async function closeUnsent(
       threadId: row.thread_id,
       occurredAt: now,
     });
-    // a bounce means the login worked: the mailbox itself is fine
-    if (outcome === 'bounced') await resetSendFailures(trx, sender.id);
   });
 }
 

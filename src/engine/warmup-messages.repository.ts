@@ -94,6 +94,8 @@ export interface ClaimCriteria {
   leaseUntil: Date;
   /** When set, every row planned for this day or earlier is due too, whatever its time. */
   dueByPlanDay?: string;
+  /** When set, only rows of senders not backing off after a failure past this time (`next_send_at`). */
+  senderReadyBy?: Date;
   limit: number;
 }
 
@@ -104,7 +106,7 @@ export interface ClaimCriteria {
  */
 export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCriteria): Promise<WarmupMessageRow[]> {
   const nowIso = criteria.now.toISOString();
-  const { dueByPlanDay } = criteria;
+  const { dueByPlanDay, senderReadyBy } = criteria;
   return (
     db
       .updateTable('warmup_messages')
@@ -119,6 +121,11 @@ export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCrit
           .where('s.status', '=', 'active')
           // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
           .where('r.status', '=', 'active')
+          .$if(senderReadyBy !== undefined, (q) =>
+            q.where((w) =>
+              w.or([w('s.next_send_at', 'is', null), w('s.next_send_at', '<=', senderReadyBy!.toISOString())]),
+            ),
+          )
           .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
           .where((w) =>
             dueByPlanDay !== undefined
@@ -243,6 +250,45 @@ export async function rescheduleMessage(
     .execute();
 }
 
+/**
+ * A sender's planned rows from `now` + gap on, at least `gapMs` apart: the ones due earlier (they
+ * waited for its server) move to now + gap, now + 2 gaps…; later ones keep their time once they are
+ * far enough. Rows another worker holds are left alone.
+ */
+export async function spaceOutPlannedMessages(
+  db: Kysely<Database>,
+  senderId: string,
+  spacing: { now: Date; gapMs: number; owner: string },
+): Promise<void> {
+  const { now, gapMs, owner } = spacing;
+  const rows = await db
+    .selectFrom('warmup_messages')
+    .select(['id', 'due_at'])
+    .where('sender_mailbox_id', '=', senderId)
+    .where('status', '=', 'planned')
+    .where((w) =>
+      w.or([
+        w('lease_owner', 'is', null),
+        w('lease_owner', '=', owner),
+        w('lease_expires_at', '<=', now.toISOString()),
+      ]),
+    )
+    .orderBy('due_at')
+    .execute();
+  let next = now.getTime() + gapMs;
+  for (const row of rows) {
+    const due = Date.parse(row.due_at);
+    if (due >= next) break;
+    await db
+      .updateTable('warmup_messages')
+      .set({ due_at: new Date(next).toISOString() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'planned')
+      .execute();
+    next += gapMs;
+  }
+}
+
 /** A planned row that will not be sent: `bounced` or `failed`. Undefined when it was no longer planned. */
 export async function closeUnsentMessage(
   trx: Kysely<Database>,
@@ -268,6 +314,24 @@ export async function closeUnsentMessage(
 // Reading
 
 export type PendingMessageRow = WarmupMessageRow & { sender_email: string };
+
+/** Message-IDs of mail to a mailbox that it finished with (read and filed) since `since`. */
+export async function listRecentlyEngagedForRecipient(
+  db: Kysely<Database>,
+  mailboxId: string,
+  since: Date,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('warmup_messages')
+    .select('message_id')
+    .where('recipient_mailbox_id', '=', mailboxId)
+    .where('engaged_at', '>=', since.toISOString())
+    .orderBy('engaged_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.message_id);
+}
 
 /**
  * Sent mail addressed to a mailbox that it has not finished with: not found yet, or found since

@@ -19,7 +19,8 @@ export interface MailServerConfig {
 }
 
 export type MailSide = 'smtp' | 'imap';
-export type MailErrorKind = 'auth' | 'connection' | 'timeout' | 'rejected' | 'protocol';
+/** `aborted`: the caller gave up (the engine is stopping) — says nothing about the server. */
+export type MailErrorKind = 'auth' | 'connection' | 'timeout' | 'rejected' | 'protocol' | 'aborted';
 
 export interface MailConnectionErrorInit {
   side: MailSide;
@@ -159,17 +160,96 @@ export function isNetworkCode(code: string | undefined): boolean {
   );
 }
 
-/** Runs `op` with a deadline; `onTimeout` must make the operation give up (close sockets). */
-export async function withDeadline<T>(op: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+/** The error of an operation given up because its caller is stopping. */
+export function abortedError(side: MailSide, config: Pick<MailServerConfig, 'host' | 'port'>): MailConnectionError {
+  return new MailConnectionError({
+    side,
+    kind: 'aborted',
+    message: `${side.toUpperCase()} session with ${config.host}:${config.port} abandoned: shutting down`,
+    host: config.host,
+    port: config.port,
+    code: 'ABORT_ERR',
+  });
+}
+
+/**
+ * Runs `op` with a deadline, and gives it up at once when `abort.signal` fires. `onTimeout` and
+ * `abort.onAbort` must make the operation give up (close sockets) and return the error to throw.
+ */
+export async function withDeadline<T>(
+  op: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  abort?: { signal: AbortSignal | undefined; onAbort: () => Error },
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(onTimeout()), ms);
+    const signal = abort?.signal;
+    if (!signal) return;
+    onAbort = () => reject(abort.onAbort());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([op, deadline]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) abort?.signal?.removeEventListener('abort', onAbort);
     // the losing operation may still reject later; nobody waits for it any more
     op.catch(() => undefined);
+    deadline.catch(() => undefined);
+  }
+}
+
+/**
+ * Whether a failure heals by itself. `transient`: the server or the network is down, busy or slow
+ * (timeouts, refused or reset connections, 4xx replies such as 421/450/451/454, IMAP
+ * `[UNAVAILABLE]`/`[INUSE]`): retry later, never the user's fault. `permanent`: only the user can fix
+ * it (a refused login — 535, `[AUTHENTICATIONFAILED]` —, a 5xx policy rejection, a host name that
+ * does not exist, a TLS certificate the server's name does not match).
+ */
+export type FailureClass = 'transient' | 'permanent';
+
+// a host name that does not exist, or one the operator's host policy refuses (mail/policy.ts)
+const PERMANENT_NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_NONAME', 'EREFUSEDHOST']);
+
+/** The three-digit SMTP reply code at the start of a server answer, if any. */
+export function smtpReplyCode(text: string | undefined): number | undefined {
+  const match = /^\s*([245]\d\d)[\s-]/.exec(text ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+function isTlsFailure(err: MailConnectionError): boolean {
+  const code = err.code ?? '';
+  return (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /CERT|SELF_SIGNED/.test(code) ||
+    code === 'ETLS' ||
+    /\bTLS failed\b/.test(err.message)
+  );
+}
+
+export function classifyMailFailure(err: MailConnectionError): FailureClass {
+  const answer = err.serverResponse ?? '';
+  const reply = smtpReplyCode(answer) ?? smtpReplyCode(err.message.replace(/^[^:]*:\s*/, ''));
+  switch (err.kind) {
+    case 'timeout':
+    case 'aborted':
+      return 'transient';
+    case 'connection':
+      if (isTlsFailure(err) || PERMANENT_NETWORK_CODES.has(err.code ?? '')) return 'permanent';
+      return 'transient';
+    case 'auth':
+      if (reply !== undefined) return reply >= 500 ? 'permanent' : 'transient';
+      if (/\[(UNAVAILABLE|INUSE|LIMIT|SERVERBUG)\]/i.test(answer) || /temporar/i.test(answer)) return 'transient';
+      return 'permanent';
+    case 'rejected':
+      return err.permanent ? 'permanent' : 'transient';
+    case 'protocol':
+      if (reply !== undefined) return reply >= 500 ? 'permanent' : 'transient';
+      return 'transient';
   }
 }

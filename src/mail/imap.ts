@@ -6,6 +6,7 @@ import { ImapFlow } from 'imapflow';
 import type { FetchMessageObject, ImapFlowError, ImapFlowOptions, ListResponse, MailboxLockObject } from 'imapflow';
 import {
   MailConnectionError,
+  abortedError,
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
@@ -63,11 +64,18 @@ export interface FindMessagesOptions {
   includeFolders?: string[];
   /** Only messages that arrived on or after this day (IMAP SINCE). */
   since?: Date;
+  /**
+   * Report every copy of a message in the folder where it is found (delivered twice), not just
+   * the first; the search still stops at that folder, so it costs no extra round trip.
+   */
+  everyCopy?: boolean;
 }
 
 export interface ImapOptions {
   /** Deadline of the greeting, of connecting and of every command (default 10 s). */
   timeoutMs?: number;
+  /** Aborting it drops the connection at once: every pending and later call fails with kind 'aborted'. */
+  signal?: AbortSignal;
 }
 
 export interface ImapSession {
@@ -75,8 +83,8 @@ export interface ImapSession {
   folders(): Promise<FolderInfo[]>;
   /**
    * Looks for messages by Message-ID in INBOX, spam, promotions and every other folder
-   * except sent, trash, drafts and WARMUP_FOLDER. A message found in two folders is
-   * reported once, from the first in that order.
+   * except sent, trash, drafts and WARMUP_FOLDER. A message is reported from the first folder
+   * in that order where it is found: once, or each copy there with `everyCopy`.
    */
   findMessages(messageIds: string[], opts?: FindMessagesOptions): Promise<FoundMessage[]>;
   markSeen(folder: string, uid: number): Promise<void>;
@@ -209,7 +217,7 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
 
 /** Opens one logged-in connection. Throws MailConnectionError when that fails. */
 export async function openImapSession(config: MailServerConfig, opts: ImapOptions = {}): Promise<ImapSession> {
-  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
   await session.connect();
   return session;
 }
@@ -219,7 +227,7 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err));
+    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err), errorCode(err));
   }
 }
 
@@ -255,10 +263,23 @@ class Session implements ImapSession {
   private closed = false;
   private readonly config: MailServerConfig;
   private readonly timeoutMs: number;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(config: MailServerConfig, timeoutMs: number) {
+  constructor(config: MailServerConfig, timeoutMs: number, signal: AbortSignal | undefined) {
     this.config = config;
     this.timeoutMs = timeoutMs;
+    this.signal = signal;
+  }
+
+  /** Gives `client`'s call up when the session's signal fires: the socket goes, the call fails at once. */
+  private abortWith(client: ImapFlow) {
+    return {
+      signal: this.signal,
+      onAbort: () => {
+        client.close();
+        return abortedError('imap', this.config);
+      },
+    };
   }
 
   async connect(): Promise<ImapFlow> {
@@ -276,20 +297,26 @@ class Session implements ImapSession {
     this.client?.close();
     this.client = null;
     this.folderCache = null;
+    if (this.signal?.aborted) throw abortedError('imap', this.config);
     // resolved and checked on every (re)connection: the name may point elsewhere by now
     const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
     const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs));
     client.on('error', () => undefined);
     try {
-      await withDeadline(client.connect(), this.timeoutMs, () => {
-        client.close();
-        return unreachableError(
-          'imap',
-          this.config,
-          `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
-          'ETIMEOUT',
-        );
-      });
+      await withDeadline(
+        client.connect(),
+        this.timeoutMs,
+        () => {
+          client.close();
+          return unreachableError(
+            'imap',
+            this.config,
+            `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
+            'ETIMEOUT',
+          );
+        },
+        this.abortWith(client),
+      );
     } catch (err) {
       if (!client.isClosed) client.close();
       throw toMailError(err, this.config, this.timeoutMs, 'connect');
@@ -301,12 +328,17 @@ class Session implements ImapSession {
   /** One server round trip (or a few) under the session deadline. */
   private async step<T>(what: string, client: ImapFlow, op: () => Promise<T>): Promise<T> {
     try {
-      return await withDeadline(op(), this.timeoutMs, () => {
-        // a half-answered command leaves the connection unusable: drop it, the next
-        // call reconnects
-        client.close();
-        return timeoutError(this.config, this.timeoutMs, what);
-      });
+      return await withDeadline(
+        op(),
+        this.timeoutMs,
+        () => {
+          // a half-answered command leaves the connection unusable: drop it, the next
+          // call reconnects
+          client.close();
+          return timeoutError(this.config, this.timeoutMs, what);
+        },
+        this.abortWith(client),
+      );
     } catch (err) {
       throw toMailError(err, this.config, this.timeoutMs, what);
     }
@@ -390,6 +422,8 @@ class Session implements ImapSession {
         async (client) => {
           if (client.mailbox && client.mailbox.exists === 0) return;
           const ids = [...remaining.keys()];
+          // found in this folder: further copies here are reported too (everyCopy), not elsewhere
+          const foundHere = new Map<string, string>();
           for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
             const batch = ids.slice(i, i + SEARCH_BATCH);
             const query = {
@@ -407,9 +441,11 @@ class Session implements ImapSession {
             );
             for (const msg of messages) {
               const norm = normalizeMessageId(msg.envelope?.messageId ?? '');
-              const original = remaining.get(norm);
-              if (original === undefined) continue; // a substring hit on another id
+              const copy = opts.everyCopy ? foundHere.get(norm) : undefined;
+              const original = remaining.get(norm) ?? copy;
+              if (original === undefined) continue; // a substring hit on another id (or a second copy)
               remaining.delete(norm);
+              foundHere.set(norm, original);
               found.push(toFoundMessage(msg, original, folder));
             }
           }
@@ -530,6 +566,8 @@ class Session implements ImapSession {
     this.client = null;
     if (!client || client.isClosed) return;
     try {
+      // a stopping engine does not wait for a goodbye
+      if (this.signal?.aborted) return;
       await withDeadline(client.logout(), Math.min(this.timeoutMs, 2_000), () => new Error('logout timeout'));
     } catch {
       // the server did not say goodbye; the socket goes anyway
@@ -805,4 +843,10 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
     'protocol',
     `IMAP server ${where} failed during ${what.split(' ')[0]}: ${text ?? e.message ?? String(err)}`,
   );
+}
+
+/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import type { NodemailerError, SendMailOptions, SMTPPoolOptions, SMTPTransportOptions } from 'nodemailer';
 import {
   MailConnectionError,
+  abortedError,
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
@@ -50,6 +51,8 @@ export interface SmtpSender {
 export interface SmtpOptions {
   /** verifySmtp: the whole check (default 10 s). createSmtpSender: one send, connecting included (default 30 s). */
   timeoutMs?: number;
+  /** createSmtpSender: aborting it drops the connection at once; a send in flight fails with kind 'aborted'. */
+  signal?: AbortSignal;
 }
 
 const VERIFY_TIMEOUT_MS = 10_000;
@@ -88,7 +91,7 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err));
+    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err), errorCode(err));
   }
 }
 
@@ -167,18 +170,32 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
     return pool;
   };
   let closed = false;
+  const closePool = (): void => {
+    void transport?.then(
+      (pool) => pool.close(),
+      () => undefined,
+    );
+  };
+  // a stopping caller does not wait for a hung server: the pool's socket goes at once
+  opts.signal?.addEventListener('abort', closePool, { once: true });
 
   return {
     async send(message: OutgoingMail): Promise<SendResult> {
       if (closed) throw new Error('SMTP sender is closed');
+      if (opts.signal?.aborted) throw abortedError('smtp', config);
       transport ??= openTransport();
       transport.catch(() => {
         transport = undefined; // the next send resolves again
       });
       const pool = await transport;
-      const signal = AbortSignal.timeout(timeoutMs);
+      const deadline = AbortSignal.timeout(timeoutMs);
+      // one signal for the send: its deadline or the caller's stop, whichever comes first
+      const send = new AbortController();
+      const giveUp = (): void => send.abort();
+      deadline.addEventListener('abort', giveUp, { once: true });
+      opts.signal?.addEventListener('abort', giveUp, { once: true });
       try {
-        const info = await pool.sendMail({ ...toSendMailOptions(message), signal });
+        const info = await pool.sendMail({ ...toSendMailOptions(message), signal: send.signal });
         const accepted = info.accepted.map(String);
         const rejected = info.rejected.map(String);
         if (accepted.length === 0) {
@@ -197,16 +214,18 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
         return { accepted, rejected, response: info.response };
       } catch (err) {
         if (err instanceof MailConnectionError) throw err;
-        if (signal.aborted) throw timeoutError(config, timeoutMs);
+        if (opts.signal?.aborted) throw abortedError('smtp', config);
+        if (deadline.aborted) throw timeoutError(config, timeoutMs);
         throw toMailError(err, config, timeoutMs);
+      } finally {
+        deadline.removeEventListener('abort', giveUp);
+        opts.signal?.removeEventListener('abort', giveUp);
       }
     },
     close(): void {
       closed = true;
-      void transport?.then(
-        (pool) => pool.close(),
-        () => undefined,
-      );
+      opts.signal?.removeEventListener('abort', closePool);
+      closePool();
     },
   };
 }
@@ -297,4 +316,10 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
     kind: 'protocol',
     message: `SMTP server ${where} failed: ${response ?? e.message ?? String(err)}`,
   });
+}
+
+/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -57,6 +57,23 @@ async function silentServer(): Promise<{ port: number; connections: () => number
   };
 }
 
+const FAILED_STATE = {
+  failure_count: 1,
+  sync_failures: 2,
+  send_retries: 4,
+  sync_retries: 5,
+  next_send_at: '2030-01-01T00:00:00.000Z',
+  next_sync_at: '2030-01-01T00:00:00.000Z',
+};
+const CLEAN_STATE = {
+  failure_count: 0,
+  sync_failures: 0,
+  send_retries: 0,
+  sync_retries: 0,
+  next_send_at: null,
+  next_sync_at: null,
+};
+
 describeWithMailStack('mailboxes against the real mail stack', () => {
   let stack: MailStack;
   let t: TestApp;
@@ -76,6 +93,21 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
   }
 
   /** Every response is kept, so the last test can prove no password ever left in one. */
+  async function stateColumns(id: string) {
+    const row = await t.database.db
+      .selectFrom('mailboxes')
+      .select(['failure_count', 'sync_failures', 'send_retries', 'sync_retries', 'next_send_at', 'next_sync_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return {
+      ...row,
+      failure_count: Number(row.failure_count),
+      sync_failures: Number(row.sync_failures),
+      send_retries: Number(row.send_retries),
+      sync_retries: Number(row.sync_retries),
+    };
+  }
+
   async function call(opts: Parameters<TestApp['workspace']['request']>[0]): Promise<LightMyRequestResponse> {
     const res = await t.workspace.request(opts);
     responses.push(`${JSON.stringify(res.headers)}\n${res.body}`);
@@ -354,24 +386,20 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       expect(res.json().mailbox.status).toBe('active');
     });
 
-    it('resume brings an error mailbox back to active and forgets the failure', async () => {
+    it('resume brings an error mailbox back to active and forgets the failures of both sides', async () => {
       const created = await create(customBody(bob));
       const { id } = created.json().mailbox;
+      // two IMAP failures carried over must not stop the resumed mailbox at its next one
       await t.database.db
         .updateTable('mailboxes')
-        .set({ status: 'error', last_error: 'SMTP login refused', failure_count: 3 })
+        .set({ ...FAILED_STATE, status: 'error', last_error: 'SMTP login refused' })
         .where('id', '=', id)
         .execute();
 
       const res = await call({ method: 'POST', url: `/api/mailboxes/${id}/resume` });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ status: 'active', lastError: null });
-      const row = await t.database.db
-        .selectFrom('mailboxes')
-        .select('failure_count')
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      expect(Number(row.failure_count)).toBe(0);
+      expect(await stateColumns(id)).toEqual(CLEAN_STATE);
     });
 
     it('resume of an error mailbox whose login still fails is a 422 and it stays in error', async () => {
@@ -444,19 +472,14 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       const { id } = created.json().mailbox;
       await t.database.db
         .updateTable('mailboxes')
-        .set({ status: 'error', last_error: 'IMAP login refused', failure_count: 3 })
+        .set({ ...FAILED_STATE, status: 'error', last_error: 'IMAP login refused' })
         .where('id', '=', id)
         .execute();
 
       const res = await call({ method: 'PATCH', url: `/api/mailboxes/${id}`, payload: { password: bob.password } });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ status: 'active', lastError: null });
-      const row = await t.database.db
-        .selectFrom('mailboxes')
-        .select('failure_count')
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      expect(Number(row.failure_count)).toBe(0);
+      expect(await stateColumns(id)).toEqual(CLEAN_STATE);
     });
 
     it('switching from a preset provider to custom hosts is verified against the new hosts', async () => {

@@ -110,48 +110,13 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       return db.insertInto('mailboxes').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    /**
-     * Applies `changes`; with `reconnected` (a login just succeeded with the new settings) it also
-     * forgets past failures and moves `error` back to `active`, decided in SQL so that a status the
-     * engine wrote meanwhile is not overwritten from a stale read.
-     */
-    async update(
-      workspaceId: string,
-      id: string,
-      changes: MailboxRowUpdate,
-      options: { reconnected?: boolean } = {},
-    ): Promise<MailboxRow | undefined> {
-      const query = db.updateTable('mailboxes').set(changes);
-      const withRecovery = options.reconnected
-        ? query.set({
-            status: sql<MailboxStatus>`case when status = 'error' then 'active' else status end`,
-            last_error: null,
-            failure_count: 0,
-            // the reader's back-off was about the old settings
-            next_sync_at: null,
-          })
-        : query;
-      return withRecovery
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-    },
-
-    /** Moves the mailbox to `to` only from one of `from`; undefined when it was not in one of them (or does not exist). */
-    async transition(
-      workspaceId: string,
-      id: string,
-      from: readonly MailboxStatus[],
-      to: MailboxStatus,
-      changes: MailboxRowUpdate,
-    ): Promise<MailboxRow | undefined> {
+    /** Applies `changes` (never the state columns: mailbox-state.ts owns those). */
+    async update(workspaceId: string, id: string, changes: MailboxRowUpdate): Promise<MailboxRow | undefined> {
       return db
         .updateTable('mailboxes')
-        .set({ ...changes, status: to })
+        .set(changes)
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
-        .where('status', 'in', from)
         .returningAll()
         .executeTakeFirst();
     },

@@ -19,6 +19,7 @@ import { verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
+import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
@@ -449,9 +450,13 @@ export function createMailboxesService({
 
       if (credentials) await verifyConnection(credentials);
       changes.updated_at = clock.now().toISOString();
-      const row = await repository.update(workspaceId, id, changes, { reconnected: credentials !== undefined });
-      if (!row) throw new NotFoundError(`no mailbox ${id}`);
-      return toMailbox(row);
+      const updated = await repository.update(workspaceId, id, changes);
+      if (!updated) throw new NotFoundError(`no mailbox ${id}`);
+      // A login just worked with the new settings: past failures (and their backoff) were about the old ones.
+      const reconnected = credentials
+        ? await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: clock.now() })
+        : undefined;
+      return toMailbox(reconnected?.row ?? updated);
     },
 
     async remove(workspaceId: string, id: string): Promise<void> {
@@ -460,10 +465,9 @@ export function createMailboxesService({
 
     /** active/error → paused; already paused answers the mailbox unchanged. `lastError` stays, so the user still sees why. */
     async pause(workspaceId: string, id: string): Promise<Mailbox> {
-      const paused = await repository.transition(workspaceId, id, ['active', 'error'], 'paused', {
-        updated_at: clock.now().toISOString(),
-      });
-      return toMailbox(paused ?? (await findOrThrow(workspaceId, id)));
+      const paused = await applyMailboxEvent(db, id, { type: 'paused' }, { workspaceId, at: clock.now() });
+      if (!paused) throw new NotFoundError(`no mailbox ${id}`);
+      return toMailbox(paused.row);
     },
 
     /** paused/error → active after a successful login; already active answers unchanged without logging in. */
@@ -478,13 +482,9 @@ export function createMailboxesService({
         throw error;
       }
       await verifyConnection(credentials);
-      const resumed = await repository.transition(workspaceId, id, ['paused', 'error'], 'active', {
-        last_error: null,
-        failure_count: 0,
-        next_sync_at: null,
-        updated_at: clock.now().toISOString(),
-      });
-      return toMailbox(resumed ?? (await findOrThrow(workspaceId, id)));
+      const resumed = await applyMailboxEvent(db, id, { type: 'resumed' }, { workspaceId, at: clock.now() });
+      if (!resumed) throw new NotFoundError(`no mailbox ${id}`);
+      return toMailbox(resumed.row);
     },
 
     async listInteractions(
@@ -535,11 +535,12 @@ export function createMailboxesService({
         // The key changed under a stored password: the engine can never log in with it, so the
         // mailbox stops with a reason the user can act on instead of failing every cycle.
         if (error instanceof SecretDecryptionError) {
-          await db
-            .updateTable('mailboxes')
-            .set({ status: 'error', last_error: PASSWORD_UNREADABLE, updated_at: clock.now().toISOString() })
-            .where('id', '=', mailboxId)
-            .execute();
+          await applyMailboxEvent(
+            db,
+            mailboxId,
+            { type: 'stopped', lastError: PASSWORD_UNREADABLE },
+            { at: clock.now() },
+          );
         }
         throw error;
       }

@@ -23,12 +23,18 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs `warmup <args>` to completion. */
-export function runWarmup(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CommandResult> {
+/** Runs `warmup <args>` to completion (as another user with `as`). */
+export function runWarmup(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  as: { uid?: number; gid?: number } = {},
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WARMUP_BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...as,
     });
     let stdout = '';
     let stderr = '';

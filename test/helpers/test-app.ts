@@ -47,6 +47,7 @@ export async function createTestApp(
     trustProxy?: boolean;
     limits?: Partial<Limits>;
     logger?: FastifyBaseLogger;
+    slowRequestMs?: number;
     /** Default: the run's mail stack allowed and its CA trusted (stackMailPolicy), else the default policy. */
     mailPolicy?: MailPolicy;
   } = {},
@@ -68,6 +69,7 @@ export async function createTestApp(
     authFailureLimit: options.authFailureLimit ?? 0,
     trustProxy: options.trustProxy,
     logger: options.logger,
+    ...(options.slowRequestMs !== undefined ? { slowRequestMs: options.slowRequestMs } : {}),
     healthCheck: async () => {},
   });
   await app.ready();

@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MailConnectionError, type MailConnectionErrorInit } from '../mail/errors.js';
+import { insertMailbox, insertWorkspace } from '../../test/helpers/engine-fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
+import {
+  applyMailboxEvent,
+  MAX_PERMANENT_FAILURES,
+  retryDelayMs,
+  RETRY_MAX_MS,
+  transition,
+  type MailboxEvent,
+  type MailboxState,
+} from './mailbox-state.js';
+
+const AT = new Date('2026-03-02T10:00:00.000Z');
+const minutes = (n: number) => n * 60_000;
+const half = () => 0.5;
+
+const ACTIVE: MailboxState = {
+  status: 'active',
+  lastError: null,
+  sendFailures: 0,
+  syncFailures: 0,
+  sendRetries: 0,
+  syncRetries: 0,
+  nextSendAt: null,
+  nextSyncAt: null,
+};
+
+function mailError(init: Partial<MailConnectionErrorInit> & Pick<MailConnectionErrorInit, 'kind'>) {
+  return new MailConnectionError({ side: 'smtp', message: 'failed', host: 'mail.example.org', port: 587, ...init });
+}
+const smtpDown = mailError({
+  kind: 'connection',
+  code: 'ECONNREFUSED',
+  message: 'Cannot connect to SMTP server mail.example.org:587: connection refused',
+});
+const smtpTempAuth = mailError({
+  kind: 'auth',
+  message: 'SMTP login refused by mail.example.org:587: 454 4.7.0 Temporary authentication failure',
+  serverResponse: '454 4.7.0 Temporary authentication failure',
+});
+const smtpBadPassword = mailError({
+  kind: 'auth',
+  message: 'SMTP login refused by mail.example.org:587: 535 5.7.8 Error: authentication failed',
+  serverResponse: '535 5.7.8 Error: authentication failed',
+});
+const imapDown = mailError({
+  side: 'imap',
+  port: 993,
+  kind: 'timeout',
+  message: 'IMAP server mail.example.org:993 did not answer within 30 s',
+});
+const imapBadPassword = mailError({
+  side: 'imap',
+  port: 993,
+  kind: 'auth',
+  message: 'IMAP login refused by mail.example.org:993: Authentication failed.',
+  serverResponse: 'NO [AUTHENTICATIONFAILED] Authentication failed.',
+});
+
+const sendFailed = (error: MailConnectionError, at = AT): MailboxEvent => ({
+  type: 'send-failed',
+  error,
+  at,
+  random: half,
+});
+const syncFailed = (error: MailConnectionError, at = AT): MailboxEvent => ({
+  type: 'sync-failed',
+  error,
+  at,
+  random: half,
+});
+
+function run(state: MailboxState, ...events: MailboxEvent[]): MailboxState {
+  return events.reduce((s, e) => transition(s, e) ?? s, state);
+}
+
+describe('mailbox state transitions', () => {
+  describe('send failed', () => {
+    it('transient: backs the sends off, stays active, and says the failure is temporary', () => {
+      const next = transition(ACTIVE, sendFailed(smtpTempAuth))!;
+      expect(next).toMatchObject({ status: 'active', sendRetries: 1, sendFailures: 0 });
+      expect(next.nextSendAt).toBe(new Date(AT.getTime() + retryDelayMs(1, half)).toISOString());
+      expect(next.lastError).toMatch(
+        /^SMTP login refused by .*454 4\.7\.0 Temporary .* a temporary failure: warmup tries again by itself/,
+      );
+      expect(next.lastError).not.toContain('app password');
+    });
+
+    it('transient, however often: never `error`, the wait grows up to its ceiling', () => {
+      const waits: number[] = [];
+      let state = ACTIVE;
+      for (let i = 0; i < 50; i += 1) {
+        state = transition(state, sendFailed(smtpDown))!;
+        waits.push(new Date(state.nextSendAt!).getTime() - AT.getTime());
+      }
+      expect(state).toMatchObject({ status: 'active', sendRetries: 50, sendFailures: 0 });
+      expect(waits.slice(0, 3)).toEqual([minutes(0.75), minutes(1.5), minutes(3)]);
+      expect(Math.max(...waits)).toBe(RETRY_MAX_MS * 0.75);
+    });
+
+    it(`permanent: counts, and the ${MAX_PERMANENT_FAILURES}rd in a row stops the mailbox with what to fix`, () => {
+      const once = transition(ACTIVE, sendFailed(smtpBadPassword))!;
+      expect(once).toMatchObject({ status: 'active', sendFailures: 1 });
+      expect(once.lastError).toContain('failure 1 of 3');
+      const stopped = run(
+        ACTIVE,
+        sendFailed(smtpBadPassword),
+        sendFailed(smtpBadPassword),
+        sendFailed(smtpBadPassword),
+      );
+      expect(stopped).toEqual({
+        ...ACTIVE,
+        status: 'error',
+        lastError: 'SMTP login refused: check the app password (535 5.7.8 Error: authentication failed)',
+      });
+    });
+
+    it('transient failures between permanent ones neither count nor forgive them', () => {
+      const state = run(
+        ACTIVE,
+        sendFailed(smtpBadPassword),
+        sendFailed(smtpDown),
+        sendFailed(smtpBadPassword),
+        sendFailed(smtpDown),
+      );
+      expect(state).toMatchObject({ status: 'active', sendFailures: 2, sendRetries: 1 });
+      expect(transition(state, sendFailed(smtpBadPassword))).toMatchObject({ status: 'error' });
+    });
+
+    it('does nothing to a mailbox that is not active', () => {
+      expect(transition({ ...ACTIVE, status: 'paused' }, sendFailed(smtpBadPassword))).toBeNull();
+      expect(transition({ ...ACTIVE, status: 'error' }, sendFailed(smtpDown))).toBeNull();
+    });
+  });
+
+  describe('send succeeded', () => {
+    it('forgets the SMTP failures and their backoff, and the lastError that explained them', () => {
+      const failing = run(ACTIVE, sendFailed(smtpDown), sendFailed(smtpBadPassword));
+      expect(transition(failing, { type: 'send-succeeded' })).toEqual(ACTIVE);
+    });
+
+    it('keeps the lastError of an IMAP side that is still failing', () => {
+      const failing = run(ACTIVE, syncFailed(imapDown), sendFailed(smtpDown));
+      const next = transition(failing, { type: 'send-succeeded' })!;
+      expect(next).toMatchObject({ sendRetries: 0, nextSendAt: null, syncRetries: 1 });
+      expect(next.lastError).toBe(failing.lastError);
+    });
+  });
+
+  describe('sync failed', () => {
+    it('transient: backs the syncs off and stays active', () => {
+      const next = transition(ACTIVE, syncFailed(imapDown))!;
+      expect(next).toMatchObject({ status: 'active', syncRetries: 1, syncFailures: 0 });
+      expect(next.nextSyncAt).toBe(new Date(AT.getTime() + minutes(0.75)).toISOString());
+      expect(next.lastError).toMatch(/^IMAP server .* did not answer .* a temporary failure/);
+    });
+
+    it('permanent, three in a row: error with what to fix', () => {
+      const stopped = run(
+        ACTIVE,
+        syncFailed(imapBadPassword),
+        syncFailed(imapBadPassword),
+        syncFailed(imapBadPassword),
+      );
+      expect(stopped).toMatchObject({
+        status: 'error',
+        syncFailures: 0,
+        nextSyncAt: null,
+        lastError: 'IMAP login refused: check the app password (NO [AUTHENTICATIONFAILED] Authentication failed.)',
+      });
+    });
+  });
+
+  describe('sync succeeded', () => {
+    it('forgets the IMAP failures, schedules the next regular sync and clears lastError', () => {
+      const failing = run(ACTIVE, syncFailed(imapBadPassword), syncFailed(imapDown));
+      const next = new Date(AT.getTime() + minutes(4));
+      expect(transition(failing, { type: 'sync-succeeded', nextSyncAt: next })).toEqual({
+        ...ACTIVE,
+        nextSyncAt: next.toISOString(),
+      });
+    });
+  });
+
+  describe('stopped (health guard, unreadable password)', () => {
+    it('moves an active mailbox into error with the reason, counters cleared', () => {
+      const failing = run(ACTIVE, syncFailed(imapDown));
+      expect(transition(failing, { type: 'stopped', lastError: 'too much spam' })).toEqual({
+        ...ACTIVE,
+        status: 'error',
+        lastError: 'too much spam',
+      });
+    });
+
+    it('leaves a paused mailbox paused', () => {
+      expect(transition({ ...ACTIVE, status: 'paused' }, { type: 'stopped', lastError: 'x' })).toBeNull();
+    });
+  });
+
+  describe('paused', () => {
+    it('pauses an active or stopped mailbox and keeps its lastError', () => {
+      expect(transition({ ...ACTIVE, status: 'error', lastError: 'why' }, { type: 'paused' })).toMatchObject({
+        status: 'paused',
+        lastError: 'why',
+      });
+      expect(transition(ACTIVE, { type: 'paused' })).toMatchObject({ status: 'paused' });
+      expect(transition({ ...ACTIVE, status: 'paused' }, { type: 'paused' })).toBeNull();
+    });
+  });
+
+  describe('resumed', () => {
+    it('starts from zero on both sides: two old sync failures do not stop it at the next one', () => {
+      const twoSyncFailures = run(ACTIVE, syncFailed(imapBadPassword), syncFailed(imapBadPassword));
+      const paused = transition(twoSyncFailures, { type: 'paused' })!;
+      const resumed = transition(paused, { type: 'resumed' })!;
+      expect(resumed).toEqual(ACTIVE);
+      expect(transition(resumed, syncFailed(imapBadPassword))).toMatchObject({ status: 'active', syncFailures: 1 });
+    });
+
+    it('does nothing to an active mailbox', () => {
+      expect(transition(ACTIVE, { type: 'resumed' })).toBeNull();
+    });
+  });
+
+  describe('reconnected', () => {
+    it('brings a stopped mailbox back with every counter cleared', () => {
+      const stopped = { ...ACTIVE, status: 'error' as const, lastError: 'SMTP login refused', syncFailures: 2 };
+      expect(transition(stopped, { type: 'reconnected' })).toEqual(ACTIVE);
+    });
+
+    it('leaves a paused mailbox paused (new settings are not a resume)', () => {
+      const paused = { ...ACTIVE, status: 'paused' as const, sendFailures: 2, syncRetries: 4 };
+      expect(transition(paused, { type: 'reconnected' })).toEqual({ ...ACTIVE, status: 'paused' });
+    });
+  });
+});
+
+describe('retryDelayMs', () => {
+  it('doubles from 1 min to 30 min, drawn between half and all of it', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(n, () => 1))).toEqual([1, 2, 4, 8, 16, 30, 30].map(minutes));
+    expect(retryDelayMs(3, () => 0)).toBe(minutes(2));
+  });
+});
+
+describe('applyMailboxEvent', () => {
+  let database: TestDatabase;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    workspaceId = await insertWorkspace(database.db);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('writes the transition and reports when it stopped the mailbox', async () => {
+    const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-1@example.org' });
+    for (let i = 1; i < MAX_PERMANENT_FAILURES; i += 1) {
+      const applied = await applyMailboxEvent(database.db, mailbox.id, sendFailed(smtpBadPassword), { at: AT });
+      expect(applied).toMatchObject({ changed: true, stopped: false, row: { status: 'active', failure_count: i } });
+    }
+    const last = await applyMailboxEvent(database.db, mailbox.id, sendFailed(smtpBadPassword), { at: AT });
+    expect(last).toMatchObject({
+      changed: true,
+      stopped: true,
+      row: { status: 'error', failure_count: 0, updated_at: AT.toISOString() },
+    });
+    expect(last!.row.last_error).toMatch(/^SMTP login refused: check the app password/);
+  });
+
+  it('changes nothing when the event does not apply', async () => {
+    const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-2@example.org', status: 'paused' });
+    const applied = await applyMailboxEvent(database.db, mailbox.id, sendFailed(smtpDown));
+    expect(applied).toMatchObject({ changed: false, row: { status: 'paused', send_retries: 0 } });
+  });
+
+  it('decides again on the current state when another writer changed it first', async () => {
+    const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-3@example.org' });
+    // Two workers fail the same mailbox at once: both failures are counted, none is lost.
+    await Promise.all([
+      applyMailboxEvent(database.db, mailbox.id, syncFailed(imapDown)),
+      applyMailboxEvent(database.db, mailbox.id, syncFailed(imapDown)),
+    ]);
+    const row = await database.db
+      .selectFrom('mailboxes')
+      .selectAll()
+      .where('id', '=', mailbox.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.sync_retries)).toBe(2);
+  });
+
+  it('stays inside the workspace it is given', async () => {
+    const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-4@example.org' });
+    expect(await applyMailboxEvent(database.db, mailbox.id, { type: 'paused' }, { workspaceId: 'ws_other' })).toBe(
+      undefined,
+    );
+  });
+});
