@@ -25,7 +25,6 @@ export const RETRY_BASE_MS = 60_000;
 /** …up to this. */
 export const RETRY_MAX_MS = 30 * 60_000;
 
-
 export interface MailboxState {
   status: MailboxStatus;
   lastError: string | null;
