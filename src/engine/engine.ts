@@ -23,12 +23,19 @@ export interface EngineSettings {
   leaseMs: number;
   imapTimeoutMs: number;
   smtpTimeoutMs: number;
+  /**
+   * The longest one mailbox's whole sync may take: a server that answers each command just in time
+   * must not hold a sync slot (and the mailbox's lease) for ever. Below the lease, so no other worker
+   * starts a second session meanwhile.
+   */
+  syncDeadlineMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   leaseMs: 5 * 60_000,
   imapTimeoutMs: 30_000,
   smtpTimeoutMs: 30_000,
+  syncDeadlineMs: 3 * 60_000,
 };
 
 /** Everything the engine touches, passed in: time and chance included, so a test can replay days. */

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import { abortedError } from '../mail/errors.js';
 import { openImapSession } from '../mail/imap.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
 import {
@@ -371,6 +372,44 @@ describe('syncMailboxes', () => {
       for (const socket of silent) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('gives up a sync that outlasts its deadline: that mailbox fails for now, the others are read', async () => {
+    const trickling = await insertMailbox(database.db, erin.workspace_id, { email: 'tina@hotel.test' });
+    await insertMessage(database.db, {
+      sender: erin,
+      recipient: trickling,
+      dueAt: at(-hours(1)),
+      status: 'sent',
+      sentAt: at(-hours(1)),
+    });
+    const row = await sentToFrank('INBOX');
+    // every command would be answered within its own 30 s timeout: only the whole sync's deadline ends it
+    deps.settings = { ...deps.settings, imapTimeoutMs: 30_000, syncDeadlineMs: 400 };
+    deps.imap = async (config, opts) => {
+      const session = await imap.factory(config);
+      if (config.username !== 'tina@hotel.test') return session;
+      return {
+        ...session,
+        findMessages: () =>
+          new Promise((_, reject) => {
+            const giveUp = () => reject(abortedError('imap', config));
+            if (opts.signal?.aborted) giveUp();
+            else opts.signal?.addEventListener('abort', giveUp, { once: true });
+          }),
+      };
+    };
+
+    const started = performance.now();
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(summary).toMatchObject({ failed: 1, received: 1 });
+    expect((await messageRow(row.id)).found_at).toBe(NOW.toISOString());
+    expect(imap.openSessions).toBe(0);
+    // a server too slow to finish is a temporary failure of its own mailbox: backoff, never `error`
+    expect(await mailbox(trickling.id)).toMatchObject({ status: 'active', sync_failures: 0, sync_retries: 1 });
+    expect((await mailbox(trickling.id)).last_error).toContain('did not finish within 0.4 s');
   });
 
   it('stopping drops a session waiting on a hung server at once and counts no failure', async () => {

@@ -16,7 +16,7 @@ import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
-import { classifyMailFailure, isMailConnectionError } from '../mail/errors.js';
+import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -157,18 +157,22 @@ async function syncMailbox(
 
   if (pending.length > 0 || ownSent.length > 0) {
     let session: ImapSession | null = null;
+    let server: { host: string; port: number } = { host: '', port: 0 };
+    // The whole sync has a deadline: past it the session is dropped like at a stop, and the
+    // mailbox's own step fails (a temporary failure, retried after a backoff); the cycle goes on.
+    const deadline = AbortSignal.timeout(deps.settings.syncDeadlineMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const mailboxOptions: SyncOptions = { ...options, signal };
     try {
       const { imap } = await deps.mailboxes.getCredentials(mailboxId);
-      session = await (deps.imap ?? openImapSession)(imap, {
-        timeoutMs: deps.settings.imapTimeoutMs,
-        signal: options.signal,
-      });
+      server = { host: imap.host, port: imap.port };
+      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
       const context: SessionContext = {
         deps,
         mailbox,
         habits: habitsOf(mailbox),
         session,
-        options,
+        options: mailboxOptions,
         summary,
         log,
         warmupPath: null,
@@ -177,9 +181,11 @@ async function syncMailbox(
       if (ownSent.length > 0) await findBounces(context, ownSent);
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
       if (options.signal?.aborted) return;
-    } catch (err) {
+      if (deadline.aborted) throw syncDeadlineError(server, deps.settings.syncDeadlineMs);
+    } catch (caught) {
       // stopping is nobody's failure: the mailbox is read again by the next worker, as it was
       if (options.signal?.aborted) return;
+      const err = deadline.aborted ? syncDeadlineError(server, deps.settings.syncDeadlineMs) : caught;
       if (!isMailConnectionError(err)) throw err;
       log.warn({ err, class: classifyMailFailure(err) }, 'IMAP sync failed');
       summary.failed += 1;
@@ -203,6 +209,17 @@ async function syncMailbox(
     { at: now },
   );
   summary.synced += 1;
+}
+
+function syncDeadlineError(server: { host: string; port: number }, deadlineMs: number): MailConnectionError {
+  return new MailConnectionError({
+    side: 'imap',
+    kind: 'timeout',
+    message: `IMAP sync with ${server.host}:${server.port} did not finish within ${formatSeconds(deadlineMs)}`,
+    host: server.host,
+    port: server.port,
+    code: 'SYNC_DEADLINE',
+  });
 }
 
 interface Habits {

@@ -342,7 +342,7 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
       },
     },
     templates: { pickTemplate: pickDefaultTemplate },
-    settings: { leaseMs: 60_000, imapTimeoutMs: 2_000, smtpTimeoutMs: 2_000 },
+    settings: { leaseMs: 60_000, imapTimeoutMs: 2_000, smtpTimeoutMs: 2_000, syncDeadlineMs: 60_000 },
     ...overrides,
   } as FixtureDeps;
 }
