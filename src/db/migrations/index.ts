@@ -3,6 +3,7 @@ import * as initial from './001-initial.js';
 import * as engine from './002-engine.js';
 import * as placementByReceiver from './003-placement-by-receiver.js';
 import * as apiKeys from './004-api-keys.js';
+import * as poolTrust from './005-pool-trust.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '002-engine': engine,
   '003-placement-by-receiver': placementByReceiver,
   '004-api-keys': apiKeys,
+  '005-pool-trust': poolTrust,
 };
 
 export const migrationProvider: MigrationProvider = {
