@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fixedClock } from '../clock.js';
-import { createMailbox, testEngineDeps } from '../../test/helpers/engine.js';
+import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { createEngine } from './engine.js';
 import { acquireLease } from './leases.js';
@@ -52,6 +52,7 @@ describe('engine cycle', () => {
     testApp = await createTestApp({ clock: fixedClock(AT) });
     mailboxId = await createMailbox(testApp.workspace, 'ann@alpha.test');
     await createMailbox(testApp.workspace, 'bob@beta.test');
+    await proveAll(testApp.database.db);
   });
 
   afterAll(async () => {

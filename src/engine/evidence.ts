@@ -15,7 +15,10 @@
  * evidence may move the score by at most FOREIGN_EVIDENCE_BOUND points either way, so the owner
  * still sees a hint of what a lone workspace reported without it deciding anything.
  */
-import type { DeliveryCounts } from './reputation.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { tallyByReceiver } from './warmup-messages.repository.js';
 
 /** Points by which evidence that did not count may still move a reputation score, either way. */
 export const FOREIGN_EVIDENCE_BOUND = 5;
@@ -117,3 +120,31 @@ export function boundedScore(score: (counts: DeliveryCounts) => number, weighed:
   const everything = score(weighed.all);
   return Math.max(trusted - FOREIGN_EVIDENCE_BOUND, Math.min(trusted + FOREIGN_EVIDENCE_BOUND, everything));
 }
+
+/** Every sender's evidence over its mail sent since `since`, weighed; a sender with none is absent. */
+export async function loadWeighedEvidence(db: Kysely<Database>, since: Date): Promise<Map<string, WeighedEvidence>> {
+  const bySender = new Map<string, { workspaceId: string; receivers: ReceiverEvidence[] }>();
+  for (const tally of await tallyByReceiver(db, since)) {
+    const sender = bySender.get(tally.senderMailboxId) ?? { workspaceId: tally.senderWorkspaceId, receivers: [] };
+    sender.receivers.push({
+      workspaceId: tally.receiverWorkspaceId,
+      domain: tally.receiverEmail.slice(tally.receiverEmail.lastIndexOf('@') + 1),
+      sent: tally.sent,
+      found: tally.found,
+      spam: tally.spam,
+      lost: tally.lost,
+      bounced: tally.bounced,
+    });
+    bySender.set(tally.senderMailboxId, sender);
+  }
+  return new Map(
+    [...bySender].map(([senderId, sender]) => [senderId, weighEvidence(sender.workspaceId, sender.receivers)]),
+  );
+}
+
+/** A sender nobody reported on yet. */
+export const NO_WEIGHED_EVIDENCE: Readonly<WeighedEvidence> = Object.freeze({
+  all: NO_EVIDENCE,
+  trusted: NO_EVIDENCE,
+  corroborated: [],
+});

@@ -8,11 +8,11 @@
 import { ImapFlow } from 'imapflow';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addDays } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
 import { runOnce } from '../../src/engine/engine.js';
 import { FOREIGN_EVIDENCE_BOUND } from '../../src/engine/evidence.js';
-import { addDays } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { reputationScore } from '../../src/engine/reputation.js';
 import { createEngineFor } from '../../src/main.js';

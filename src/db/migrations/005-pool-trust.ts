@@ -16,9 +16,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('mailboxes')
     .addColumn('proof_attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
+  // Reputation and the health guard weigh each sender's mail sent over the last days by the
+  // workspace of its receivers, read from the messages themselves.
+  await db.schema.createIndex('warmup_messages_sent_at').on('warmup_messages').columns(['sent_at']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('warmup_messages_sent_at').execute();
   await db.schema.alterTable('mailboxes').dropColumn('proof_attempts').execute();
   for (const column of [...TEXT_COLUMNS].reverse()) {
     await db.schema.alterTable('mailboxes').dropColumn(column).execute();
