@@ -71,6 +71,10 @@ const PASSWORD_UNREADABLE =
 const NOT_CHECKED = 'it was connected with verify: false; the engine runs the round trip on its next cycle';
 const NOT_RUN = 'the round trip has not run yet; the engine runs it on its next cycle';
 
+/** Round trips one engine cycle runs at most, and how many of them at the same time. */
+const PROOFS_PER_CYCLE = 20;
+const PROOF_CONCURRENCY = 4;
+
 /** The engine tries an unproven mailbox's round trip again after 15 min, 30 min, 1 h… at most a day apart. */
 export function proofRetryDelayMs(failedAttempts: number): number {
   return Math.min(24 * 60 * 60_000, 15 * 60_000 * 2 ** Math.max(0, failedAttempts - 1));
@@ -589,7 +593,7 @@ export function createMailboxesService({
 
     /**
      * For the engine, across workspaces: the round trip of active mailboxes that are not proven yet
-     * and whose next try is due at `at` (at most `limit`, one at a time). Each is claimed first by
+     * and whose next try is due at `at` (at most `limit`, 4 at a time). Each is claimed first by
      * moving its next try on, so two workers never prove one mailbox at once; a failure keeps it out
      * of the pool with the reason and tries again later (proofRetryDelayMs).
      */
@@ -598,13 +602,13 @@ export function createMailboxesService({
       options: { limit?: number } = {},
     ): Promise<{ proven: string[]; failed: string[] }> {
       const outcome = { proven: [] as string[], failed: [] as string[] };
-      for (const candidate of await repository.listDueForProof(at.toISOString(), options.limit ?? 10)) {
+      const proveOne = async (candidate: Pick<MailboxRow, 'id' | 'proof_attempts'>): Promise<void> => {
         const claimed = await repository.claimProof(
           candidate.id,
           at.toISOString(),
           new Date(at.getTime() + proofRetryDelayMs(candidate.proof_attempts + 1)).toISOString(),
         );
-        if (!claimed) continue;
+        if (!claimed) return;
         let result: RoundTripResult;
         try {
           result = await roundTrip(claimed.email, decryptCredentials(claimed));
@@ -614,6 +618,11 @@ export function createMailboxesService({
         }
         await repository.updateProof(claimed, proofChanges(result, at, claimed.proof_attempts));
         (result.proven ? outcome.proven : outcome.failed).push(claimed.id);
+      };
+      const due = await repository.listDueForProof(at.toISOString(), options.limit ?? PROOFS_PER_CYCLE);
+      // a few at a time: each waits for its message, and after an upgrade every mailbox is due at once
+      for (let i = 0; i < due.length; i += PROOF_CONCURRENCY) {
+        await Promise.all(due.slice(i, i + PROOF_CONCURRENCY).map(proveOne));
       }
       return outcome;
     },
