@@ -553,7 +553,6 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
         port,
         secure: false,
         username: carol.email,
-        tls: { rejectUnauthorized: false },
       });
       const res = await create(
         customBody(chris, {

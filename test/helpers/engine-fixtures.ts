@@ -151,14 +151,14 @@ export async function insertDeliveryDay(
     )
     .execute();
   const outcomes = (['inbox', 'spam', 'bounced', 'lost'] as const).flatMap((outcome) =>
-    Array<string>(values[outcome] ?? 0).fill(outcome),
+    Array<'inbox' | 'spam' | 'bounced' | 'lost'>(values[outcome] ?? 0).fill(outcome),
   );
   const sentAt = `${day}T10:00:00.000Z`;
   const rows = Array.from({ length: values.sent ?? 0 }, () => {
     const outcome = outcomes.shift() ?? 'pending';
     deliveryCounter += 1;
     const messageId = `<d${deliveryCounter}.${Math.random().toString(36).slice(2, 10)}@fixture.test>`;
-    const found = outcome === 'inbox' || outcome === 'spam';
+    const placement = outcome === 'inbox' || outcome === 'spam' ? outcome : null;
     return {
       id: newId('msg'),
       message_id: messageId,
@@ -171,8 +171,8 @@ export async function insertDeliveryDay(
       due_at: sentAt,
       status: outcome === 'bounced' || outcome === 'lost' ? outcome : 'sent',
       sent_at: sentAt,
-      found_at: found ? sentAt : null,
-      placement: found ? outcome : null,
+      found_at: placement ? sentAt : null,
+      placement,
       created_at: sentAt,
     };
   });
