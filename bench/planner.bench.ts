@@ -220,7 +220,10 @@ async function child(dataDir: string, mailboxes: number): Promise<void> {
     random: seededRandom(1),
     workerId: 'bench-planner',
     // the planner never touches credentials or templates
-    mailboxes: { getCredentials: () => Promise.reject(new Error('not used by the planner')) },
+    mailboxes: {
+      getCredentials: () => Promise.reject(new Error('not used by the planner')),
+      proveDueMailboxes: () => Promise.reject(new Error('not used by the planner')),
+    },
     templates: { pickTemplate: () => Promise.resolve(undefined) },
     // one lease for the whole day, however long it takes
     settings: { leaseMs: 24 * 3_600_000 },
@@ -275,12 +278,14 @@ async function seedMailboxes(database: DatabaseHandle, count: number): Promise<v
         warmup: JSON.stringify({ replyRate: 0, timezone: 'UTC', weekdaysOnly: false }),
         // a spread of ramp positions, so targets differ as on a real pool
         warmup_day: i % 30,
+        // the pool is the proven mailboxes
+        proven_at: now,
         created_at: now,
         updated_at: now,
       });
     }
     await database.db.transaction().execute(async (trx) => {
-      // SQLite allows 32,766 bound variables per statement: 500 rows of 17 columns
+      // SQLite allows 32,766 bound variables per statement: 500 rows of 18 columns
       for (let r = 0; r < rows.length; r += 500)
         await trx
           .insertInto('mailboxes')

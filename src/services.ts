@@ -16,6 +16,8 @@ export interface ServiceDeps {
   secretKey: string | undefined;
   /** How long a statistics answer may be served again, in ms (default 0: always fresh). */
   statsCacheMs?: number;
+  /** How long a mailbox's round trip waits for its test message (default 20 s). */
+  roundTripWaitMs?: number;
   /** Workspace quotas and size limits (default: DEFAULT_LIMITS). */
   limits?: Partial<Limits>;
   /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
@@ -31,6 +33,7 @@ export function createServices({
   dataDir,
   secretKey,
   statsCacheMs,
+  roundTripWaitMs,
   limits: given,
   mailPolicy,
   logger,
@@ -49,6 +52,7 @@ export function createServices({
     maxMailboxes: limits.maxMailboxes,
     mailPolicy,
     logger,
+    roundTripWaitMs,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   return { workspaces, templates, mailboxes, stats };

@@ -15,7 +15,7 @@ import {
   stopMailStackSync,
   type MailStack,
 } from './mailstack/mail-stack.js';
-import { ALL_MAIL_USERS, JUNK_SENDERS } from './mailstack/users.js';
+import { ALL_MAIL_USERS, DISCARD_RECIPIENTS, JUNK_RECIPIENTS, JUNK_SENDERS } from './mailstack/users.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -48,6 +48,8 @@ async function startWithRetry(): Promise<MailStack> {
         basePort: await pickBasePort(),
         users: [...ALL_MAIL_USERS],
         junkSenders: [...JUNK_SENDERS],
+        junkRecipients: [...JUNK_RECIPIENTS],
+        discardRecipients: [...DISCARD_RECIPIENTS],
       });
     } catch (err) {
       // another run may have taken a port between our check and start.sh's own

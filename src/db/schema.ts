@@ -85,6 +85,14 @@ export interface MailboxesTable {
   sync_retries: Generated<number>;
   /** Backoff after a failed send: the sender holds the mailbox's mail until then. */
   next_send_at: string | null;
+  /** When a round trip proved its SMTP sends as its address and its IMAP receives it; null: not in the pool. */
+  proven_at: string | null;
+  /** Why the mailbox is not proven yet (the last round trip's failure, or that none ran yet). */
+  proof_note: string | null;
+  /** When the engine tries the round trip of an unproven mailbox again. */
+  next_proof_at: string | null;
+  /** Round trips that failed in a row; spaces the engine's retries out. */
+  proof_attempts: Generated<number>;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fixedClock } from '../clock.js';
-import { createMailbox, testEngineDeps } from '../../test/helpers/engine.js';
+import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { createEngine, cycleLogLevel, type CycleSummary } from './engine.js';
 import { acquireLease } from './leases.js';
@@ -52,6 +52,7 @@ describe('engine cycle', () => {
     testApp = await createTestApp({ clock: fixedClock(AT) });
     mailboxId = await createMailbox(testApp.workspace, 'ann@alpha.test');
     await createMailbox(testApp.workspace, 'bob@beta.test');
+    await proveAll(testApp.database.db);
   });
 
   afterAll(async () => {
@@ -171,6 +172,7 @@ describe('cycleLogLevel', () => {
     at: AT,
     workerId: 'w',
     ignoreSchedule: false,
+    prove: null,
     plan: { ran: true, mailboxes: [], messages: 0 },
     send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] },
     sync: null,

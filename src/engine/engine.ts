@@ -18,6 +18,11 @@ import { updateReputation, type ReputationSummary } from './reputation.js';
 import { createScheduler } from './scheduler.js';
 import { sendDueMessages, type SendSummary } from './sender.js';
 
+export interface ProofSummary {
+  proven: string[];
+  failed: string[];
+}
+
 export interface EngineSettings {
   /** How long a claim (planning, a mailbox's sync, a planned row) holds before another worker may take it over. */
   leaseMs: number;
@@ -47,7 +52,11 @@ export interface EngineDeps {
   logger: Logger;
   /** This process's name in lease rows. */
   workerId: string;
-  mailboxes: { getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }> };
+  mailboxes: {
+    getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }>;
+    /** The round trip of active mailboxes not proven yet: only proven ones join the pool. */
+    proveDueMailboxes(at: Date): Promise<ProofSummary>;
+  };
   templates: {
     pickTemplate(
       workspaceId: string,
@@ -91,6 +100,8 @@ export interface CycleSummary {
   at: string;
   workerId: string;
   ignoreSchedule: boolean;
+  /** Mailboxes whose round trip ran this cycle: proven (they join the pool) or failed. */
+  prove: ProofSummary | null;
   plan: PlanSummary | null;
   send: SendSummary | null;
   sync: SyncSummary | null;
@@ -116,7 +127,7 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly deps: EngineDeps;
-  /** One whole cycle: plan → send due → sync → (replies) → reputation → health guard. */
+  /** One whole cycle: prove → plan → send due → sync → (replies) → reputation → health guard. */
   runCycle(options?: CycleOptions): Promise<CycleSummary>;
   /** Runs cycles on a timer until stop(). */
   start(): void;
@@ -178,6 +189,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       at: now().toISOString(),
       workerId: deps.workerId,
       ignoreSchedule,
+      prove: null,
       plan: null,
       send: null,
       sync: null,
@@ -190,7 +202,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     };
 
     // Each step is safe on its own (leases, idempotent writes), so one failing does not skip the rest.
-    async function step<K extends 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health'>(
+    async function step<K extends 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health'>(
       name: K,
       work: () => Promise<CycleSummary[K]>,
     ): Promise<void> {
@@ -208,6 +220,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       }
     }
 
+    await step('prove', () => deps.mailboxes.proveDueMailboxes(now()));
     await step('plan', () => planDay(deps, now(), { ignoreSchedule }));
     await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));

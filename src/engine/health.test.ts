@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
+import { insertDeliveryDay, type DeliveryDay } from '../../test/helpers/engine-fixtures.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { applyHealthGuard, assessHealth } from './health.js';
 import { addDays } from '../calendar.js';
@@ -51,20 +52,11 @@ describe('applyHealthGuard', () => {
   const TODAY = '2025-03-20';
   let testApp: TestApp;
 
-  async function stats(
-    mailboxId: string,
-    day: string,
-    values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced', number>>,
-  ) {
-    const { workspace_id } = await testApp.database.db
-      .selectFrom('mailboxes')
-      .select('workspace_id')
-      .where('id', '=', mailboxId)
-      .executeTakeFirstOrThrow();
-    await testApp.database.db
-      .insertInto('daily_stats')
-      .values({ mailbox_id: mailboxId, workspace_id, day, ...values })
-      .execute();
+  let peer: string;
+
+  /** A day of the mailbox's mail, to a peer of its own workspace: as the rollup and as the messages. */
+  async function stats(mailboxId: string, day: string, values: DeliveryDay) {
+    await insertDeliveryDay(testApp.database.db, { senderId: mailboxId, receiverId: peer, day, ...values });
   }
 
   async function mailbox(id: string) {
@@ -83,6 +75,9 @@ describe('applyHealthGuard', () => {
 
   beforeAll(async () => {
     testApp = await createTestApp({ clock: fixedClock(`${TODAY}T12:00:00Z`) });
+    // receives everyone's mail; paused, so the guard does not judge it
+    peer = await createMailbox(testApp.workspace, 'peer@echo.test');
+    await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${peer}/pause` });
   });
 
   afterAll(async () => {
@@ -123,5 +118,39 @@ describe('applyHealthGuard', () => {
     const later = await applyHealthGuard({ db: testApp.database.db }, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
     expect(later.restored).toEqual([spammy]);
     expect(await volumeFactor(spammy)).toBe(1);
+  });
+
+  it('goes by trusted evidence: one other workspace junking everything neither slows nor stops a mailbox', async () => {
+    const at = new Date(`${addDays(TODAY, 20)}T12:00:00Z`);
+    const day = addDays(TODAY, 20);
+    const victim = await createMailbox(testApp.workspace, 'victim@victor.test');
+    const hostile = await testApp.createWorkspace('hostile');
+    const junker = await createMailbox(hostile, 'junker@junk.test');
+    const refuser = await createMailbox(hostile, 'refuser@refuse.test');
+    await stats(victim, day, { sent: 5, inbox: 5 });
+    const { db } = testApp.database;
+    await insertDeliveryDay(db, { senderId: victim, receiverId: junker, day, sent: 30, spam: 30 });
+    await insertDeliveryDay(db, { senderId: victim, receiverId: refuser, day, sent: 30, bounced: 30 });
+
+    const summary = await applyHealthGuard({ db }, at);
+    expect([...summary.slowedDown, ...summary.stopped]).not.toContain(victim);
+    expect(await mailbox(victim)).toMatchObject({ status: 'active', lastError: null });
+    expect(await volumeFactor(victim)).toBe(1);
+  });
+
+  it('a problem three other workspaces on three domains agree on stops the mailbox', async () => {
+    const at = new Date(`${addDays(TODAY, 40)}T12:00:00Z`);
+    const day = addDays(TODAY, 40);
+    const sender = await createMailbox(testApp.workspace, 'shared@sierra.test');
+    const { db } = testApp.database;
+    for (const name of ['kilo', 'lima', 'mike']) {
+      const workspace = await testApp.createWorkspace(name);
+      const receiver = await createMailbox(workspace, `${name}@${name}.test`);
+      await insertDeliveryDay(db, { senderId: sender, receiverId: receiver, day, sent: 10, inbox: 5, spam: 5 });
+    }
+
+    const summary = await applyHealthGuard({ db }, at);
+    expect(summary.stopped).toContain(sender);
+    expect((await mailbox(sender)).lastError).toMatch(/50% of this mailbox's warmup emails landed in spam/);
   });
 });

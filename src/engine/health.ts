@@ -1,9 +1,11 @@
-import { addDays, utcDay } from '../calendar.js';
+import { utcDay } from '../calendar.js';
 import type { EngineDeps } from './engine.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
+import { loadWeighedEvidence, NO_EVIDENCE } from './evidence.js';
 import { listActiveForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
-import { loadDeliveryCounts, type DeliveryCounts } from '../interactions/interactions.repository.js';
+import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { windowStart } from './reputation.js';
 
 /** The health guard judges the last 7 days. */
 export const HEALTH_WINDOW_DAYS = 7;
@@ -67,16 +69,17 @@ export interface HealthSummary {
 
 /**
  * Applies the guard to every active mailbox as of `at`. Login and send failures are counted where
- * they happen (sender and reader); this judges what the peers saw of the mail.
+ * they happen (sender and reader); this judges what the peers saw of the mail sent over the last
+ * 7 days, as far as it is trusted (evidence.ts): no workspace alone can slow down or stop another's.
  */
 export async function applyHealthGuard(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<HealthSummary> {
   const { db } = deps;
   const today = utcDay(at);
-  const counts = await loadDeliveryCounts(db, addDays(today, -(HEALTH_WINDOW_DAYS - 1)), today);
+  const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS));
   const mailboxes = await listActiveForHealth(db);
   const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
   for (const mailbox of mailboxes) {
-    const mailboxCounts = counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 };
+    const mailboxCounts = evidence.get(mailbox.id)?.trusted ?? NO_EVIDENCE;
     const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
     switch (verdict.action) {
       case 'none':

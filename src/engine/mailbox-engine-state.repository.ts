@@ -28,7 +28,10 @@ export async function findMailboxEmail(db: Kysely<Database>, id: string): Promis
   return row?.email;
 }
 
-/** The active mailboxes with what the planner needs, by id. */
+/**
+ * The pool, with what the planner needs, by id: active mailboxes whose round trip proved their
+ * address. An unproven one neither sends to nor receives from the others.
+ */
 export async function listActiveForPlanning(
   db: Kysely<Database>,
 ): Promise<Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day'>>> {
@@ -36,6 +39,7 @@ export async function listActiveForPlanning(
     .selectFrom('mailboxes')
     .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
     .where('status', '=', 'active')
+    .where('proven_at', 'is not', null)
     .orderBy('id')
     .execute();
 }

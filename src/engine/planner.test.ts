@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
-import { silentLogger, createMailbox } from '../../test/helpers/engine.js';
+import { silentLogger, createMailbox, proveAll } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -177,6 +177,7 @@ describe('planDay', () => {
     // another workspace's mailboxes are part of the pool too
     const other = await testApp.createWorkspace('other');
     ids['eve@echo.test'] = await createMailbox(other, 'eve@echo.test', { warmup: ramp });
+    await proveAll(testApp.database.db);
   });
 
   afterAll(async () => {
@@ -335,6 +336,7 @@ describe('planDay: schedule and time zones', () => {
       warmup: { timezone: 'Asia/Tokyo', sendWindow: { start: '09:00', end: '17:00' } },
     });
     await createMailbox(testApp.workspace, 'lou@paris.test', { warmup: { timezone: 'Europe/Paris' } });
+    await proveAll(testApp.database.db);
     // Thursday 20:00 UTC is Friday 05:00 in Tokyo
     await planDay(deps(), new Date('2025-03-06T20:00:00Z'));
     const [plan] = await plans(tokyo);
@@ -350,6 +352,7 @@ describe('planDay: schedule and time zones', () => {
 
   it('starts a mailbox whose window has closed tomorrow, unless the schedule is ignored', async () => {
     const late = await createMailbox(testApp.workspace, 'max@late.test');
+    await proveAll(testApp.database.db);
     const evening = new Date('2025-03-07T19:00:00Z');
     const summary = await planDay(deps(), evening);
     expect(summary.mailboxes.map((m) => m.mailboxId)).not.toContain(late);
@@ -366,6 +369,7 @@ describe('planDay: schedule and time zones', () => {
 
   it('plans no weekend day with weekdaysOnly, and Monday continues the count', async () => {
     const weekdays = await createMailbox(testApp.workspace, 'wes@weekdays.test', { warmup: { weekdaysOnly: true } });
+    await proveAll(testApp.database.db);
     await planDay(deps(), new Date('2025-03-07T07:00:00Z'));
     await planDay(deps(), new Date('2025-03-08T07:00:00Z'));
     await planDay(deps(), new Date('2025-03-09T07:00:00Z'));
@@ -392,6 +396,7 @@ describe('planDay: a pool too small for the target', () => {
     const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
     const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
     await createMailbox(testApp.workspace, 'bob@beta.test', { warmup });
+    await proveAll(testApp.database.db);
     const deps: PlanDeps = {
       db: testApp.database.db,
       random: seededRandom(5),
@@ -412,5 +417,46 @@ describe('planDay: a pool too small for the target', () => {
     expect(plans[0].target).toBe(
       dailyTarget({ settings: warmup, warmupDay: 1, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 }),
     );
+  });
+});
+
+describe('planDay: only proven mailboxes take part', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock('2025-03-03T06:00:00Z') });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('an active mailbox whose round trip has not succeeded neither sends nor is chosen as a partner', async () => {
+    const warmup = { startVolume: 3, rampUpIncrement: 0, dailyLimit: 3 };
+    const proven = [
+      await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup }),
+      await createMailbox(testApp.workspace, 'bob@beta.test', { warmup }),
+      await createMailbox(testApp.workspace, 'cid@gamma.test', { warmup }),
+    ];
+    await proveAll(testApp.database.db);
+    const other = await testApp.createWorkspace('other');
+    // stored with verify: false, so not proven
+    const unproven = await createMailbox(other, 'dan@delta.test', { warmup });
+    const deps: PlanDeps = {
+      db: testApp.database.db,
+      random: seededRandom(3),
+      logger: silentLogger,
+      workerId: 'proof',
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
+    };
+    const summary = await planDay(deps, new Date('2025-03-03T07:00:00Z'));
+    expect(summary.mailboxes.map((m) => m.mailboxId).sort()).toEqual([...proven].sort());
+    const rows = await testApp.database.db
+      .selectFrom('warmup_messages')
+      .select(['sender_mailbox_id', 'recipient_mailbox_id'])
+      .execute();
+    // each proven mailbox writes to both others: the unproven one would have been a partner
+    expect(rows).toHaveLength(6);
+    for (const row of rows) expect([row.sender_mailbox_id, row.recipient_mailbox_id]).not.toContain(unproven);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createMailbox } from '../../test/helpers/engine.js';
+import { insertDeliveryDay, type DeliveryDay } from '../../test/helpers/engine-fixtures.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addDays } from '../calendar.js';
 import type { DeliveryCounts } from '../interactions/interactions.repository.js';
@@ -55,20 +56,11 @@ describe('updateReputation', () => {
   let newcomer: string;
   let paused: string;
 
-  async function stats(
-    mailboxId: string,
-    day: string,
-    values: Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced' | 'lost', number>>,
-  ) {
-    const { workspace_id } = await testApp.database.db
-      .selectFrom('mailboxes')
-      .select('workspace_id')
-      .where('id', '=', mailboxId)
-      .executeTakeFirstOrThrow();
-    await testApp.database.db
-      .insertInto('daily_stats')
-      .values({ mailbox_id: mailboxId, workspace_id, day, ...values })
-      .execute();
+  let peer: string;
+
+  /** A day of the sender's mail, to a peer of its own workspace: as the rollup and as the messages. */
+  async function stats(mailboxId: string, day: string, values: DeliveryDay) {
+    await insertDeliveryDay(testApp.database.db, { senderId: mailboxId, receiverId: peer, day, ...values });
   }
 
   async function reputationOf(id: string): Promise<number> {
@@ -82,6 +74,9 @@ describe('updateReputation', () => {
     spammy = await createMailbox(testApp.workspace, 'spammy@beta.test');
     newcomer = await createMailbox(testApp.workspace, 'new@gamma.test');
     paused = await createMailbox(testApp.workspace, 'paused@delta.test');
+    // receives everyone's mail; paused, so it is not scored itself
+    peer = await createMailbox(testApp.workspace, 'peer@echo.test');
+    await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${peer}/pause` });
     await stats(good, addDays(TODAY, -3), { sent: 10, inbox: 10 });
     await stats(good, addDays(TODAY, -13), { sent: 10, inbox: 9, spam: 1 });
     // outside the 14-day window: ignored

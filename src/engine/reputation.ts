@@ -1,6 +1,7 @@
 import { addDays, utcDay } from '../calendar.js';
-import { loadDeliveryCounts, recordReputation, type DeliveryCounts } from '../interactions/interactions.repository.js';
+import { recordReputation, type DeliveryCounts } from '../interactions/interactions.repository.js';
 import type { EngineDeps } from './engine.js';
+import { boundedScore, loadWeighedEvidence, NO_WEIGHED_EVIDENCE } from './evidence.js';
 import { listActiveWithReputation } from './mailbox-engine-state.repository.js';
 
 /** Reputation looks at the last 14 days of a mailbox's own sent mail. */
@@ -45,19 +46,25 @@ export interface ReputationSummary {
   updated: number;
 }
 
+/** The first instant of the window that ends on `day` (UTC days, like every rollup). */
+export function windowStart(day: string, days: number): Date {
+  return new Date(`${addDays(day, -(days - 1))}T00:00:00.000Z`);
+}
+
 /**
- * Scores every active mailbox as of `at` and keeps the result as today's history row (UTC day,
- * like every rollup) and as its current reputation. Safe to run every cycle: a score that did not
- * move writes nothing. Paused and failing mailboxes keep the score they had.
+ * Scores every active mailbox as of `at` on its mail sent over the last 14 days, weighed by the
+ * pool's trust rules (evidence.ts), and keeps the result as today's history row (UTC day, like
+ * every rollup) and as its current reputation. Safe to run every cycle: a score that did not move
+ * writes nothing. Paused and failing mailboxes keep the score they had.
  */
 export async function updateReputation(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<ReputationSummary> {
   const { db } = deps;
   const today = utcDay(at);
-  const counts = await loadDeliveryCounts(db, addDays(today, -(REPUTATION_WINDOW_DAYS - 1)), today);
+  const evidence = await loadWeighedEvidence(db, windowStart(today, REPUTATION_WINDOW_DAYS));
   const mailboxes = await listActiveWithReputation(db, today);
   let updated = 0;
   for (const mailbox of mailboxes) {
-    const score = reputationScore(counts.get(mailbox.id) ?? { sent: 0, found: 0, spam: 0, bounced: 0, lost: 0 });
+    const score = boundedScore(reputationScore, evidence.get(mailbox.id) ?? NO_WEIGHED_EVIDENCE);
     if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score)
       continue;
     await db.transaction().execute((trx) => recordReputation(trx, mailbox.id, today, score));

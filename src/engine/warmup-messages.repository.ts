@@ -126,6 +126,9 @@ export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCrit
               w.or([w('s.next_send_at', 'is', null), w('s.next_send_at', '<=', senderReadyBy!.toISOString())]),
             ),
           )
+          // a mailbox whose servers changed since it was planned waits until it has proven them
+          .where('s.proven_at', 'is not', null)
+          .where('r.proven_at', 'is not', null)
           .where((w) => w.or([w('w.lease_expires_at', 'is', null), w('w.lease_expires_at', '<=', nowIso)]))
           .where((w) =>
             dueByPlanDay !== undefined
@@ -449,4 +452,59 @@ export async function markUnfoundMessagesLost(
     )
     .returning(['sender_mailbox_id', 'sent_at'])
     .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evidence for reputation and the health guard
+
+/** One sender's mail sent since a moment, as one receiving mailbox saw it. */
+export interface ReceiverTally {
+  senderMailboxId: string;
+  senderWorkspaceId: string;
+  receiverWorkspaceId: string;
+  receiverEmail: string;
+  sent: number;
+  found: number;
+  spam: number;
+  lost: number;
+  bounced: number;
+}
+
+/**
+ * What each receiver made of each sender's mail sent since `since`, from the messages themselves
+ * (not the rollups), so that the receiver's workspace is known and a deleted receiver takes its
+ * reports with it.
+ */
+export async function tallyByReceiver(db: Kysely<Database>, since: Date): Promise<ReceiverTally[]> {
+  const rows = await db
+    .selectFrom('warmup_messages as w')
+    .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
+    .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
+    .select([
+      'w.sender_mailbox_id',
+      's.workspace_id as sender_workspace_id',
+      'r.workspace_id as receiver_workspace_id',
+      'r.email_normalized as receiver_email',
+      sql<number>`cast(count(*) as integer)`.as('sent'),
+      sql<number>`cast(count(w.found_at) as integer)`.as('found'),
+      sql<number>`cast(sum(case when w.found_at is not null and w.placement = 'spam' then 1 else 0 end) as integer)`.as(
+        'spam',
+      ),
+      sql<number>`cast(sum(case when w.status = 'lost' then 1 else 0 end) as integer)`.as('lost'),
+      sql<number>`cast(sum(case when w.status = 'bounced' then 1 else 0 end) as integer)`.as('bounced'),
+    ])
+    .where('w.sent_at', '>=', since.toISOString())
+    .groupBy(['w.sender_mailbox_id', 's.workspace_id', 'r.workspace_id', 'r.email_normalized'])
+    .execute();
+  return rows.map((row) => ({
+    senderMailboxId: row.sender_mailbox_id,
+    senderWorkspaceId: row.sender_workspace_id,
+    receiverWorkspaceId: row.receiver_workspace_id,
+    receiverEmail: row.receiver_email,
+    sent: Number(row.sent),
+    found: Number(row.found),
+    spam: Number(row.spam),
+    lost: Number(row.lost),
+    bounced: Number(row.bounced),
+  }));
 }

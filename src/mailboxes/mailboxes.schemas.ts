@@ -143,7 +143,8 @@ export const CreateMailboxBody = Type.Object(
     warmup: Type.Optional(WarmupSettingsInput),
     verify: Type.Optional(
       Type.Boolean({
-        description: 'Log in to IMAP and SMTP before saving (default true); a rejection is a 422 and nothing is stored',
+        description:
+          'Log in to IMAP and SMTP before saving (default true); a rejection is a 422 and nothing is stored. Then a test message from the address to itself must arrive before the mailbox joins the pool (see `pool`). false stores it unchecked and out of the pool until the engine proves it.',
       }),
     ),
   },
@@ -168,6 +169,29 @@ export const UpdateMailboxBody = Type.Object(
 );
 export type UpdateMailboxBody = Static<typeof UpdateMailboxBody>;
 
+export const PoolMembership = Type.Object(
+  {
+    member: Type.Boolean({
+      description: 'Sends warmup mail to the other mailboxes of the installation and receives theirs',
+    }),
+    provenAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When a round trip proved that its SMTP server sends as its address and its IMAP server receives that address's mail",
+      }),
+    ),
+    reason: Nullable(
+      Type.String({ description: 'Why it is not a member, e.g. "not proven yet: …"; null for a member' }),
+    ),
+  },
+  {
+    description:
+      'Only proven, active mailboxes take part in the pool. A mailbox is proven after its credentials were verified and a test message it sent to itself arrived; one connected with `verify: false` is stored but stays out until the engine (or a resume) proves it.',
+  },
+);
+export type PoolMembership = Static<typeof PoolMembership>;
+
 export const Mailbox = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -183,6 +207,7 @@ export const Mailbox = Type.Object({
   dailyTarget: Type.Integer({ description: "Today's planned sends" }),
   lastSyncAt: Nullable(Type.String({ format: 'date-time' })),
   lastError: Nullable(Type.String()),
+  pool: PoolMembership,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -27,6 +27,7 @@ import type {
   InteractionListQuery,
   Mailbox,
   MailboxListQuery,
+  PoolMembership,
   ServerSettings,
   ServerSettingsInput,
   UpdateMailboxBody,
@@ -34,6 +35,7 @@ import type {
   WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
+import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
@@ -51,6 +53,8 @@ export interface MailboxesServiceDeps {
   mailPolicy?: MailPolicy;
   /** Where the real reason of a refused or unreachable host goes (never to the tenant). */
   logger?: { debug(details: object, message: string): void };
+  /** How long the round trip waits for its test message to arrive (see round-trip.ts). */
+  roundTripWaitMs?: number;
 }
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
@@ -63,6 +67,42 @@ type Side = 'imap' | 'smtp';
 
 const PASSWORD_UNREADABLE =
   'the stored password cannot be decrypted with this secret key (WARMUP_SECRET_KEY or secret.key changed); send the password again';
+
+/** Why a mailbox is out of the pool until proven, before any round trip ran. */
+const NOT_CHECKED = 'it was connected with verify: false; the engine runs the round trip on its next cycle';
+const NOT_RUN = 'the round trip has not run yet; the engine runs it on its next cycle';
+
+/** Round trips one engine cycle runs at most, and how many of them at the same time. */
+const PROOFS_PER_CYCLE = 20;
+const PROOF_CONCURRENCY = 4;
+
+/** The engine tries an unproven mailbox's round trip again after 15 min, 30 min, 1 h… at most a day apart. */
+export function proofRetryDelayMs(failedAttempts: number): number {
+  return Math.min(24 * 60 * 60_000, 15 * 60_000 * 2 ** Math.max(0, failedAttempts - 1));
+}
+
+/** The proof columns after a round trip at `at`. */
+function proofChanges(result: RoundTripResult, at: Date, failedBefore: number): MailboxRowUpdate {
+  if (result.proven) return { proven_at: at.toISOString(), proof_note: null, next_proof_at: null, proof_attempts: 0 };
+  const attempts = failedBefore + 1;
+  return {
+    proven_at: null,
+    proof_note: result.reason,
+    next_proof_at: new Date(at.getTime() + proofRetryDelayMs(attempts)).toISOString(),
+    proof_attempts: attempts,
+  };
+}
+
+function poolMembership(row: MailboxRow): PoolMembership {
+  if (row.proven_at === null) {
+    return { member: false, provenAt: null, reason: `not proven yet: ${row.proof_note ?? NOT_RUN}` };
+  }
+  if (row.status !== 'active') {
+    const reason = row.status === 'paused' ? 'paused' : 'stopped by an error (see lastError)';
+    return { member: false, provenAt: row.proven_at, reason };
+  }
+  return { member: true, provenAt: row.proven_at, reason: null };
+}
 
 function parseJson<T>(text: string): T {
   return JSON.parse(text) as T;
@@ -84,6 +124,7 @@ function toMailbox(row: MailboxRow): Mailbox {
     dailyTarget: Number(row.daily_target),
     lastSyncAt: row.last_sync_at,
     lastError: row.last_error,
+    pool: poolMembership(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -245,6 +286,7 @@ export function createMailboxesService({
   maxMailboxes = DEFAULT_LIMITS.maxMailboxes,
   mailPolicy = DEFAULT_MAIL_POLICY,
   logger,
+  roundTripWaitMs,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -292,6 +334,10 @@ export function createMailboxesService({
     if (smtp.status === 'rejected') failures.push(describeFailure('SMTP', smtp.reason, credentials.smtp));
     if (failures.length === 2) throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${failures.join(' — ')}`);
     if (failures.length === 1) throw new ConnectionFailedError(failures[0]);
+  }
+
+  function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
+    return proveRoundTrip(email, credentials, { waitMs: roundTripWaitMs, timeoutMs: verifyTimeoutMs });
   }
 
   async function findOrThrow(workspaceId: string, id: string): Promise<MailboxRow> {
@@ -345,8 +391,12 @@ export function createMailboxesService({
           `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
         );
       }
-      if (body.verify !== false)
-        await verifyConnection({ imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) });
+      const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
+      let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
+      if (body.verify !== false) {
+        await verifyConnection(credentials);
+        proof = proofChanges(await roundTrip(email, credentials), clock.now(), 0);
+      }
 
       const now = clock.now();
       const id = newId('mbx', now.getTime());
@@ -366,6 +416,10 @@ export function createMailboxesService({
           warmup: JSON.stringify(warmup),
           created_at: now.toISOString(),
           updated_at: now.toISOString(),
+          proven_at: proof.proven_at ?? null,
+          proof_note: proof.proof_note ?? null,
+          next_proof_at: proof.next_proof_at ?? null,
+          proof_attempts: proof.proof_attempts ?? 0,
         });
         return toMailbox(row);
       } catch (error) {
@@ -448,7 +502,11 @@ export function createMailboxesService({
       throwIfInvalid(errors);
       if (Object.keys(changes).length === 0) return toMailbox(current);
 
-      if (credentials) await verifyConnection(credentials);
+      if (credentials) {
+        await verifyConnection(credentials);
+        // New servers or a new login prove nothing about the old ones: the mailbox proves itself again.
+        Object.assign(changes, proofChanges(await roundTrip(current.email, credentials), clock.now(), 0));
+      }
       changes.updated_at = clock.now().toISOString();
       const updated = await repository.update(workspaceId, id, changes);
       if (!updated) throw new NotFoundError(`no mailbox ${id}`);
@@ -470,10 +528,14 @@ export function createMailboxesService({
       return toMailbox(paused.row);
     },
 
-    /** paused/error → active after a successful login; already active answers unchanged without logging in. */
+    /**
+     * paused/error → active after a successful login, with a round trip if the mailbox is not proven
+     * yet. An active, proven mailbox answers unchanged without logging in; an active, unproven one
+     * logs in and runs its round trip now (how an owner need not wait for the engine).
+     */
     async resume(workspaceId: string, id: string): Promise<Mailbox> {
       const current = await findOrThrow(workspaceId, id);
-      if (current.status === 'active') return toMailbox(current);
+      if (current.status === 'active' && current.proven_at !== null) return toMailbox(current);
       let credentials: MailboxCredentials;
       try {
         credentials = decryptCredentials(current);
@@ -482,6 +544,12 @@ export function createMailboxesService({
         throw error;
       }
       await verifyConnection(credentials);
+      const proof =
+        current.proven_at === null ? proofChanges(await roundTrip(current.email, credentials), clock.now(), 0) : {};
+      if (Object.keys(proof).length > 0) {
+        await repository.update(workspaceId, id, { ...proof, updated_at: clock.now().toISOString() });
+      }
+      if (current.status === 'active') return toMailbox(await findOrThrow(workspaceId, id));
       const resumed = await applyMailboxEvent(db, id, { type: 'resumed' }, { workspaceId, at: clock.now() });
       if (!resumed) throw new NotFoundError(`no mailbox ${id}`);
       return toMailbox(resumed.row);
@@ -520,6 +588,42 @@ export function createMailboxesService({
         interactions: rows.map((row) => toInteraction(row, workspaceId)),
         pagination: pagination(page, limit, total),
       };
+    },
+
+    /**
+     * For the engine, across workspaces: the round trip of active mailboxes that are not proven yet
+     * and whose next try is due at `at` (at most `limit`, 4 at a time). Each is claimed first by
+     * moving its next try on, so two workers never prove one mailbox at once; a failure keeps it out
+     * of the pool with the reason and tries again later (proofRetryDelayMs).
+     */
+    async proveDueMailboxes(
+      at: Date,
+      options: { limit?: number } = {},
+    ): Promise<{ proven: string[]; failed: string[] }> {
+      const outcome = { proven: [] as string[], failed: [] as string[] };
+      const proveOne = async (candidate: Pick<MailboxRow, 'id' | 'proof_attempts'>): Promise<void> => {
+        const claimed = await repository.claimProof(
+          candidate.id,
+          at.toISOString(),
+          new Date(at.getTime() + proofRetryDelayMs(candidate.proof_attempts + 1)).toISOString(),
+        );
+        if (!claimed) return;
+        let result: RoundTripResult;
+        try {
+          result = await roundTrip(claimed.email, decryptCredentials(claimed));
+        } catch (error) {
+          if (!(error instanceof SecretDecryptionError)) throw error;
+          result = { proven: false, reason: PASSWORD_UNREADABLE };
+        }
+        await repository.updateProof(claimed, proofChanges(result, at, claimed.proof_attempts));
+        (result.proven ? outcome.proven : outcome.failed).push(claimed.id);
+      };
+      const due = await repository.listDueForProof(at.toISOString(), options.limit ?? PROOFS_PER_CYCLE);
+      // a few at a time: each waits for its message, and after an upgrade every mailbox is due at once
+      for (let i = 0; i < due.length; i += PROOF_CONCURRENCY) {
+        await Promise.all(due.slice(i, i + PROOF_CONCURRENCY).map(proveOne));
+      }
+      return outcome;
     },
 
     /**

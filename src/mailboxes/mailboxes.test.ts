@@ -147,6 +147,7 @@ describe('create', () => {
         'dailyTarget',
         'lastSyncAt',
         'lastError',
+        'pool',
         'createdAt',
         'updatedAt',
       ].sort(),
@@ -168,6 +169,8 @@ describe('create', () => {
       },
       warmupDay: 0,
       dailyTarget: 0,
+      // stored unchecked: out of the pool until a round trip proves it
+      pool: { member: false, provenAt: null, reason: expect.stringMatching(/^not proven yet: .*verify: false/) },
     });
     expect(mailbox.imap).not.toHaveProperty('tls');
     expect(mailbox.reputation).toBeGreaterThanOrEqual(0);

@@ -37,6 +37,8 @@ export interface MailboxFixture {
   name?: string | null;
   status?: MailboxStatus;
   warmup?: Record<string, unknown>;
+  /** When its round trip succeeded; default: long ago. null: not proven, out of the pool. */
+  provenAt?: string | null;
 }
 
 export async function insertMailbox(
@@ -60,6 +62,8 @@ export async function insertMailbox(
       smtp: server(587),
       password_encrypted: 'not-used',
       warmup: JSON.stringify({ language: 'en', timezone: 'UTC', replyRate: 30, ...fixture.warmup }),
+      // proven, as a pool member is; a test of the pool's trust rules passes provenAt: null
+      proven_at: fixture.provenAt === undefined ? new Date(0).toISOString() : fixture.provenAt,
       created_at: new Date(0).toISOString(),
       updated_at: new Date(0).toISOString(),
     })
@@ -112,6 +116,67 @@ export async function insertMessage(db: Kysely<Database>, fixture: MessageFixtur
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export type DeliveryDay = Partial<Record<'sent' | 'inbox' | 'spam' | 'bounced' | 'lost', number>>;
+
+let deliveryCounter = 0;
+
+/**
+ * One day of a sender's mail to one receiver, twice: as the sender's rollup (what the statistics
+ * read) and as the messages themselves with their outcome (what reputation and the health guard
+ * weigh). `sent` messages go out at 10:00 UTC; the first `inbox`, `spam`, `bounced` and `lost` of
+ * them met that fate, the rest are still on their way.
+ */
+export async function insertDeliveryDay(
+  db: Kysely<Database>,
+  { senderId, receiverId, day, ...values }: DeliveryDay & { senderId: string; receiverId: string; day: string },
+): Promise<void> {
+  const { workspace_id } = await db
+    .selectFrom('mailboxes')
+    .select('workspace_id')
+    .where('id', '=', senderId)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('daily_stats')
+    .values({ mailbox_id: senderId, workspace_id, day, ...values })
+    .onConflict((oc) =>
+      oc.columns(['mailbox_id', 'day']).doUpdateSet((eb) => ({
+        sent: eb('daily_stats.sent', '+', values.sent ?? 0),
+        inbox: eb('daily_stats.inbox', '+', values.inbox ?? 0),
+        spam: eb('daily_stats.spam', '+', values.spam ?? 0),
+        bounced: eb('daily_stats.bounced', '+', values.bounced ?? 0),
+        lost: eb('daily_stats.lost', '+', values.lost ?? 0),
+      })),
+    )
+    .execute();
+  const outcomes = (['inbox', 'spam', 'bounced', 'lost'] as const).flatMap((outcome) =>
+    Array<'inbox' | 'spam' | 'bounced' | 'lost'>(values[outcome] ?? 0).fill(outcome),
+  );
+  const sentAt = `${day}T10:00:00.000Z`;
+  const rows = Array.from({ length: values.sent ?? 0 }, () => {
+    const outcome = outcomes.shift() ?? 'pending';
+    deliveryCounter += 1;
+    const messageId = `<d${deliveryCounter}.${Math.random().toString(36).slice(2, 10)}@fixture.test>`;
+    const placement = outcome === 'inbox' || outcome === 'spam' ? outcome : null;
+    return {
+      id: newId('msg'),
+      message_id: messageId,
+      thread_id: messageId,
+      sender_mailbox_id: senderId,
+      recipient_mailbox_id: receiverId,
+      kind: 'initial',
+      turn: 1,
+      plan_day: day,
+      due_at: sentAt,
+      status: outcome === 'bounced' || outcome === 'lost' ? outcome : 'sent',
+      sent_at: sentAt,
+      found_at: placement ? sentAt : null,
+      placement,
+      created_at: sentAt,
+    };
+  });
+  if (rows.length > 0) await db.insertInto('warmup_messages').values(rows).execute();
 }
 
 /** pickTemplate over the shipped default templates, with the service's English fallback. */
@@ -331,6 +396,7 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
     logger: silentLogger,
     workerId: 'worker-test',
     mailboxes: {
+      proveDueMailboxes: async () => ({ proven: [], failed: [] }),
       getCredentials: async (mailboxId: string) => {
         const row = await db
           .selectFrom('mailboxes')

@@ -1,8 +1,10 @@
 // What engine tests share: mailboxes made through the API, and engine dependencies with a
 // seeded random, a silent logger and the test app's clock.
+import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine.js';
+import type { Database } from '../../src/db/schema.js';
 import { seededRandom } from '../../src/engine/random.js';
 import type { MailStack } from '../mailstack/use-mail-stack.js';
 import type { MailUser } from '../mailstack/users.js';
@@ -49,6 +51,19 @@ export async function createMailbox(
   });
   expect(response.statusCode, response.body).toBe(201);
   return (response.json() as { mailbox: { id: string } }).mailbox.id;
+}
+
+/**
+ * Marks every mailbox that is not proven yet as proven, as if its round trip had succeeded: for
+ * tests whose mailboxes have placeholder servers and that are about planning, not about the pool's
+ * trust rules.
+ */
+export async function proveAll(db: Kysely<Database>): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ proven_at: new Date(0).toISOString(), proof_note: null })
+    .where('proven_at', 'is', null)
+    .execute();
 }
 
 /** A stack user as a mailbox (its real password, real servers). */

@@ -50,6 +50,8 @@ export async function createTestApp(
     slowRequestMs?: number;
     /** Default: the run's mail stack allowed and its CA trusted (stackMailPolicy), else the default policy. */
     mailPolicy?: MailPolicy;
+    /** The local stack delivers in milliseconds: a mailbox that cannot prove itself should not cost 20 s. */
+    roundTripWaitMs?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -62,6 +64,7 @@ export async function createTestApp(
     limits: options.limits,
     mailPolicy: options.mailPolicy ?? testMailPolicy(),
     ...(options.logger ? { logger: options.logger } : {}),
+    roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
   });
   const app = await buildApp({
     services,

@@ -37,6 +37,10 @@ export interface StartMailStackOptions {
   basePort: number;
   users: MailUser[];
   junkSenders?: string[];
+  /** Users whose server files everything they receive into Junk. */
+  junkRecipients?: string[];
+  /** Users whose server drops everything they receive from anyone but themselves. */
+  discardRecipients?: string[];
   /** Seconds start.sh waits for every listener; default 20. */
   readyTimeoutSeconds?: number;
 }
@@ -143,6 +147,8 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
     MAILSTACK_BASE_PORT: String(opts.basePort),
     MAILSTACK_USERS: opts.users.map((u) => `${u.email}:${u.password}`).join(' '),
     MAILSTACK_JUNK_SENDERS: (opts.junkSenders ?? []).join(' '),
+    MAILSTACK_JUNK_RECIPIENTS: (opts.junkRecipients ?? []).join(' '),
+    MAILSTACK_DISCARD_RECIPIENTS: (opts.discardRecipients ?? []).join(' '),
     MAILSTACK_READY_TIMEOUT: String(readyTimeout),
   };
   // an inherited MAILSTACK_DIR would point every instance at one directory

@@ -17,6 +17,11 @@
 #   MAILSTACK_JUNK_SENDERS "a@x.test b@y.test": all mail from these senders is filed into
 #                          the recipient's Junk folder (Sieve), which is how the tests make
 #                          a mailbox "land in spam"
+#   MAILSTACK_JUNK_RECIPIENTS "a@x.test": these users' server files all mail they receive
+#                          into Junk (a hostile receiver that junks everything)
+#   MAILSTACK_DISCARD_RECIPIENTS "a@x.test": these users' server silently drops all mail
+#                          they receive from anyone but themselves (a hostile receiver
+#                          that deletes everything, yet passes a round trip)
 #   MAILSTACK_VMAIL_UID / MAILSTACK_VMAIL_GID  owner of all mail files (default 5000;
 #                          needs no /etc/passwd entry; must not be 0)
 #   MAILSTACK_READY_TIMEOUT seconds to wait for readiness (default 20)
@@ -34,6 +39,8 @@ DIR="${MAILSTACK_DIR:-/tmp/warmup-mailstack/$NAME}"
 BASE="${MAILSTACK_BASE_PORT:-10000}"
 USERS="${MAILSTACK_USERS:-alice@alpha.test:alice-pass-123 bob@beta.test:bob-pass-123 carol@gamma.test:carol-pass-123}"
 JUNK_SENDERS="${MAILSTACK_JUNK_SENDERS:-}"
+JUNK_RECIPIENTS="${MAILSTACK_JUNK_RECIPIENTS:-}"
+DISCARD_RECIPIENTS="${MAILSTACK_DISCARD_RECIPIENTS:-}"
 VMAIL_UID="${MAILSTACK_VMAIL_UID:-5000}"
 VMAIL_GID="${MAILSTACK_VMAIL_GID:-5000}"
 READY_TIMEOUT="${MAILSTACK_READY_TIMEOUT:-20}"
@@ -74,6 +81,7 @@ for up in $USERS; do
   case "$pw" in (*[:\"\\]*) die "password of '$u' contains ':', '\"' or '\\'";; esac
 done
 for a in $JUNK_SENDERS; do valid_addr "$a" || die "junk sender '$a' is not user@domain"; done
+for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
 
 # ---- fresh directory tree --------------------------------------------------
 # only ever wipe a directory that start.sh itself created before
@@ -135,6 +143,14 @@ render "$T/postfix-master.cf.in" "$DIR/etc/postfix/master.cf"
   for a in $JUNK_SENDERS; do
     a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
     printf 'if address :is "from" "%s" {\n  fileinto "Junk";\n  stop;\n}\n' "$a"
+  done
+  for a in $JUNK_RECIPIENTS; do
+    a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
+    printf 'if address :is "to" "%s" {\n  fileinto "Junk";\n  stop;\n}\n' "$a"
+  done
+  for a in $DISCARD_RECIPIENTS; do
+    a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
+    printf 'if allof (address :is "to" "%s", not address :is "from" "%s") {\n  discard;\n  stop;\n}\n' "$a" "$a"
   done
 } > "$DIR/sieve/before.sieve"
 # Postfix re-reads a main.cf / texthash map modified within the last ~2 s in a

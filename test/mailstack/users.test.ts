@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_MAIL_USERS, JUNK_SENDERS, MAIL_USERS, type MailUserSuite } from './users.js';
+import {
+  ALL_MAIL_USERS,
+  DISCARD_RECIPIENTS,
+  JUNK_RECIPIENTS,
+  JUNK_SENDERS,
+  MAIL_USERS,
+  type MailUserSuite,
+} from './users.js';
 
 const domains = (suite: MailUserSuite): Set<string> => new Set(MAIL_USERS[suite].map((u) => u.email.split('@')[1]));
 
@@ -36,5 +43,11 @@ describe('mail stack users', () => {
     expect(MAIL_USERS.engine.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(1);
     expect(MAIL_USERS.bench.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
     expect(MAIL_USERS.engineSim.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
+  });
+
+  it('the hostile receivers belong to the hostile-tenant suite only', () => {
+    const hostile = new Set<string>(MAIL_USERS.hostile.map((u) => u.email));
+    for (const address of [...JUNK_RECIPIENTS, ...DISCARD_RECIPIENTS]) expect(hostile.has(address)).toBe(true);
+    expect(domains('hostile').size).toBe(MAIL_USERS.hostile.length);
   });
 });

@@ -65,6 +65,18 @@ export const MAIL_USERS = {
     user('s09@scale-five.test'),
     user('s10@scale-five.test'),
   ],
+  /**
+   * The hostile-tenant attack (test/security): a victim workspace's two mailboxes, a hostile
+   * workspace's receiver that junks everything and one that deletes everything foreign, and an
+   * address the hostile workspace claims without receiving its mail.
+   */
+  hostile: [
+    user('vera@victor.test'),
+    user('wade@whiskey.test'),
+    user('xena@xray.test'),
+    user('yuri@yankee.test'),
+    user('zoe@zulu.test'),
+  ],
   /** Dashboard browser tests: 3 users. */
   dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
   /** Hostile-tenant tests of the mail layer (test/security): their own mailboxes. */
@@ -86,6 +98,12 @@ export type MailUserSuite = keyof typeof MAIL_USERS;
 
 /** Senders whose mail the stack's Sieve script files into the recipient's Junk folder. */
 export const JUNK_SENDERS: readonly string[] = ['junky@delta.test', 'spammer@mail-junk.test'];
+
+/** Receivers whose server files everything they receive into Junk. */
+export const JUNK_RECIPIENTS: readonly string[] = ['xena@xray.test'];
+
+/** Receivers whose server drops everything they receive from anyone but themselves. */
+export const DISCARD_RECIPIENTS: readonly string[] = ['yuri@yankee.test'];
 
 /** Every user of every suite, the list the stack is started with. */
 export const ALL_MAIL_USERS: readonly MailUser[] = Object.values(MAIL_USERS).flat();

@@ -267,6 +267,15 @@ export function MailboxDetailPage({ id }: { id: string }) {
       {m.status === 'paused' && (
         <Notice tone="info">Warmup is paused. The ramp-up continues where it stopped when you resume.</Notice>
       )}
+      {m.status === 'active' && !m.pool.member && (
+        <Notice tone="info" title="Not in the warmup pool yet">
+          <p>{m.pool.reason}.</p>
+          <p>
+            It neither sends nor receives warmup mail until a test message it sends to itself arrives. The engine tries
+            again by itself; changing the password or servers tries at once.
+          </p>
+        </Notice>
+      )}
 
       <div class="section-bar">
         <h2 class="section-title">Performance</h2>

@@ -80,6 +80,11 @@ function MailboxRow({
               {mailbox.lastError}
             </span>
           )}
+          {mailbox.status === 'active' && !mailbox.pool.member && (
+            <span class="row-sub" title={mailbox.pool.reason ?? undefined}>
+              Not in the pool yet
+            </span>
+          )}
         </div>
       </td>
       <td data-label="Reputation">

@@ -4,6 +4,7 @@ import * as engine from './002-engine.js';
 import * as placementByReceiver from './003-placement-by-receiver.js';
 import * as apiKeys from './004-api-keys.js';
 import * as mailboxRetries from './005-mailbox-retries.js';
+import * as poolTrust from './006-pool-trust.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '003-placement-by-receiver': placementByReceiver,
   '004-api-keys': apiKeys,
   '005-mailbox-retries': mailboxRetries,
+  '006-pool-trust': poolTrust,
 };
 
 export const migrationProvider: MigrationProvider = {
