@@ -91,5 +91,10 @@ export const PERIODS: Array<{ value: Period; label: string }> = [
   { value: '90d', label: '90 days' },
 ];
 
+/** "30 days" for `30d`, as the chart subtitles say it. */
+export function periodLabel(period: Period): string {
+  return PERIODS.find((p) => p.value === period)?.label ?? period;
+}
+
 /** Template types as the pages name them. */
 export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };
