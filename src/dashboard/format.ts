@@ -98,3 +98,8 @@ export function periodLabel(period: Period): string {
 
 /** Template types as the pages name them. */
 export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };
+
+/** A table of names as select options, in the table's order. */
+export function asOptions(names: Record<string, string>): Array<{ value: string; label: string }> {
+  return Object.entries(names).map(([value, label]) => ({ value, label }));
+}

@@ -16,7 +16,7 @@ import {
   TextField,
 } from '../components/ui.js';
 import { DEFAULT_WARMUP } from '../../mailboxes/warmup-settings.js';
-import { LANGUAGES, PROVIDER_NAMES } from '../format.js';
+import { LANGUAGES, PROVIDER_NAMES, asOptions } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
 
@@ -62,7 +62,7 @@ function fromDraft(draft: WarmupDraft): WarmupSettings {
   };
 }
 
-const LANGUAGE_OPTIONS = Object.entries(LANGUAGES).map(([value, label]) => ({ value, label }));
+const LANGUAGE_OPTIONS = asOptions(LANGUAGES);
 
 /** The warmup settings, shared by the add form and the edit dialog; errors keyed `warmup/<field>`. */
 function WarmupFields({

@@ -20,12 +20,12 @@ import {
   TextField,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES, TYPE_LABELS } from '../format.js';
+import { LANGUAGES, TYPE_LABELS, asOptions } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
 
 const EMPTY: TemplateFields = { name: '', type: 'initial', language: 'en', subject: '', body: '' };
-const TYPE_OPTIONS = Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label }));
+const TYPE_OPTIONS = asOptions(TYPE_LABELS);
 const LANGUAGE_OPTIONS = Object.entries(LANGUAGES).map(([value, label]) => ({ value, label: `${label} (${value})` }));
 
 /** Spintax groups (`{a|b}`) at the top level of a text; `{{` and `}}` are literal braces. */

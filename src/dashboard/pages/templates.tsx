@@ -18,7 +18,7 @@ import {
   PageHeader,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES, TYPE_LABELS, formatDateTime, languageName } from '../format.js';
+import { LANGUAGES, TYPE_LABELS, asOptions, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 
 const TYPE_TONES: Record<string, 'blue' | 'green' | 'violet'> = { initial: 'blue', reply: 'green', followup: 'violet' };
@@ -27,14 +27,8 @@ export function TypeBadge({ type }: { type: string }) {
   return <Badge tone={TYPE_TONES[type] ?? 'blue'}>{TYPE_LABELS[type] ?? type}</Badge>;
 }
 
-const TYPE_FILTERS = [
-  { value: '', label: 'All types' },
-  ...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label })),
-];
-const LANGUAGE_FILTERS = [
-  { value: '', label: 'All languages' },
-  ...Object.entries(LANGUAGES).map(([value, label]) => ({ value, label })),
-];
+const TYPE_FILTERS = [{ value: '', label: 'All types' }, ...asOptions(TYPE_LABELS)];
+const LANGUAGE_FILTERS = [{ value: '', label: 'All languages' }, ...asOptions(LANGUAGES)];
 
 /** Reads an uploaded export file and imports it; a 400 names the bad items by index. */
 async function importFile(file: File): Promise<number> {
