@@ -91,5 +91,15 @@ export const PERIODS: Array<{ value: Period; label: string }> = [
   { value: '90d', label: '90 days' },
 ];
 
+/** "30 days" for `30d`, as the chart subtitles say it. */
+export function periodLabel(period: Period): string {
+  return PERIODS.find((p) => p.value === period)?.label ?? period;
+}
+
 /** Template types as the pages name them. */
 export const TYPE_LABELS: Record<string, string> = { initial: 'First email', reply: 'Reply', followup: 'Follow-up' };
+
+/** A table of names as select options, in the table's order. */
+export function asOptions(names: Record<string, string>): Array<{ value: string; label: string }> {
+  return Object.entries(names).map(([value, label]) => ({ value, label }));
+}

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { countRows, newestFirstPage, type PageWindow } from '../db/list-query.js';
 import { containsText } from '../db/text-search.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
@@ -17,11 +18,6 @@ export interface InteractionFilter {
   from?: string;
   /** occurred_at < this ISO instant. */
   before?: string;
-}
-
-export interface PageWindow {
-  offset: number;
-  limit: number;
 }
 
 /** A unique-constraint violation on either dialect (SQLite's error code, PostgreSQL's SQLSTATE). */
@@ -58,28 +54,12 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       filter: MailboxFilter,
       page: PageWindow,
     ): Promise<{ rows: MailboxRow[]; total: number }> {
-      const { total } = await filtered(workspaceId, filter)
-        .select(sql<number>`cast(count(*) as integer)`.as('total'))
-        .executeTakeFirstOrThrow();
-      const rows =
-        Number(total) <= page.offset
-          ? []
-          : await filtered(workspaceId, filter)
-              .selectAll()
-              .orderBy('created_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(page.limit)
-              .offset(page.offset)
-              .execute();
-      return { rows, total: Number(total) };
+      return newestFirstPage(filtered(workspaceId, filter), 'created_at', page);
     },
 
     /** How many mailboxes the workspace has connected (the mailbox quota). */
     async countInWorkspace(workspaceId: string): Promise<number> {
-      const { total } = await filtered(workspaceId, {})
-        .select(sql<number>`cast(count(*) as integer)`.as('total'))
-        .executeTakeFirstOrThrow();
-      return Number(total);
+      return countRows(filtered(workspaceId, {}));
     },
 
     async findById(workspaceId: string, id: string): Promise<MailboxRow | undefined> {
@@ -186,20 +166,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       filter: InteractionFilter,
       page: PageWindow,
     ): Promise<{ rows: InteractionRow[]; total: number }> {
-      const { total } = await interactionsOf(workspaceId, mailboxId, filter)
-        .select(sql<number>`cast(count(*) as integer)`.as('total'))
-        .executeTakeFirstOrThrow();
-      const rows =
-        Number(total) <= page.offset
-          ? []
-          : await interactionsOf(workspaceId, mailboxId, filter)
-              .selectAll()
-              .orderBy('occurred_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(page.limit)
-              .offset(page.offset)
-              .execute();
-      return { rows, total: Number(total) };
+      return newestFirstPage(interactionsOf(workspaceId, mailboxId, filter), 'occurred_at', page);
     },
   };
 }

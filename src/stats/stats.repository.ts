@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysel
 import type { Database } from '../db/schema.js';
 import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
-import type { Totals } from './stats.schemas.js';
+import { DAY_COUNT_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
 
 /*
  * All statistics SQL. It reads the rollups only, never the interactions: `daily_stats` (one row
@@ -61,16 +61,9 @@ export interface MailboxTotals extends Totals {
   receivedPlacement: ReceivedPlacement;
 }
 
-export interface MailboxDay {
+export interface MailboxDay extends DayCounts {
   mailboxId: string;
   day: string;
-  sent: number;
-  received: number;
-  inbox: number;
-  spam: number;
-  rescued: number;
-  opened: number;
-  replied: number;
   reputation: number | null;
 }
 
@@ -96,10 +89,18 @@ function total(column: string): RawBuilder<number> {
   return sql<number>`cast(coalesce(sum(${sql.ref(column)}), 0) as integer)`;
 }
 
+/** The `columns` of `row` as numbers (PostgreSQL returns sums as strings), 0 for a missing one. */
+function numbersOf<Column extends string>(
+  columns: readonly Column[],
+  row: Partial<Record<Column, number | string | null>>,
+): Record<Column, number> {
+  const numbers = {} as Record<Column, number>;
+  for (const column of columns) numbers[column] = Number(row[column] ?? 0);
+  return numbers;
+}
+
 function toTotals(row: Partial<Record<(typeof TOTAL_COLUMNS)[number], number | string | null>>): Totals {
-  const totals = {} as Totals;
-  for (const column of TOTAL_COLUMNS) totals[column] = Number(row[column] ?? 0);
-  return totals;
+  return numbersOf(TOTAL_COLUMNS, row);
 }
 
 function nullableNumber(value: unknown): number | null {
@@ -431,18 +432,7 @@ export function createStatsRepository(db: Kysely<Database>) {
 
     /** The rollup rows of a range, unordered; days a mailbox has no row for are absent. */
     async mailboxDays(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxDay[]> {
-      const columns = [
-        'mailbox_id',
-        'day',
-        'sent',
-        'received',
-        'inbox',
-        'spam',
-        'rescued',
-        'opened',
-        'replied',
-        'reputation',
-      ] as const;
+      const columns = ['mailbox_id', 'day', ...DAY_COUNT_COLUMNS, 'reputation'] as const;
       const rows =
         mailboxId !== undefined
           ? await mailboxRows(workspaceId, mailboxId, range).select(columns).execute()
@@ -456,13 +446,7 @@ export function createStatsRepository(db: Kysely<Database>) {
       return rows.map((row) => ({
         mailboxId: row.mailbox_id,
         day: row.day,
-        sent: Number(row.sent),
-        received: Number(row.received),
-        inbox: Number(row.inbox),
-        spam: Number(row.spam),
-        rescued: Number(row.rescued),
-        opened: Number(row.opened),
-        replied: Number(row.replied),
+        ...numbersOf(DAY_COUNT_COLUMNS, row),
         reputation: nullableNumber(row.reputation),
       }));
     },

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TObject } from '@sinclair/typebox';
 import { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { MAX_RANGE_DAYS, PERIODS } from './period.js';
 
@@ -105,15 +105,17 @@ export const Rates = Type.Object(
 );
 export type Rates = Static<typeof Rates>;
 
+/** The counts of one day's rollup, in the order the daily series, the export and the summary show them. */
+export const DAY_COUNT_COLUMNS = ['sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied'] as const;
+const DayCountsShape = Object.fromEntries(DAY_COUNT_COLUMNS.map((column) => [column, Type.Integer()])) as Record<
+  (typeof DAY_COUNT_COLUMNS)[number],
+  TInteger
+>;
+export type DayCounts = Static<TObject<typeof DayCountsShape>>;
+
 export const DailyRow = Type.Object({
   date: Day,
-  sent: Type.Integer(),
-  received: Type.Integer(),
-  inbox: Type.Integer(),
-  spam: Type.Integer(),
-  rescued: Type.Integer(),
-  opened: Type.Integer(),
-  replied: Type.Integer(),
+  ...DayCountsShape,
   reputation: Score,
 });
 export type DailyRow = Static<typeof DailyRow>;
@@ -222,31 +224,13 @@ export const Engagement = Type.Object(
 export type Engagement = Static<typeof Engagement>;
 export const EngagementEnvelope = Type.Object({ engagement: Engagement });
 
-export const EXPORT_COLUMNS = [
-  'date',
-  'mailboxId',
-  'email',
-  'sent',
-  'received',
-  'inbox',
-  'spam',
-  'rescued',
-  'opened',
-  'replied',
-  'reputation',
-] as const;
+export const EXPORT_COLUMNS = ['date', 'mailboxId', 'email', ...DAY_COUNT_COLUMNS, 'reputation'] as const;
 
 export const ExportRow = Type.Object({
   date: Day,
   mailboxId: Type.String(),
   email: Type.String(),
-  sent: Type.Integer(),
-  received: Type.Integer(),
-  inbox: Type.Integer(),
-  spam: Type.Integer(),
-  rescued: Type.Integer(),
-  opened: Type.Integer(),
-  replied: Type.Integer(),
+  ...DayCountsShape,
   reputation: score("The mailbox's score that day, carried forward from its last score; null when it has none yet"),
 });
 export type ExportRow = Static<typeof ExportRow>;
@@ -262,13 +246,7 @@ export const ExportDocument = Type.Object({
 
 export const DailySummary = Type.Object({
   date: Day,
-  sent: Type.Integer(),
-  received: Type.Integer(),
-  inbox: Type.Integer(),
-  spam: Type.Integer(),
-  rescued: Type.Integer(),
-  opened: Type.Integer(),
-  replied: Type.Integer(),
+  ...DayCountsShape,
   activeMailboxes: Type.Integer({ description: 'Mailboxes active now (status has no history)' }),
   pausedMailboxes: Type.Integer(),
   errorMailboxes: Type.Integer(),

@@ -20,6 +20,7 @@ import type {
   DailySummary,
   DailySummaryQuery,
   DashboardStats,
+  DayCounts,
   Engagement,
   ExportRow,
   MailboxStats,
@@ -55,6 +56,19 @@ export interface StatsReport {
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
 export type MailboxDayRow = ExportRow & { status: MailboxStatus };
+
+/** A day's counts as shown, zeros for a day without a rollup row. */
+function dayCountsOf(row: DayCounts | undefined): DayCounts {
+  return {
+    sent: row?.sent ?? 0,
+    received: row?.received ?? 0,
+    inbox: row?.inbox ?? 0,
+    spam: row?.spam ?? 0,
+    rescued: row?.rescued ?? 0,
+    opened: row?.opened ?? 0,
+    replied: row?.replied ?? 0,
+  };
+}
 
 // One query for the CSV/JSON export fetches about this many rollup rows, so memory stays bounded
 // however many mailboxes and days are exported.
@@ -168,13 +182,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
       if (row?.reputation !== null && row?.reputation !== undefined) score = Math.round(row.reputation);
       return {
         date,
-        sent: row?.sent ?? 0,
-        received: row?.received ?? 0,
-        inbox: row?.inbox ?? 0,
-        spam: row?.spam ?? 0,
-        rescued: row?.rescued ?? 0,
-        opened: row?.opened ?? 0,
-        replied: row?.replied ?? 0,
+        ...dayCountsOf(row),
         reputation: date > now ? null : score,
       };
     });
@@ -223,13 +231,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
             mailboxId: mailbox.id,
             email: mailbox.email,
             status: mailbox.status,
-            sent: row?.sent ?? 0,
-            received: row?.received ?? 0,
-            inbox: row?.inbox ?? 0,
-            spam: row?.spam ?? 0,
-            rescued: row?.rescued ?? 0,
-            opened: row?.opened ?? 0,
-            replied: row?.replied ?? 0,
+            ...dayCountsOf(row),
             reputation: date > now ? null : (lastScores.get(mailbox.id) ?? null),
           };
         });
@@ -419,13 +421,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         const [previous, day] = series.daily as [DailyRow, DailyRow];
         return {
           date,
-          sent: day.sent,
-          received: day.received,
-          inbox: day.inbox,
-          spam: day.spam,
-          rescued: day.rescued,
-          opened: day.opened,
-          replied: day.replied,
+          ...dayCountsOf(day),
           activeMailboxes: counts.active,
           pausedMailboxes: counts.paused,
           errorMailboxes: counts.error,

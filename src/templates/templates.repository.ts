@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { countRows, newestFirstPage, type PageWindow } from '../db/list-query.js';
 import { containsText } from '../db/text-search.js';
 import type { Database, NewTemplateRow, TemplateRow, TemplateRowUpdate } from '../db/schema.js';
 import type { TemplateType } from './templates.schemas.js';
@@ -28,22 +29,9 @@ export function createTemplatesRepository(db: Kysely<Database>) {
     async list(
       workspaceId: string,
       filter: TemplateFilter,
-      page: { offset: number; limit: number },
+      page: PageWindow,
     ): Promise<{ rows: TemplateRow[]; total: number }> {
-      const { total } = await filtered(db, workspaceId, filter)
-        .select(sql<number>`cast(count(*) as integer)`.as('total'))
-        .executeTakeFirstOrThrow();
-      const rows =
-        total <= page.offset
-          ? []
-          : await filtered(db, workspaceId, filter)
-              .selectAll()
-              .orderBy('created_at', 'desc')
-              .orderBy('id', 'desc')
-              .limit(page.limit)
-              .offset(page.offset)
-              .execute();
-      return { rows, total: Number(total) };
+      return newestFirstPage(filtered(db, workspaceId, filter), 'created_at', page);
     },
 
     /** Every match, oldest first (the order an import re-creates them in). */
@@ -61,10 +49,7 @@ export function createTemplatesRepository(db: Kysely<Database>) {
 
     /** How many templates the workspace holds (the template quota). */
     async count(workspaceId: string, executor: Kysely<Database> = db): Promise<number> {
-      const { total } = await filtered(executor, workspaceId, {})
-        .select(sql<number>`cast(count(*) as integer)`.as('total'))
-        .executeTakeFirstOrThrow();
-      return Number(total);
+      return countRows(filtered(executor, workspaceId, {}));
     },
 
     async findById(workspaceId: string, id: string): Promise<TemplateRow | undefined> {

@@ -395,6 +395,23 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     expect(await count()).toBe(before + document.templates.length);
   });
 
+  it('says when a template or mailbox does not exist, and when a search finds nothing', async () => {
+    await page.goto(`${base}/templates/tpl_0000000000000000000000`);
+    await page.getByRole('heading', { name: 'This template does not exist' }).waitFor();
+    await page.getByRole('link', { name: 'Back to templates' }).click();
+    await heading('Templates').waitFor();
+    await page.getByLabel('Search templates').fill('no template is called this');
+    await page.getByRole('heading', { name: 'No template matches' }).waitFor();
+    expect(await page.locator('.templates-table').count()).toBe(0);
+
+    await page.goto(`${base}/mailboxes/mbx_0000000000000000000000`);
+    await page.getByRole('heading', { name: 'This mailbox does not exist' }).waitFor();
+    await page.getByRole('link', { name: 'Back to mailboxes' }).click();
+    await heading('Mailboxes').waitFor();
+    await page.getByLabel('Search mailboxes').fill('nobody@nowhere.invalid');
+    await page.getByRole('heading', { name: 'No mailbox matches' }).waitFor();
+  });
+
   it('downloads a statistics export with the bearer key', async () => {
     await nav('Reports').click();
     await heading('Reports').waitFor();

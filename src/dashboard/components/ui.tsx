@@ -215,6 +215,50 @@ export function PageHeader({
   );
 }
 
+/**
+ * The page of one record (a mailbox, a template) while it cannot be shown: not found (a 404, most
+ * likely deleted), failed to load (with a retry), or still loading.
+ */
+export function RecordPending({
+  title,
+  noun,
+  back,
+  error,
+  onRetry,
+  loadingRows,
+}: {
+  title: string;
+  /** What the record is, lower case: "mailbox". */
+  noun: string;
+  back: { to: string; label: string };
+  error: Error | undefined;
+  onRetry: () => void;
+  loadingRows: number;
+}) {
+  const missing = error instanceof ApiError && error.status === 404;
+  return (
+    <>
+      <PageHeader title={title} back={back} />
+      {missing ? (
+        <EmptyState
+          title={`This ${noun} does not exist`}
+          action={
+            <Link to={back.to} class="btn btn-primary">
+              Back to {back.label.toLowerCase()}
+            </Link>
+          }
+        >
+          It may have been deleted.
+        </EmptyState>
+      ) : error ? (
+        <ErrorBox error={error} onRetry={onRetry} title={`Could not load the ${noun}`} />
+      ) : (
+        <Loading label={`Loading the ${noun}`} rows={loadingRows} />
+      )}
+    </>
+  );
+}
+
 export function StatCard({
   label,
   value,
@@ -484,14 +528,36 @@ export function TextAreaField({
   );
 }
 
-type SelectProps = FieldShell & {
+interface SelectControlProps {
+  id: string;
   value: string;
   onValue: (value: string) => void;
   options: Array<{ value: string; label: string }>;
-  id?: string;
   name?: string;
   disabled?: boolean;
-};
+  'aria-invalid'?: 'true';
+  'aria-describedby'?: string;
+}
+
+/** The select element of both the form field and the filter bar; reports the chosen value. */
+function SelectControl({ value, onValue, options, ...attributes }: SelectControlProps) {
+  return (
+    <select
+      {...attributes}
+      class="input select"
+      value={value}
+      onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}
+    >
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+type SelectProps = FieldShell & Omit<SelectControlProps, 'id' | 'aria-invalid' | 'aria-describedby'> & { id?: string };
 
 export function SelectField({
   label,
@@ -509,22 +575,16 @@ export function SelectField({
   const id = givenId ?? generated;
   return (
     <FieldFrame id={id} label={label} error={error} hint={hint} class={className}>
-      <select
+      <SelectControl
         id={id}
         name={name}
-        class="input select"
         value={value}
+        onValue={onValue}
+        options={options}
         disabled={disabled}
         aria-invalid={error ? 'true' : undefined}
         aria-describedby={describedBy(id, error, hint)}
-        onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}
-      >
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
+      />
     </FieldFrame>
   );
 }
@@ -618,18 +678,7 @@ export function FilterSelect({
       <label for={id} class="visually-hidden">
         {label}
       </label>
-      <select
-        id={id}
-        class="input select"
-        value={value}
-        onChange={(event) => onValue((event.currentTarget as HTMLSelectElement).value)}
-      >
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
+      <SelectControl id={id} value={value} onValue={onValue} options={options} />
     </div>
   );
 }

@@ -1,19 +1,19 @@
 import { useState } from 'preact/hooks';
 import type { Interaction, InteractionType, Mailbox, MailboxStats } from '../api.js';
-import { ApiError, api } from '../api.js';
+import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
+import { PagedTable } from '../components/paged-table.js';
 import {
   Badge,
   Card,
   EmptyState,
   ErrorBox,
   FilterSelect,
-  Link,
   Loading,
   Notice,
   PageHeader,
-  PaginationBar,
+  RecordPending,
   Segmented,
   StatCard,
   StatusBadge,
@@ -26,6 +26,7 @@ import {
   formatNumber,
   formatPercent,
   languageName,
+  periodLabel,
   relativeTime,
   type Period,
 } from '../format.js';
@@ -61,7 +62,7 @@ function security(server: Mailbox['imap']): string {
 
 function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
   const days = stats.daily.map((d) => d.date);
-  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+  const label = periodLabel(period);
   return (
     <>
       <Card title="Reputation" subtitle={`Daily score, last ${label}`}>
@@ -126,70 +127,51 @@ function InteractionLog({ mailboxId }: { mailboxId: string }) {
         />
       }
     >
-      {log.error ? (
-        <div class="pad">
-          <ErrorBox error={log.error} onRetry={log.reload} title="Could not load the activity" />
-        </div>
-      ) : !log.data ? (
-        <div class="pad">
-          <Loading label="Loading activity" rows={5} />
-        </div>
-      ) : log.data.interactions.length === 0 ? (
-        <EmptyState title={type ? 'Nothing of this type yet' : 'No activity yet'}>
-          {type
-            ? 'Try another activity type.'
-            : 'The first warmup emails go out within the send window of the first day.'}
-        </EmptyState>
-      ) : (
-        <>
-          <div class={`table-wrap ${log.loading ? 'is-refreshing' : ''}`}>
-            <table class="table responsive-table log-table">
-              <caption class="visually-hidden">Activity</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">With</th>
-                  <th scope="col">Subject</th>
-                  <th scope="col">Placement</th>
-                </tr>
-              </thead>
-              <tbody>
-                {log.data.interactions.map((entry: Interaction) => (
-                  <tr key={entry.id}>
-                    <td data-label="When" class="nowrap">
-                      {formatDateTime(entry.occurredAt)}
-                    </td>
-                    <td data-label="Event">
-                      <Badge tone={TYPE_TONE[entry.type] ?? 'neutral'}>
-                        {TYPE_OPTIONS.find((t) => t.value === entry.type)?.label ?? entry.type}
-                      </Badge>
-                    </td>
-                    <td data-label="With" class="truncate">
-                      {entry.counterpart ?? '–'}
-                    </td>
-                    <td data-label="Subject" class="truncate subject-cell">
-                      {entry.subject ?? '–'}
-                    </td>
-                    <td data-label="Placement" class={entry.placement ? undefined : 'placement-none'}>
-                      {entry.placement ? (
-                        <Badge
-                          tone={entry.placement === 'inbox' ? 'green' : entry.placement === 'spam' ? 'red' : 'neutral'}
-                        >
-                          {entry.placement}
-                        </Badge>
-                      ) : (
-                        <span class="muted">–</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <PaginationBar pagination={log.data.pagination} onPage={setPage} noun="events" />
-        </>
-      )}
+      <PagedTable
+        list={log}
+        items={(data) => data.interactions}
+        row={(entry: Interaction) => (
+          <tr key={entry.id}>
+            <td data-label="When" class="nowrap">
+              {formatDateTime(entry.occurredAt)}
+            </td>
+            <td data-label="Event">
+              <Badge tone={TYPE_TONE[entry.type] ?? 'neutral'}>
+                {TYPE_OPTIONS.find((t) => t.value === entry.type)?.label ?? entry.type}
+              </Badge>
+            </td>
+            <td data-label="With" class="truncate">
+              {entry.counterpart ?? '–'}
+            </td>
+            <td data-label="Subject" class="truncate subject-cell">
+              {entry.subject ?? '–'}
+            </td>
+            <td data-label="Placement" class={entry.placement ? undefined : 'placement-none'}>
+              {entry.placement ? (
+                <Badge tone={entry.placement === 'inbox' ? 'green' : entry.placement === 'spam' ? 'red' : 'neutral'}>
+                  {entry.placement}
+                </Badge>
+              ) : (
+                <span class="muted">–</span>
+              )}
+            </td>
+          </tr>
+        )}
+        columns={['When', 'Event', 'With', 'Subject', 'Placement']}
+        caption="Activity"
+        tableClass="table responsive-table log-table"
+        noun="events"
+        errorTitle="Could not load the activity"
+        loadingLabel="Loading activity"
+        onPage={setPage}
+        empty={
+          <EmptyState title={type ? 'Nothing of this type yet' : 'No activity yet'}>
+            {type
+              ? 'Try another activity type.'
+              : 'The first warmup emails go out within the send window of the first day.'}
+          </EmptyState>
+        }
+      />
     </Card>
   );
 }
@@ -200,35 +182,17 @@ export function MailboxDetailPage({ id }: { id: string }) {
   const stats = useResource(() => api.mailboxStats(id, { period }), [id, period, mailbox.data?.updatedAt]);
   useTitle(mailbox.data?.email ?? 'Mailbox');
 
-  if (mailbox.error) {
-    const missing = mailbox.error instanceof ApiError && mailbox.error.status === 404;
-    return (
-      <>
-        <PageHeader title="Mailbox" back={{ to: '/mailboxes', label: 'Mailboxes' }} />
-        {missing ? (
-          <EmptyState
-            title="This mailbox does not exist"
-            action={
-              <Link to="/mailboxes" class="btn btn-primary">
-                Back to mailboxes
-              </Link>
-            }
-          >
-            It may have been deleted.
-          </EmptyState>
-        ) : (
-          <ErrorBox error={mailbox.error} onRetry={mailbox.reload} title="Could not load the mailbox" />
-        )}
-      </>
-    );
-  }
   const m = mailbox.data;
   if (!m) {
     return (
-      <>
-        <PageHeader title="Mailbox" back={{ to: '/mailboxes', label: 'Mailboxes' }} />
-        <Loading label="Loading the mailbox" rows={4} />
-      </>
+      <RecordPending
+        title="Mailbox"
+        noun="mailbox"
+        back={{ to: '/mailboxes', label: 'Mailboxes' }}
+        error={mailbox.error}
+        onRetry={mailbox.reload}
+        loadingRows={4}
+      />
     );
   }
   const s = stats.data;

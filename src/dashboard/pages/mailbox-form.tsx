@@ -16,7 +16,7 @@ import {
   TextField,
 } from '../components/ui.js';
 import { DEFAULT_WARMUP } from '../../mailboxes/warmup-settings.js';
-import { LANGUAGES } from '../format.js';
+import { LANGUAGES, PROVIDER_NAMES, asOptions } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
 
@@ -62,7 +62,7 @@ function fromDraft(draft: WarmupDraft): WarmupSettings {
   };
 }
 
-const LANGUAGE_OPTIONS = Object.entries(LANGUAGES).map(([value, label]) => ({ value, label }));
+const LANGUAGE_OPTIONS = asOptions(LANGUAGES);
 
 /** The warmup settings, shared by the add form and the edit dialog; errors keyed `warmup/<field>`. */
 function WarmupFields({
@@ -274,15 +274,8 @@ type ProviderChoice = Omit<ProviderPreset, 'id' | 'imap' | 'smtp' | 'helpUrl' | 
 
 const CUSTOM: ProviderChoice = { id: 'custom', name: 'Other (IMAP/SMTP)', appPasswordRequired: false };
 
-const SHORT_NAMES: Record<string, string> = {
-  gmail: 'Gmail',
-  outlook: 'Outlook',
-  yahoo: 'Yahoo',
-  zoho: 'Zoho',
-  icloud: 'iCloud',
-  fastmail: 'Fastmail',
-  custom: 'Other',
-};
+// On the provider picker the custom choice reads as the alternative to the named providers.
+const SHORT_NAMES: Record<string, string> = { ...PROVIDER_NAMES, custom: 'Other' };
 
 interface ServerDraft {
   host: string;

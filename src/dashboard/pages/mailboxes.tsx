@@ -3,16 +3,14 @@ import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
 import { IconMailbox, IconPlus } from '../components/icons.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
+import { ACTIONS_COLUMN, PagedTable } from '../components/paged-table.js';
 import {
   Card,
   EmptyState,
-  ErrorBox,
   FilterSelect,
   SearchInput,
   Link,
-  Loading,
   PageHeader,
-  PaginationBar,
   Progress,
   ReputationMeter,
   Skeleton,
@@ -157,59 +155,39 @@ export function MailboxesPage() {
             }}
           />
         </div>
-        {list.error ? (
-          <div class="pad">
-            <ErrorBox error={list.error} onRetry={list.reload} title="Could not load your mailboxes" />
-          </div>
-        ) : !list.data ? (
-          <div class="pad">
-            <Loading label="Loading mailboxes" rows={5} />
-          </div>
-        ) : list.data.mailboxes.length === 0 ? (
-          filtered ? (
-            <EmptyState title="No mailbox matches">Try another search or status.</EmptyState>
-          ) : (
-            <EmptyState
-              icon={<IconMailbox size={28} />}
-              title="No mailboxes yet"
-              action={
-                <Link to="/mailboxes/new" class="btn btn-primary">
-                  <IconPlus size={18} />
-                  <span>Add mailbox</span>
-                </Link>
-              }
-            >
-              Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from
-              there.
-            </EmptyState>
-          )
-        ) : (
-          <>
-            <div class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}>
-              <table class="table responsive-table">
-                <caption class="visually-hidden">Mailboxes</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Mailbox</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Reputation</th>
-                    <th scope="col">Sent today</th>
-                    <th scope="col">Warmup</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.mailboxes.map((mailbox) => (
-                    <MailboxRow key={mailbox.id} mailbox={mailbox} onChanged={replace} onDeleted={list.reload} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <PaginationBar pagination={list.data.pagination} onPage={setPage} noun="mailboxes" />
-          </>
-        )}
+        <PagedTable
+          list={list}
+          items={(data) => data.mailboxes}
+          row={(mailbox) => (
+            <MailboxRow key={mailbox.id} mailbox={mailbox} onChanged={replace} onDeleted={list.reload} />
+          )}
+          columns={['Mailbox', 'Status', 'Reputation', 'Sent today', 'Warmup', ACTIONS_COLUMN]}
+          caption="Mailboxes"
+          tableClass="table responsive-table"
+          noun="mailboxes"
+          errorTitle="Could not load your mailboxes"
+          loadingLabel="Loading mailboxes"
+          onPage={setPage}
+          empty={
+            filtered ? (
+              <EmptyState title="No mailbox matches">Try another search or status.</EmptyState>
+            ) : (
+              <EmptyState
+                icon={<IconMailbox size={28} />}
+                title="No mailboxes yet"
+                action={
+                  <Link to="/mailboxes/new" class="btn btn-primary">
+                    <IconPlus size={18} />
+                    <span>Add mailbox</span>
+                  </Link>
+                }
+              >
+                Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from
+                there.
+              </EmptyState>
+            )
+          }
+        />
       </Card>
     </>
   );

@@ -14,8 +14,8 @@ import {
   StatCard,
   reputationTone,
 } from '../components/ui.js';
-import { PERIODS, formatNumber, formatPercent, formatSigned, type Period } from '../format.js';
-import { useResource, useTitle } from '../hooks.js';
+import { PERIODS, formatNumber, formatPercent, formatSigned, periodLabel, type Period } from '../format.js';
+import { useResource, useTitle, type Resource } from '../hooks.js';
 
 /** A fall of this many points within a week puts a mailbox on the attention list. */
 const FALLING_POINTS = 5;
@@ -64,20 +64,11 @@ async function loadAttention(): Promise<AttentionItem[]> {
   return [...items, ...falling];
 }
 
-function ReputationCard({
-  period,
-  data,
-  error,
-  loading,
-  reload,
-}: {
-  period: Period;
-  data?: Reputation;
-  error?: Error;
-  loading: boolean;
-  reload: () => void;
-}) {
-  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+/** A chart card of the selected period, with the state of the resource it shows. */
+type PeriodCardProps<T> = { period: Period } & Resource<T>;
+
+function ReputationCard({ period, data, error, loading, reload }: PeriodCardProps<Reputation>) {
+  const label = periodLabel(period);
   return (
     <Card
       title="Reputation"
@@ -121,20 +112,8 @@ function ReputationCard({
   );
 }
 
-function PlacementCard({
-  period,
-  data,
-  error,
-  loading,
-  reload,
-}: {
-  period: Period;
-  data?: Analytics;
-  error?: Error;
-  loading: boolean;
-  reload: () => void;
-}) {
-  const label = PERIODS.find((p) => p.value === period)?.label ?? period;
+function PlacementCard({ period, data, error, loading, reload }: PeriodCardProps<Analytics>) {
+  const label = periodLabel(period);
   return (
     <Card title="Inbox vs spam" subtitle={`Where your warmup mail landed, by day, last ${label}`} class="span-3">
       {error ? (

@@ -111,6 +111,9 @@ function ExportCard() {
   );
 }
 
+/** The summary table's right-aligned figures, after the mailbox and its status. */
+const NUMBER_COLUMNS = ['Sent', 'Received', 'Inbox', 'Spam', 'Replied', 'Reputation'];
+
 function SummaryCard() {
   const [date, setDate] = useState(todayUtc());
   const summary = useResource(() => api.dailySummary(date || undefined), [date]);
@@ -167,24 +170,11 @@ function SummaryCard() {
                   <tr>
                     <th scope="col">Mailbox</th>
                     <th scope="col">Status</th>
-                    <th scope="col" class="num">
-                      Sent
-                    </th>
-                    <th scope="col" class="num">
-                      Received
-                    </th>
-                    <th scope="col" class="num">
-                      Inbox
-                    </th>
-                    <th scope="col" class="num">
-                      Spam
-                    </th>
-                    <th scope="col" class="num">
-                      Replied
-                    </th>
-                    <th scope="col" class="num">
-                      Reputation
-                    </th>
+                    {NUMBER_COLUMNS.map((heading) => (
+                      <th key={heading} scope="col" class="num">
+                        {heading}
+                      </th>
+                    ))}
                   </tr>
                 </thead>
                 <tbody>

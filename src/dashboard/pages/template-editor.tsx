@@ -4,27 +4,28 @@ import type { Preview, Template, TemplateFields } from '../api.js';
 import { ApiError, api } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconCopy, IconShuffle, IconTrash } from '../components/icons.js';
+import { duplicateAndOpen } from '../components/template-actions.js';
 import { toast } from '../components/toasts.js';
 import {
   Button,
   Card,
-  EmptyState,
   ErrorBox,
   Link,
   Loading,
   PageHeader,
+  RecordPending,
   SelectField,
   Spinner,
   TextAreaField,
   TextField,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES, TYPE_LABELS } from '../format.js';
+import { LANGUAGES, TYPE_LABELS, asOptions } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';
 
 const EMPTY: TemplateFields = { name: '', type: 'initial', language: 'en', subject: '', body: '' };
-const TYPE_OPTIONS = Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label }));
+const TYPE_OPTIONS = asOptions(TYPE_LABELS);
 const LANGUAGE_OPTIONS = Object.entries(LANGUAGES).map(([value, label]) => ({ value, label: `${label} (${value})` }));
 
 /** Spintax groups (`{a|b}`) at the top level of a text; `{{` and `}}` are literal braces. */
@@ -224,17 +225,6 @@ function Editor({ template }: { template?: Template }) {
     }
   }
 
-  async function duplicate() {
-    if (!template) return;
-    try {
-      const copy = await api.duplicateTemplate(template.id);
-      toast(`Created ${copy.name}`);
-      navigate(`/templates/${encodeURIComponent(copy.id)}`);
-    } catch (error) {
-      toast(`Could not duplicate: ${errorMessage(error)}`, 'error');
-    }
-  }
-
   return (
     <>
       <PageHeader
@@ -250,7 +240,7 @@ function Editor({ template }: { template?: Template }) {
         actions={
           template && (
             <>
-              <Button icon={<IconCopy size={16} />} onClick={duplicate}>
+              <Button icon={<IconCopy size={16} />} onClick={() => duplicateAndOpen(template)}>
                 Duplicate
               </Button>
               <Button variant="danger-ghost" icon={<IconTrash size={16} />} onClick={() => setDeleting(true)}>
@@ -362,34 +352,16 @@ export function TemplateEditorPage({ id }: { id?: string }) {
   const loaded = useResource(() => (id ? api.template(id) : Promise.resolve(undefined)), [id]);
   useTitle(id ? (loaded.data?.name ?? 'Template') : 'New template');
   if (!id) return <Editor />;
-  if (loaded.error) {
-    const missing = loaded.error instanceof ApiError && loaded.error.status === 404;
-    return (
-      <>
-        <PageHeader title="Template" back={{ to: '/templates', label: 'Templates' }} />
-        {missing ? (
-          <EmptyState
-            title="This template does not exist"
-            action={
-              <Link to="/templates" class="btn btn-primary">
-                Back to templates
-              </Link>
-            }
-          >
-            It may have been deleted.
-          </EmptyState>
-        ) : (
-          <ErrorBox error={loaded.error} onRetry={loaded.reload} title="Could not load the template" />
-        )}
-      </>
-    );
-  }
   if (!loaded.data) {
     return (
-      <>
-        <PageHeader title="Template" back={{ to: '/templates', label: 'Templates' }} />
-        <Loading label="Loading the template" rows={6} />
-      </>
+      <RecordPending
+        title="Template"
+        noun="template"
+        back={{ to: '/templates', label: 'Templates' }}
+        error={loaded.error}
+        onRetry={loaded.reload}
+        loadingRows={6}
+      />
     );
   }
   return <Editor key={loaded.data.id} template={loaded.data} />;

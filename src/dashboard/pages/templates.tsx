@@ -3,7 +3,9 @@ import type { Template, TemplateListQuery } from '../api.js';
 import { ApiError, api } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconCopy, IconDownload, IconPlus, IconTemplate, IconTrash, IconUpload } from '../components/icons.js';
+import { duplicateAndOpen } from '../components/template-actions.js';
 import { toast } from '../components/toasts.js';
+import { ACTIONS_COLUMN, PagedTable } from '../components/paged-table.js';
 import {
   Badge,
   Button,
@@ -13,14 +15,11 @@ import {
   FilterSelect,
   SearchInput,
   Link,
-  Loading,
   PageHeader,
-  PaginationBar,
   errorMessage,
 } from '../components/ui.js';
-import { LANGUAGES, TYPE_LABELS, formatDateTime, languageName } from '../format.js';
+import { LANGUAGES, TYPE_LABELS, asOptions, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
-import { navigate } from '../router.js';
 
 const TYPE_TONES: Record<string, 'blue' | 'green' | 'violet'> = { initial: 'blue', reply: 'green', followup: 'violet' };
 
@@ -28,14 +27,8 @@ export function TypeBadge({ type }: { type: string }) {
   return <Badge tone={TYPE_TONES[type] ?? 'blue'}>{TYPE_LABELS[type] ?? type}</Badge>;
 }
 
-const TYPE_FILTERS = [
-  { value: '', label: 'All types' },
-  ...Object.entries(TYPE_LABELS).map(([value, label]) => ({ value, label })),
-];
-const LANGUAGE_FILTERS = [
-  { value: '', label: 'All languages' },
-  ...Object.entries(LANGUAGES).map(([value, label]) => ({ value, label })),
-];
+const TYPE_FILTERS = [{ value: '', label: 'All types' }, ...asOptions(TYPE_LABELS)];
+const LANGUAGE_FILTERS = [{ value: '', label: 'All languages' }, ...asOptions(LANGUAGES)];
 
 /** Reads an uploaded export file and imports it; a 400 names the bad items by index. */
 async function importFile(file: File): Promise<number> {
@@ -119,16 +112,6 @@ export function TemplatesPage() {
     }
   }
 
-  async function duplicate(template: Template) {
-    try {
-      const copy = await api.duplicateTemplate(template.id);
-      toast(`Created ${copy.name}`);
-      navigate(`/templates/${encodeURIComponent(copy.id)}`);
-    } catch (error) {
-      toast(`Could not duplicate: ${errorMessage(error)}`, 'error');
-    }
-  }
-
   return (
     <>
       <PageHeader
@@ -180,97 +163,75 @@ export function TemplatesPage() {
             onValue={(v) => (setLanguage(v), setPage(1))}
           />
         </div>
-        {list.error ? (
-          <div class="pad">
-            <ErrorBox error={list.error} onRetry={list.reload} title="Could not load the templates" />
-          </div>
-        ) : !list.data ? (
-          <div class="pad">
-            <Loading label="Loading templates" rows={5} />
-          </div>
-        ) : list.data.templates.length === 0 ? (
-          filtered ? (
-            <EmptyState title="No template matches">Try another search, type or language.</EmptyState>
-          ) : (
-            <EmptyState
-              icon={<IconTemplate size={28} />}
-              title="No templates yet"
-              action={
-                <Link to="/templates/new" class="btn btn-primary">
-                  <IconPlus size={18} />
-                  <span>New template</span>
+        <PagedTable
+          list={list}
+          items={(data) => data.templates}
+          row={(template) => (
+            <tr key={template.id}>
+              <td class="cell-primary">
+                <Link to={`/templates/${encodeURIComponent(template.id)}`} class="row-title">
+                  {template.name}
                 </Link>
-              }
-            >
-              Warmup emails read best when they sound like you. Write a few first emails, replies and follow-ups.
-            </EmptyState>
-          )
-        ) : (
-          <>
-            <div class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}>
-              <table class="table responsive-table templates-table">
-                <caption class="visually-hidden">Templates</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Template</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Language</th>
-                    <th scope="col">Variables</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.templates.map((template) => (
-                    <tr key={template.id}>
-                      <td class="cell-primary">
-                        <Link to={`/templates/${encodeURIComponent(template.id)}`} class="row-title">
-                          {template.name}
-                        </Link>
-                        <span class="row-sub truncate">{template.subject}</span>
-                      </td>
-                      <td data-label="Type">
-                        <TypeBadge type={template.type} />
-                      </td>
-                      <td data-label="Language">{languageName(template.language)}</td>
-                      <td data-label="Variables">
-                        <span class="muted">
-                          {template.variables.length === 0 ? 'none' : template.variables.length}
-                        </span>
-                      </td>
-                      <td data-label="Updated" class="nowrap muted">
-                        {formatDateTime(template.updatedAt)}
-                      </td>
-                      <td class="cell-actions">
-                        <div class="row-actions compact">
-                          <Button
-                            size="sm"
-                            variant="ghost"
-                            icon={<IconCopy size={16} />}
-                            aria-label={`Duplicate ${template.name}`}
-                            title="Duplicate"
-                            onClick={() => duplicate(template)}
-                          />
-                          <Button
-                            size="sm"
-                            variant="danger-ghost"
-                            icon={<IconTrash size={16} />}
-                            aria-label={`Delete ${template.name}`}
-                            title="Delete"
-                            onClick={() => setDeleting(template)}
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <PaginationBar pagination={list.data.pagination} onPage={setPage} noun="templates" />
-          </>
-        )}
+                <span class="row-sub truncate">{template.subject}</span>
+              </td>
+              <td data-label="Type">
+                <TypeBadge type={template.type} />
+              </td>
+              <td data-label="Language">{languageName(template.language)}</td>
+              <td data-label="Variables">
+                <span class="muted">{template.variables.length === 0 ? 'none' : template.variables.length}</span>
+              </td>
+              <td data-label="Updated" class="nowrap muted">
+                {formatDateTime(template.updatedAt)}
+              </td>
+              <td class="cell-actions">
+                <div class="row-actions compact">
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    icon={<IconCopy size={16} />}
+                    aria-label={`Duplicate ${template.name}`}
+                    title="Duplicate"
+                    onClick={() => duplicateAndOpen(template)}
+                  />
+                  <Button
+                    size="sm"
+                    variant="danger-ghost"
+                    icon={<IconTrash size={16} />}
+                    aria-label={`Delete ${template.name}`}
+                    title="Delete"
+                    onClick={() => setDeleting(template)}
+                  />
+                </div>
+              </td>
+            </tr>
+          )}
+          columns={['Template', 'Type', 'Language', 'Variables', 'Updated', ACTIONS_COLUMN]}
+          caption="Templates"
+          tableClass="table responsive-table templates-table"
+          noun="templates"
+          errorTitle="Could not load the templates"
+          loadingLabel="Loading templates"
+          onPage={setPage}
+          empty={
+            filtered ? (
+              <EmptyState title="No template matches">Try another search, type or language.</EmptyState>
+            ) : (
+              <EmptyState
+                icon={<IconTemplate size={28} />}
+                title="No templates yet"
+                action={
+                  <Link to="/templates/new" class="btn btn-primary">
+                    <IconPlus size={18} />
+                    <span>New template</span>
+                  </Link>
+                }
+              >
+                Warmup emails read best when they sound like you. Write a few first emails, replies and follow-ups.
+              </EmptyState>
+            )
+          }
+        />
       </Card>
       {deleting && (
         <ConfirmDialog
