@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrationProvider } from '../../src/db/migrations/index.js';
 
 /** Which database the suite runs on: `WARMUP_TEST_DB=postgres` (with TEST_DATABASE_URL) or SQLite. */
 export const testDialect: 'sqlite' | 'postgres' = process.env.WARMUP_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -57,4 +59,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Migrator over the test database's own schema (PostgreSQL) or file (SQLite), to step through migrations. */
+export async function testMigrator(database: TestDatabase): Promise<Migrator> {
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  return new Migrator({
+    db: database.db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
 }

@@ -1,8 +1,6 @@
-import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
+import { createTestDatabase, testMigrator, type TestDatabase } from '../../../test/helpers/test-database.js';
 import type { NewMailboxRow } from '../schema.js';
-import { migrationProvider } from './index.js';
 
 let database: TestDatabase;
 
@@ -13,18 +11,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await database.close();
 });
-
-async function migrator(): Promise<Migrator> {
-  const schema =
-    database.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
-      : undefined;
-  return new Migrator({
-    db: database.db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-}
 
 it('adds the engine columns with their defaults, and comes out again cleanly', async () => {
   await database.db
@@ -54,7 +40,7 @@ it('adds the engine columns with their defaults, and comes out again cleanly', a
       .executeTakeFirstOrThrow(),
   ).toEqual({ next_sync_at: null, last_plan_day: null, sync_failures: 0 });
 
-  const m = await migrator();
+  const m = await testMigrator(database);
   const down = await m.migrateTo('001-initial');
   expect(down.error).toBeUndefined();
   expect(down.results?.map((r) => [r.migrationName, r.status])).toContainEqual(['002-engine', 'Success']);

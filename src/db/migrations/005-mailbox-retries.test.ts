@@ -1,7 +1,6 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/test-database.js';
-import { migrationProvider } from './index.js';
+import { createTestDatabase, testMigrator, type TestDatabase } from '../../../test/helpers/test-database.js';
 
 let database: TestDatabase;
 
@@ -13,20 +12,8 @@ afterEach(async () => {
   await database.close();
 });
 
-async function migrator(): Promise<Migrator> {
-  const schema =
-    database.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
-      : undefined;
-  return new Migrator({
-    db: database.db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-}
-
 it('brings back the mailboxes the old rules stopped for an outage, and only those', async () => {
-  const m = await migrator();
+  const m = await testMigrator(database);
   expect((await m.migrateTo('004-api-keys')).error).toBeUndefined();
   await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
     database.db,
