@@ -147,7 +147,15 @@ describe.skipIf(skipReason !== null)(
     }
 
     /** Waits for a random moment, then for a worker that holds work (a lease or claimed rows). */
-    async function workerHoldingWork(installation: Installation): Promise<WorkerProcess> {
+    /**
+     * A live worker holding a mailbox's sync or a send. `unfinished` names work an earlier kill left behind
+     * that is not finished yet: a worker that took such work over is not a victim, or that work's
+     * time to finish would count two kills.
+     */
+    async function workerHoldingWork(
+      installation: Installation,
+      unfinished: ReadonlySet<string> = new Set(),
+    ): Promise<WorkerProcess> {
       await sleep(200 + Math.random() * 1_300);
       return waitFor(
         async () => {
@@ -156,6 +164,8 @@ describe.skipIf(skipReason !== null)(
           );
           for (const worker of alive.sort(() => Math.random() - 0.5)) {
             const held = await heldBy(installation, worker.workerId);
+            const keys = [...held.leases.map((l) => l.key), ...held.rows.map((r) => `send ${r.id}`)];
+            if (keys.some((key) => unfinished.has(key))) continue;
             if (held.leases.some((l) => l.key.startsWith('sync:')) || held.rows.length > 0) return worker;
           }
           return undefined;
@@ -300,7 +310,10 @@ describe.skipIf(skipReason !== null)(
       })();
 
       for (let attempt = 0; kills.length < 3 && attempt < 10; attempt++) {
-        const victim = await workerHoldingWork(installation);
+        const victim = await workerHoldingWork(
+          installation,
+          new Set(held.filter((h) => h.doneAt === undefined).map((h) => h.what)),
+        );
         victim.process.child.kill('SIGKILL');
         const killAt = Date.now();
         await victim.process.exited;
