@@ -41,6 +41,8 @@ export interface Config {
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` lines for people, `json` lines for machines; `auto` (default) is pretty on a terminal. */
+  logFormat: LogFormat;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -51,6 +53,8 @@ export interface Config {
     caFile: string | undefined;
   };
 }
+
+export type LogFormat = 'auto' | 'pretty' | 'json';
 
 export class ConfigError extends Error {}
 
@@ -104,6 +108,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  const logFormat = env.LOG_FORMAT || 'auto';
+  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
+    throw new ConfigError(`LOG_FORMAT must be one of auto, pretty, json, got "${logFormat}"`);
+  }
   return {
     port: integerSetting(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -134,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    logFormat,
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import tty from 'node:tty';
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { buildApp, LOG_REDACT_PATHS } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -10,10 +12,32 @@ import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
-/** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
-export function createLogger(config: Pick<Config, 'logLevel'>, options: { stderr?: boolean } = {}): Logger {
+/**
+ * `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there).
+ * Lines are redacted before they are formatted, so the readable form hides what the JSON form hides.
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat'>>,
+  options: { stderr?: boolean } = {},
+): Logger {
+  const fd = options.stderr ? 2 : 1;
   const settings = { level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } };
-  return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
+  const format = config.logFormat ?? 'auto';
+  const terminal = tty.isatty(fd);
+  if (format === 'pretty' || (format === 'auto' && terminal)) {
+    return pino(
+      settings,
+      pretty({
+        destination: fd,
+        sync: true,
+        colorize: terminal,
+        translateTime: 'SYS:yyyy-mm-dd HH:MM:ss',
+        ignore: 'pid,hostname',
+        singleLine: true,
+      }),
+    );
+  }
+  return pino(settings, pino.destination(fd));
 }
 
 /** The database and the domain services over it: what every command starts from. */
