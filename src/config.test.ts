@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
       logLevel: 'info',
+      logFormat: 'auto',
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
     [{ WARMUP_RATE_LIMIT: '-1' }, /WARMUP_RATE_LIMIT/],
     [{ WARMUP_STATS_CACHE_MS: '1.5' }, /WARMUP_STATS_CACHE_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of auto, pretty, json/],
     [{ WARMUP_API_KEY: 'short' }, /WARMUP_API_KEY must be at least 32 characters \(it has 5\)/],
     [{ WARMUP_API_KEY: `${'k'.repeat(31)}` }, /WARMUP_API_KEY must be at least 32 characters/],
     [{ WARMUP_AUTH_FAILURE_LIMIT: 'many' }, /WARMUP_AUTH_FAILURE_LIMIT/],
