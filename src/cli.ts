@@ -10,6 +10,7 @@ import {
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
 import { runOnce } from './engine/engine.js';
+import { formatChecks, hasFailure, runDoctor } from './doctor.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
@@ -133,6 +134,16 @@ program
     } finally {
       await database.close();
     }
+  });
+
+program
+  .command('doctor')
+  .description('check settings, database, secret key, clock and mail servers, and print what to fix')
+  .option('--json', 'print the checks as JSON')
+  .action(async (options: { json?: boolean }) => {
+    const checks = await runDoctor(config(), process.env);
+    process.stdout.write(`${options.json ? JSON.stringify({ checks }) : formatChecks(checks)}\n`);
+    if (hasFailure(checks)) process.exitCode = 1;
   });
 
 program

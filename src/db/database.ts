@@ -64,13 +64,16 @@ function makePrivateFile(file: string): void {
   fs.chmodSync(file, PRIVATE_FILE); // exactly 0600 whatever the umask or an older release made of it
 }
 
+/** The SQLite database's name in the data folder. */
+export const SQLITE_FILE = 'warmup.db';
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  const file = options.sqliteFile ?? path.join(options.dataDir, 'warmup.db');
+  const file = options.sqliteFile ?? path.join(options.dataDir, SQLITE_FILE);
   if (!options.sqliteFile) {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIRECTORY });
     try {

@@ -1,0 +1,323 @@
+// `warmup doctor`: checks an installation the way an operator would by hand, and says what to fix.
+// It reads and connects; it never migrates, writes a row or creates a key file.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Migrator, sql } from 'kysely';
+import type { Config } from './config.js';
+import { openDatabase, SQLITE_FILE, type DatabaseHandle } from './db/database.js';
+import { migrationProvider } from './db/migrations/index.js';
+import { loadMailPolicy, RefusedHostError, resolveMailHost, type MailPolicy } from './mail/policy.js';
+import { decryptSecret, loadSecretKey, SECRET_KEY_FILE } from './mailboxes/credentials.js';
+import { forEachLimited } from './engine/concurrency.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  /** What to do about a warn or fail. */
+  fix?: string;
+}
+
+export interface DoctorOptions {
+  /** How long one mail server may take to accept a TCP connection. */
+  connectTimeoutMs?: number;
+  now?: () => Date;
+}
+
+/** The settings whose presence (never their value) the report names. */
+const OPTIONAL_SETTINGS = [
+  'DATABASE_URL',
+  'WARMUP_SECRET_KEY',
+  'WARMUP_API_KEY',
+  'WARMUP_MAIL_ALLOWED_HOSTS',
+  'WARMUP_MAIL_PLAINTEXT_HOSTS',
+  'WARMUP_MAIL_CA_FILE',
+  'WARMUP_TRUST_PROXY',
+  'WARMUP_RATE_LIMIT',
+  'WARMUP_STATS_CACHE_MS',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+] as const;
+
+const CLOCK_SKEW_WARN_MS = 2_000;
+const MAIL_CHECK_CONCURRENCY = 8;
+
+export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options: DoctorOptions = {}): Promise<Check[]> {
+  const checks: Check[] = [settingsCheck(env), ...timeZoneChecks()];
+  let policy: MailPolicy | undefined;
+  try {
+    policy = loadMailPolicy(config.mail);
+  } catch (error) {
+    checks.push({
+      name: 'mail settings',
+      status: 'fail',
+      detail: errorText(error),
+      fix: 'correct the WARMUP_MAIL_* settings',
+    });
+  }
+  if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, SQLITE_FILE))) {
+    checks.push({
+      name: 'database',
+      status: 'ok',
+      detail: `no database in ${config.dataDir} yet: the first start makes it`,
+    });
+    return checks;
+  }
+  let database: DatabaseHandle | undefined;
+  let schema: Check;
+  try {
+    database = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    schema = await schemaCheck(database, config);
+    checks.push(schema);
+  } catch (error) {
+    checks.push({
+      name: 'database',
+      status: 'fail',
+      detail: `cannot open ${storageName(config)}: ${errorText(error)}`,
+      fix: config.databaseUrl
+        ? 'start PostgreSQL or correct DATABASE_URL (host, port, database, user)'
+        : `make ${config.dataDir} writable by this user, or set WARMUP_DATA_DIR`,
+    });
+    await database?.close().catch(() => undefined);
+    return checks;
+  }
+  try {
+    if (database.dialect === 'postgres') checks.push(await clockCheck(database, options.now ?? (() => new Date())));
+    // The checks below read the mailboxes: only a current schema has them as this release knows them.
+    if (schema.status === 'ok') {
+      checks.push(await secretKeyCheck(database, config));
+      if (policy) checks.push(...(await mailServerChecks(database, policy, options.connectTimeoutMs ?? 5_000)));
+    }
+  } finally {
+    await database.close();
+  }
+  return checks;
+}
+
+function settingsCheck(env: NodeJS.ProcessEnv): Check {
+  const set = OPTIONAL_SETTINGS.filter((name) => env[name] !== undefined && env[name] !== '');
+  return {
+    name: 'settings',
+    status: 'ok',
+    detail: set.length === 0 ? 'all defaults (nothing to configure)' : `set: ${set.join(', ')}`,
+  };
+}
+
+/** Send windows are in each mailbox's zone: a Node without full ICU data would plan them in UTC. */
+function timeZoneChecks(): Check[] {
+  try {
+    const hour = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', hour12: false });
+    hour.format(new Date());
+    return [{ name: 'time zones', status: 'ok', detail: 'time zone data available' }];
+  } catch {
+    return [
+      {
+        name: 'time zones',
+        status: 'fail',
+        detail: 'this Node.js has no time zone data',
+        fix: 'use a Node.js build with full ICU (the official builds have it)',
+      },
+    ];
+  }
+}
+
+async function schemaCheck(database: DatabaseHandle, config: Config): Promise<Check> {
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: database.db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
+  if (pending.length > 0) {
+    return {
+      name: 'database',
+      status: 'warn',
+      detail: `${storageName(config)}: ${pending.length} schema change(s) not applied yet`,
+      fix: 'run `warmup migrate` (or start the service, which applies them)',
+    };
+  }
+  return { name: 'database', status: 'ok', detail: `${storageName(config)}, schema up to date` };
+}
+
+async function secretKeyCheck(database: DatabaseHandle, config: Config): Promise<Check> {
+  const keyFile = path.join(config.dataDir, SECRET_KEY_FILE);
+  const stored = await database.db
+    .selectFrom('mailboxes')
+    .select(['id', 'password_encrypted'])
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!config.secretKey && !fs.existsSync(keyFile)) {
+    return stored
+      ? {
+          name: 'secret key',
+          status: 'fail',
+          detail: `no WARMUP_SECRET_KEY and no ${keyFile}, but mailboxes are stored`,
+          fix: `restore ${SECRET_KEY_FILE} from a backup or set the WARMUP_SECRET_KEY the passwords were stored with`,
+        }
+      : { name: 'secret key', status: 'ok', detail: `${keyFile} will be made on first start` };
+  }
+  let key: Buffer;
+  try {
+    key = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+  } catch (error) {
+    return { name: 'secret key', status: 'fail', detail: errorText(error), fix: 'see README: Security' };
+  }
+  const source = config.secretKey ? 'WARMUP_SECRET_KEY' : keyFile;
+  if (stored) {
+    try {
+      decryptSecret(key, stored.password_encrypted, stored.id);
+    } catch {
+      return {
+        name: 'secret key',
+        status: 'fail',
+        detail: `${source} does not decrypt the stored mailbox passwords`,
+        fix: 'use the key the passwords were stored with (every process of one database must share one key)',
+      };
+    }
+  }
+  if (!config.secretKey) {
+    const mode = fs.statSync(keyFile).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      return {
+        name: 'secret key',
+        status: 'warn',
+        detail: `${keyFile} is readable by others (mode ${mode.toString(8)})`,
+        fix: `chmod 600 ${keyFile}`,
+      };
+    }
+    if (database.dialect === 'postgres') {
+      return {
+        name: 'secret key',
+        status: 'warn',
+        detail: `${keyFile} is local to this machine, but the database is shared`,
+        fix: 'set the same WARMUP_SECRET_KEY for every process of this database',
+      };
+    }
+  }
+  return { name: 'secret key', status: 'ok', detail: `${source}${stored ? ', decrypts the stored passwords' : ''}` };
+}
+
+/** Leases and due times compare this machine's clock with the other processes' through the database. */
+async function clockCheck(database: DatabaseHandle, now: () => Date): Promise<Check> {
+  const before = now().getTime();
+  const row = (await sql<{ now: Date | string }>`select now() as now`.execute(database.db)).rows[0];
+  const after = now().getTime();
+  const server = new Date(row?.now ?? 0).getTime();
+  const skew = Math.abs(server - (before + after) / 2) - (after - before) / 2;
+  if (skew > CLOCK_SKEW_WARN_MS) {
+    return {
+      name: 'clock',
+      status: 'warn',
+      detail: `this machine's clock is ${(skew / 1000).toFixed(1)} s off the database server's`,
+      fix: 'synchronise the clocks (NTP): leases and due times assume one time',
+    };
+  }
+  return { name: 'clock', status: 'ok', detail: "agrees with the database server's clock" };
+}
+
+interface ServerUse {
+  host: string;
+  port: number;
+  mailboxes: Set<string>;
+}
+
+/** Every IMAP and SMTP server a mailbox uses: allowed by the mail policy, and accepting connections. */
+async function mailServerChecks(database: DatabaseHandle, policy: MailPolicy, timeoutMs: number): Promise<Check[]> {
+  const rows = await database.db
+    .selectFrom('mailboxes')
+    .select(['id', 'imap', 'smtp'])
+    .where('status', '!=', 'paused')
+    .execute();
+  const servers = new Map<string, ServerUse>();
+  for (const row of rows) {
+    for (const json of [row.imap, row.smtp]) {
+      const { host, port } = JSON.parse(json) as { host: string; port: number };
+      const key = `${host}:${port}`;
+      const use = servers.get(key) ?? { host, port, mailboxes: new Set<string>() };
+      use.mailboxes.add(row.id);
+      servers.set(key, use);
+    }
+  }
+  if (servers.size === 0) return [{ name: 'mail servers', status: 'ok', detail: 'no mailbox to check yet' }];
+  const failures: Check[] = [];
+  await forEachLimited([...servers.values()], MAIL_CHECK_CONCURRENCY, async (server) => {
+    const problem = await reachProblem(server, policy, timeoutMs);
+    if (problem) failures.push({ name: `mail server ${server.host}:${server.port}`, status: 'fail', ...problem });
+  });
+  failures.sort((a, b) => a.name.localeCompare(b.name));
+  const reachable = servers.size - failures.length;
+  return [
+    ...failures,
+    ...(reachable > 0
+      ? [{ name: 'mail servers', status: 'ok' as const, detail: `${reachable} of ${servers.size} accept connections` }]
+      : []),
+  ];
+}
+
+async function reachProblem(
+  server: ServerUse,
+  policy: MailPolicy,
+  timeoutMs: number,
+): Promise<{ detail: string; fix: string } | undefined> {
+  const count = server.mailboxes.size;
+  const used = `used by ${count} mailbox${count === 1 ? '' : 'es'}`;
+  let address: string;
+  try {
+    address = (await resolveMailHost(server.host, policy)).address;
+  } catch (error) {
+    if (error instanceof RefusedHostError) {
+      return {
+        detail: `${used}; an internal address the mail policy refuses`,
+        fix: 'if this is your own mail server, add it to WARMUP_MAIL_ALLOWED_HOSTS',
+      };
+    }
+    return { detail: `${used}; the name does not resolve`, fix: 'check the host name and this machine’s DNS' };
+  }
+  const connected = await new Promise<string | undefined>((resolve) => {
+    const socket = net.connect({ host: address, port: server.port });
+    const done = (outcome: string | undefined) => {
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.setTimeout(timeoutMs);
+    socket.once('connect', () => done(undefined));
+    socket.once('timeout', () => done(`no answer within ${timeoutMs / 1000} s`));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
+  if (connected === undefined) return undefined;
+  return {
+    detail: `${used}; cannot connect to ${address}:${server.port} (${connected})`,
+    fix: 'check that the server runs and that a firewall lets this machine reach that port',
+  };
+}
+
+function storageName(config: Config): string {
+  return config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+export function hasFailure(checks: readonly Check[]): boolean {
+  return checks.some((check) => check.status === 'fail');
+}
+
+/** The report, one line per check: status, name, what was found and, where needed, the fix. */
+export function formatChecks(checks: readonly Check[]): string {
+  const label: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
+  return checks
+    .map(
+      (check) =>
+        `${label[check.status]}  ${check.name}: ${check.detail}${check.fix ? `\n      fix: ${check.fix}` : ''}`,
+    )
+    .join('\n');
+}

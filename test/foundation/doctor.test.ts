@@ -1,0 +1,130 @@
+// `warmup doctor` against a real database and real sockets: one line per check, a fix for every
+// problem, exit 1 on a failure, and never a secret in what it prints. The first case runs the real
+// command; the others call the same function in process (a child process costs seconds each).
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { formatChecks, hasFailure, runDoctor } from '../../src/doctor.js';
+import { encryptSecret } from '../../src/mailboxes/credentials.js';
+import { insertMailbox, insertWorkspace } from '../helpers/engine-fixtures.js';
+import { freePort, runWarmup } from '../helpers/processes.js';
+import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/test-database.js';
+
+const SECRET_KEY = 'd'.repeat(64);
+const PASSWORD = 'mailbox-password-never-printed';
+
+let database: TestDatabase;
+let listener: net.Server;
+let listeningPort: number;
+let closedPort: number;
+
+/** A mailbox whose IMAP and SMTP servers are `imapPort` and `smtpPort` on 127.0.0.1, password encrypted. */
+async function addMailbox(email: string, imapPort: number, smtpPort: number): Promise<void> {
+  const workspaceId = await insertWorkspace(database.db);
+  const row = await insertMailbox(database.db, workspaceId, { email });
+  const server = (port: number) => JSON.stringify({ host: '127.0.0.1', port, secure: false, username: email });
+  await database.db
+    .updateTable('mailboxes')
+    .set({
+      imap: server(imapPort),
+      smtp: server(smtpPort),
+      password_encrypted: encryptSecret(Buffer.from(SECRET_KEY, 'hex'), PASSWORD, row.id),
+    })
+    .where('id', '=', row.id)
+    .execute();
+}
+
+function doctorEnv(env: Record<string, string>): Record<string, string> {
+  return { ...database.env, WARMUP_SECRET_KEY: SECRET_KEY, WARMUP_MAIL_ALLOWED_HOSTS: '127.0.0.1', ...env };
+}
+
+/** What `warmup doctor` prints and its exit code, computed in this process. */
+async function doctor(overrides: Record<string, string>): Promise<{ code: number; stdout: string }> {
+  const env = doctorEnv(overrides);
+  const checks = await runDoctor(loadConfig(env), env);
+  return { code: hasFailure(checks) ? 1 : 0, stdout: `${formatChecks(checks)}\n` };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  listener = net.createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  listeningPort = (listener.address() as net.AddressInfo).port;
+  closedPort = await freePort();
+  await addMailbox('ada@example.test', listeningPort, listeningPort);
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => listener?.close(resolve));
+  await database?.close();
+});
+
+describe('warmup doctor', () => {
+  it('a sound installation: every check ok, exit 0', async () => {
+    const result = await runWarmup(['doctor'], doctorEnv({}));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(
+      lines.every((line) => line.startsWith('ok ')),
+      result.stdout,
+    ).toBe(true);
+    expect(result.stdout).toMatch(/^ok +database: .*schema up to date$/m);
+    expect(result.stdout).toMatch(/^ok +secret key: WARMUP_SECRET_KEY, decrypts the stored passwords$/m);
+    expect(result.stdout).toMatch(/^ok +mail servers: 1 of 1 accept connections$/m);
+    if (testDialect === 'postgres') expect(result.stdout).toMatch(/^ok +clock: /m);
+    expect(result.stdout).toMatch(/^ok +settings: set: .*WARMUP_SECRET_KEY/m);
+    expect(result.stdout + result.stderr).not.toContain(SECRET_KEY);
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  });
+
+  it('a secret key that does not decrypt the stored passwords fails, with the fix', async () => {
+    const result = await doctor({ WARMUP_SECRET_KEY: 'e'.repeat(64) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^FAIL +secret key: WARMUP_SECRET_KEY does not decrypt the stored mailbox passwords\n +fix: use the key the passwords were stored with/m,
+    );
+    expect(result.stdout).not.toContain('e'.repeat(64));
+  });
+
+  it('names a mail server nobody answers on, and how many mailboxes use it', async () => {
+    await addMailbox('bob@example.test', closedPort, listeningPort);
+    try {
+      const result = await doctor({});
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^FAIL +mail server 127\\.0\\.0\\.1:${closedPort}: used by 1 mailbox; cannot connect to 127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)\\n +fix: `,
+          'm',
+        ),
+      );
+      expect(result.stdout).toMatch(/^ok +mail servers: 1 of 2 accept connections$/m);
+    } finally {
+      await database.db.deleteFrom('mailboxes').where('email', '=', 'bob@example.test').execute();
+    }
+  });
+
+  it('an internal mail server the mail policy refuses points at WARMUP_MAIL_ALLOWED_HOSTS', async () => {
+    const result = await doctor({ WARMUP_MAIL_ALLOWED_HOSTS: '' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(`^FAIL +mail server 127\\.0\\.0\\.1:${listeningPort}: used by 1 mailbox; an internal address`, 'm'),
+    );
+    expect(result.stdout).toMatch(/fix: if this is your own mail server, add it to WARMUP_MAIL_ALLOWED_HOSTS/);
+  });
+
+  it('a fresh data folder is fine: the first start makes the database', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-doctor-'));
+    try {
+      const checks = await runDoctor(loadConfig({ WARMUP_DATA_DIR: dataDir }), {});
+      const result = { code: hasFailure(checks) ? 1 : 0, stdout: formatChecks(checks) };
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`ok    database: no database in ${dataDir} yet: the first start makes it`);
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
