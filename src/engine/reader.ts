@@ -27,6 +27,8 @@ import { acquireLease, withLease } from './leases.js';
 import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
+  engagementPlanColumns,
+  engagementPlanOf,
   insertPlannedReply,
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
@@ -36,8 +38,6 @@ import {
   markMessageRescued,
   markSentMessageBounced,
   markUnfoundMessagesLost,
-  engagementPlanColumns,
-  engagementPlanOf,
   setEngageAfter,
   storeEngagementPlan,
   type EngagementPlan,
