@@ -415,8 +415,8 @@ function firstStep(plan: EngagementPlan): Date {
 
 /**
  * The reader's habits on one message, one step at a time as each falls due: rescue, open, flag,
- * reply, file. Steps due by now are taken in that order (usually one per sync, since each waits
- * its own delay); the row then waits for its next step. Every step is recorded as an interaction
+ * reply, file. One step per sync (all at once with `ignoreSchedule`); the row then waits for its
+ * next step. Every step is recorded as an interaction
  * unique on (mailbox, message, type) after its IMAP action, so a crash repeats an action at most,
  * never a count, and a plan stored with the row makes a restarted worker take the same steps.
  */
@@ -439,7 +439,7 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
   // writing that down leaves it in the inbox, and the rescue still has to be counted. Mail put into
   // spam after it was found (no rescue planned) is taken out with the next step.
   const inSpam = row.placement === 'spam' || message.role === 'spam';
-  if (inSpam && !done.has('rescued') && (plan.rescueAt ? due(plan.rescueAt) : due(firstStep(plan)))) {
+  const rescue = async () => {
     if (message.role === 'spam') {
       const movedUid = await session.move(folder, uid, 'INBOX');
       folder = 'INBOX';
@@ -450,18 +450,35 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
     });
     if (recorded) summary.rescued += 1;
-  }
-
-  if (due(plan.openAt) && !done.has('opened')) {
+  };
+  const open = async () => {
     await session.markSeen(folder, uid);
     if (await record(context, row, 'opened')) summary.opened += 1;
-  }
-  if (due(plan.flagAt) && !done.has('flagged')) {
+  };
+  const flag = async () => {
     await session.flag(folder, uid);
     if (await record(context, row, 'flagged')) summary.flagged += 1;
-  }
-  if (due(plan.replyAt) && !done.has('replied') && row.turn < MAX_TURNS) {
+  };
+  const reply = async () => {
     if (await planReply(context, row)) summary.replied += 1;
+  };
+  // The steps not taken yet, in order; null: not taken at all.
+  const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
+    { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
+    { at: done.has('opened') ? null : plan.openAt, take: open },
+    { at: done.has('flagged') ? null : plan.flagAt, take: flag },
+    { at: done.has('replied') || row.turn >= MAX_TURNS ? null : plan.replyAt, take: reply },
+  ];
+  for (const [index, step] of steps.entries()) {
+    if (!due(step.at)) continue;
+    await step.take();
+    if (options.ignoreSchedule) continue;
+    // One step per sync: steps that fell due together (after downtime, or a flag right after
+    // opening) still come apart by a sync interval at least. The next one is due from then on.
+    const rest = [...steps.filter((other, i) => i !== index).map((other) => other.at), plan.fileAt];
+    const next = Math.min(...rest.filter((at) => at !== null).map((at) => at.getTime()));
+    await setEngageAfter(deps.db, row.id, new Date(next));
+    return;
   }
 
   if (!due(plan.fileAt)) {
