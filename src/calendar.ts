@@ -135,6 +135,12 @@ export function localDay(at: Date, timeZone: string): string {
   return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
 }
 
+/** The wall-clock time (`HH:MM`) of an instant in a time zone. */
+export function localTime(at: Date, timeZone: string): string {
+  const w = wallClock(at, timeZone);
+  return `${String(w.hour).padStart(2, '0')}:${String(w.minute).padStart(2, '0')}`;
+}
+
 /**
  * The instant a wall-clock time of a day has in a time zone. Across a DST change a skipped time
  * (spring forward) moves forward by the gap, and a repeated time (fall back) takes its first occurrence.

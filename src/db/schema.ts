@@ -130,6 +130,15 @@ export interface WarmupMessagesTable {
   engaged_at: string | null;
   /** When the recipient moved it out of spam. */
   rescued_at: string | null;
+  /**
+   * The recipient's plan for it, set when it is found (see engine/habits.ts): when it takes it out
+   * of spam, opens, flags, answers and files it. Null: a step it does not take.
+   */
+  rescue_due_at: string | null;
+  open_due_at: string | null;
+  flag_due_at: string | null;
+  reply_due_at: string | null;
+  file_due_at: string | null;
 }
 
 export interface MailboxPlansTable {

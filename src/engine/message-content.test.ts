@@ -14,6 +14,7 @@ import {
   replyMessageIdFor,
   replySubject,
   seedFrom,
+  templateTypeFor,
   withQuote,
 } from './message-content.js';
 
@@ -143,5 +144,14 @@ describe('quoting the parent', () => {
       '<blockquote><p>Hi Frank,</p>\n<p>Are we still on for &lt;Thursday&gt;?</p></blockquote>',
     );
     expect(reply.html.startsWith('<p>Sounds good.</p>')).toBe(true);
+  });
+});
+
+describe('template of a message', () => {
+  it('opens a thread with an initial, answers with a reply, and the third turn is a follow-up', () => {
+    expect(templateTypeFor({ kind: 'initial', turn: 1 })).toBe('initial');
+    expect(templateTypeFor({ kind: 'reply', turn: 2 })).toBe('reply');
+    expect(templateTypeFor({ kind: 'reply', turn: 3 })).toBe('followup');
+    expect(templateTypeFor({ kind: 'reply', turn: 4 })).toBe('reply');
   });
 });

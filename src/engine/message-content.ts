@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { COMPANIES, TOPICS_BY_LANGUAGE } from '../templates/default-templates.js';
 import { bodyToHtml, renderMessage, type RenderedMessage, type TemplateVariable } from '../templates/render.js';
+import type { TemplateType } from '../templates/templates.schemas.js';
 
 export type MessageVariables = Record<TemplateVariable, string>;
 
@@ -189,6 +190,18 @@ export function withQuote(
   const plainQuote = quoted.map((line) => line.replace(/^> ?/, '')).join('\n');
   const html = `${reply.html}\n${bodyToHtml(header)}\n<blockquote>${bodyToHtml(plainQuote)}</blockquote>`;
   return { body, html };
+}
+
+/** Which message of a thread is the original sender's answer to the reply: the third. */
+export const FOLLOWUP_TURN = 3;
+
+/**
+ * The template a warmup message is written from: `initial` opens a thread, the original sender's
+ * answer to the reply (turn 3) is a `followup`, every other answer a `reply`.
+ */
+export function templateTypeFor(message: { kind: string; turn: number }): TemplateType {
+  if (message.kind !== 'reply') return 'initial';
+  return message.turn === FOLLOWUP_TURN ? 'followup' : 'reply';
 }
 
 export interface ComposeInput {

@@ -10,7 +10,7 @@
  * a count.
  */
 import type { Logger } from 'pino';
-import { addDays, localDay, localTimeToUtc, utcDay, validTimeZone } from '../calendar.js';
+import { localDay, utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
@@ -22,10 +22,13 @@ import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } f
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
+import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
 import { acquireLease, withLease } from './leases.js';
 import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
+  engagementPlanColumns,
+  engagementPlanOf,
   insertPlannedReply,
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
@@ -35,6 +38,9 @@ import {
   markMessageRescued,
   markSentMessageBounced,
   markUnfoundMessagesLost,
+  setEngageAfter,
+  storeEngagementPlan,
+  type EngagementPlan,
   type PendingMessageRow,
 } from './warmup-messages.repository.js';
 
@@ -79,11 +85,6 @@ const SYNC_CONCURRENCY = 4;
 const PENDING_LIMIT = 500;
 /** A healthy mailbox is read every few minutes, not on every scheduler tick: providers cap logins. */
 export const SYNC_INTERVAL_MS = 4 * 60_000;
-/** A thread ends after this many messages; a reply to a reply is rarer than a first reply. */
-export const MAX_TURNS = 4;
-export const REPLY_DECAY = 0.35;
-export const OPEN_RATE = 0.95;
-export const FLAG_RATE = 0.3;
 /** Mail not found this long after sending is lost. */
 export const LOST_AFTER_MS = 48 * 60 * 60_000;
 /** A found message not acted on within this time (it vanished) is no longer looked for. */
@@ -92,8 +93,6 @@ const ENGAGE_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
 const STRAY_COPY_WINDOW_MS = 2 * 24 * 60 * 60_000;
 /** Bounces are looked for among the mailbox's mail sent this recently. */
 const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
-const WAKING_START = '07:00';
-const WAKING_END = '22:00';
 
 export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promise<SyncSummary> {
   const summary: SyncSummary = {
@@ -147,6 +146,7 @@ async function syncMailbox(
     mailboxId,
     new Date(now.getTime() - ENGAGE_GIVE_UP_MS),
     PENDING_LIMIT,
+    options.ignoreSchedule ? undefined : now,
   );
   const ownSent = await listUnfoundSentBy(
     deps.db,
@@ -224,13 +224,15 @@ function syncDeadlineError(server: { host: string; port: number }, deadlineMs: n
 
 interface Habits {
   timezone: string;
-  /** 0..100 */
+  /** 0..100, the user's setting */
   replyRate: number;
+  /** The mailbox's own ways, the same in every worker (see habits.ts). */
+  traits: Traits;
 }
 
 function habitsOf(mailbox: MailboxRow): Habits {
   const settings = parseWarmupSettings(mailbox.warmup);
-  return { timezone: validTimeZone(settings.timezone), replyRate: settings.replyRate };
+  return { timezone: validTimeZone(settings.timezone), replyRate: settings.replyRate, traits: traitsOf(mailbox.id) };
 }
 
 interface SessionContext {
@@ -341,17 +343,19 @@ async function renewSyncLease(context: SessionContext): Promise<void> {
 }
 
 async function recordReceived(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
-  const { deps, mailbox, options, habits } = context;
+  const { deps, mailbox, options } = context;
   const now = options.now;
   const placement = placementOf(message);
-  const engageAfter = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 5, 90);
+  const plan = planFor(context, row, now, placement === 'spam');
+  const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
-    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter }))) return false;
+    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan }))) return false;
     return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
   });
   row.found_at = now.toISOString();
   row.placement = placement;
   row.engage_after = engageAfter.toISOString();
+  Object.assign(row, engagementPlanColumns(plan));
   if (recorded) context.summary.received += 1;
 }
 
@@ -376,18 +380,66 @@ function interactionOf(
   };
 }
 
-/** The reader's habits on one message: rescue, open, flag, reply, file. */
+/**
+ * What the mailbox does with a message it found, and when: drawn from its own traits once, at
+ * finding. With `ignoreSchedule` every step is due at once (the choices are still drawn).
+ */
+function planFor(context: SessionContext, row: PendingMessageRow, foundAt: Date, inSpam: boolean): EngagementPlan {
+  const { deps, habits, options } = context;
+  return planEngagement({
+    foundAt,
+    inSpam,
+    turn: row.turn,
+    replyRatePercent: habits.replyRate,
+    timeZone: habits.timezone,
+    traits: habits.traits,
+    random: deps.random,
+    atOnce: options.ignoreSchedule,
+  });
+}
+
+/** Mail found before plans were kept is planned at its next step, from now. */
+async function planLate(context: SessionContext, row: PendingMessageRow): Promise<EngagementPlan> {
+  const plan = planFor(context, row, context.options.now, row.placement === 'spam');
+  await storeEngagementPlan(context.deps.db, row.id, plan);
+  return plan;
+}
+
+function planSteps(plan: EngagementPlan): Date[] {
+  return [plan.rescueAt, plan.openAt, plan.flagAt, plan.replyAt, plan.fileAt].filter((at) => at !== null);
+}
+
+function firstStep(plan: EngagementPlan): Date {
+  return new Date(Math.min(...planSteps(plan).map((at) => at.getTime())));
+}
+
+/**
+ * The reader's habits on one message, one step at a time as each falls due: rescue, open, flag,
+ * reply, file. One step per sync (all at once with `ignoreSchedule`); the row then waits for its
+ * next step. Every step is recorded as an interaction
+ * unique on (mailbox, message, type) after its IMAP action, so a crash repeats an action at most,
+ * never a count, and a plan stored with the row makes a restarted worker take the same steps.
+ */
 async function engage(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
   const { deps, mailbox, session, options, summary, habits } = context;
   const now = options.now;
+  // a sync after a night of downtime acts in the morning, not at once
+  if (!options.ignoreSchedule && !isWakingHours(now, habits.timezone)) {
+    await setEngageAfter(deps.db, row.id, intoWakingHours(now, habits.timezone, deps.random));
+    return;
+  }
+  const plan = engagementPlanOf(row) ?? (await planLate(context, row));
+  const due = (at: Date | null): boolean => at !== null && (options.ignoreSchedule || at <= now);
   const done = await listRecordedTypes(deps.db, mailbox.id, row.message_id);
   let folder = message.folder;
   let uid = message.uid;
 
   // Teaching the filter is the point: mail that arrived in spam always goes back to the inbox.
   // Decided by where it arrived, not where it is now: a sync that moved it and then failed before
-  // writing that down leaves it in the inbox, and the rescue still has to be counted.
-  if ((row.placement === 'spam' || message.role === 'spam') && !done.has('rescued')) {
+  // writing that down leaves it in the inbox, and the rescue still has to be counted. Mail put into
+  // spam after it was found (no rescue planned) is taken out with the next step.
+  const inSpam = row.placement === 'spam' || message.role === 'spam';
+  const rescue = async () => {
     if (message.role === 'spam') {
       const movedUid = await session.move(folder, uid, 'INBOX');
       folder = 'INBOX';
@@ -398,20 +450,42 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
     });
     if (recorded) summary.rescued += 1;
-  }
-
-  if (!done.has('opened') && deps.random() < OPEN_RATE) {
+  };
+  const open = async () => {
     await session.markSeen(folder, uid);
     if (await record(context, row, 'opened')) summary.opened += 1;
-  }
-  if (!done.has('flagged') && deps.random() < FLAG_RATE) {
+  };
+  const flag = async () => {
     await session.flag(folder, uid);
     if (await record(context, row, 'flagged')) summary.flagged += 1;
-  }
-  if (!done.has('replied') && row.turn < MAX_TURNS && deps.random() < replyProbability(habits.replyRate, row.turn)) {
+  };
+  const reply = async () => {
     if (await planReply(context, row)) summary.replied += 1;
+  };
+  // The steps not taken yet, in order; null: not taken at all.
+  const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
+    { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
+    { at: done.has('opened') ? null : plan.openAt, take: open },
+    { at: done.has('flagged') ? null : plan.flagAt, take: flag },
+    { at: done.has('replied') || row.turn >= MAX_TURNS ? null : plan.replyAt, take: reply },
+  ];
+  for (const [index, step] of steps.entries()) {
+    if (!due(step.at)) continue;
+    await step.take();
+    if (options.ignoreSchedule) continue;
+    // One step per sync: steps that fell due together (after downtime, or a flag right after
+    // opening) still come apart by a sync interval at least. The next one is due from then on.
+    const rest = [...steps.filter((other, i) => i !== index).map((other) => other.at), plan.fileAt];
+    const next = Math.min(...rest.filter((at) => at !== null).map((at) => at.getTime()));
+    await setEngageAfter(deps.db, row.id, new Date(next));
+    return;
   }
 
+  if (!due(plan.fileAt)) {
+    const next = planSteps(plan).filter((at) => at > now);
+    await setEngageAfter(deps.db, row.id, new Date(Math.min(...next.map((at) => at.getTime()))));
+    return;
+  }
   if (folder.toLowerCase() !== WARMUP_FOLDER.toLowerCase()) {
     context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
     await session.move(folder, uid, context.warmupPath);
@@ -432,21 +506,16 @@ async function record(context: SessionContext, row: PendingMessageRow, type: Int
   return inTransaction(deps.db, (trx) => recordInteraction(trx, interactionOf(mailbox, row, type, options.now)));
 }
 
-/** replyRate (percent) for a first reply, 35 % of that for each further turn. */
-export function replyProbability(replyRatePercent: number, turn: number): number {
-  if (turn >= MAX_TURNS) return 0;
-  return (replyRatePercent / 100) * REPLY_DECAY ** (turn - 1);
-}
-
 /**
  * Plans the answer as a new `planned` row from this mailbox back to the sender, in the same thread,
- * and records `replied`. The reply's Message-ID is derived from the parent's, so doing this twice
- * plans one reply.
+ * and records `replied`. The human delay before answering is over (it was the reply step's wait):
+ * the reply is wanted now, and goes out when the sender lets it. The reply's Message-ID is derived
+ * from the parent's, so doing this twice plans one reply.
  */
 async function planReply(context: SessionContext, row: PendingMessageRow): Promise<boolean> {
   const { deps, mailbox, options, habits } = context;
   const now = options.now;
-  const dueAt = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 10, 180);
+  const dueAt = now;
   return inTransaction(deps.db, async (trx) => {
     await insertPlannedReply(trx, {
       id: newId('msg', now.getTime()),
@@ -528,32 +597,4 @@ export async function markLostMessages(deps: Pick<SyncDeps, 'db'>, now: Date): P
     }
     return lost.length;
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time of day in a mailbox's zone
-
-/**
- * `at` + a human delay of minMinutes..maxMinutes, moved into waking hours (07:00–22:00 local):
- * a message that would be read at night is read the next morning, within the first hour.
- */
-export function humanDelay(
-  at: Date,
-  timeZone: string,
-  random: () => number,
-  minMinutes: number,
-  maxMinutes: number,
-): Date {
-  const minutes = minMinutes + random() * (maxMinutes - minMinutes);
-  const when = new Date(at.getTime() + Math.round(minutes * 60_000));
-  return intoWakingHours(when, timeZone, random);
-}
-
-export function intoWakingHours(when: Date, timeZone: string, random: () => number): Date {
-  const day = localDay(when, timeZone);
-  const wakes = localTimeToUtc(day, WAKING_START, timeZone);
-  const sleeps = localTimeToUtc(day, WAKING_END, timeZone);
-  if (when >= wakes && when < sleeps) return when;
-  const morning = when < wakes ? wakes : localTimeToUtc(addDays(day, 1), WAKING_START, timeZone);
-  return new Date(morning.getTime() + Math.round(random() * 60) * 60_000);
 }

@@ -53,6 +53,12 @@ async function messageRow(id: string) {
   return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
+/** The type of the default template (see pickDefaultTemplate) a message was written from; null: none. */
+function templateTypeOf(templateId: string | null): string | null {
+  if (templateId === null) return null;
+  return DEFAULT_TEMPLATES[Number(templateId.replace(/^tpl_/, ''))]?.type ?? null;
+}
+
 async function interactions(type?: InteractionType) {
   let query = database.db.selectFrom('interactions').selectAll().orderBy('occurred_at');
   if (type) query = query.where('type', '=', type);
@@ -204,7 +210,49 @@ describe('sendDueMessages', () => {
     expect(mail.text).toContain('On Mar 12, 2026, 9:00 AM, Frank Fox wrote:\n> Sure.\n');
     expect(mail.text).not.toContain('> > ');
     expect(mail.html).toContain('<blockquote><p>Sure.</p></blockquote>');
-    expect((await messageRow(second.id)).turn).toBe(3);
+    // the original sender's answer to the reply, the third turn, is written from a follow-up template
+    const third = await messageRow(second.id);
+    expect(third.turn).toBe(3);
+    expect(templateTypeOf(third.template_id)).toBe('followup');
+  });
+
+  it('writes the third turn from a reply template when the workspace has no follow-up', async () => {
+    deps.templates = {
+      pickTemplate: (workspaceId, criteria, seed) =>
+        criteria.type === 'followup' ? Promise.resolve(undefined) : pickDefaultTemplate(workspaceId, criteria, seed),
+    };
+    const first = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      dueAt: at(-minutes(120)),
+      status: 'sent',
+      sentAt: at(-minutes(120)),
+    });
+    const reply = await insertMessage(database.db, {
+      sender: frank,
+      recipient: erin,
+      parent: first,
+      dueAt: at(-minutes(60)),
+      status: 'sent',
+      sentAt: at(-minutes(60)),
+    });
+    const third = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      parent: reply,
+      dueAt: at(-minutes(1)),
+    });
+    const fourth = await insertMessage(database.db, {
+      sender: frank,
+      recipient: erin,
+      parent: third,
+      dueAt: at(-minutes(1)),
+    });
+
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 2 });
+    expect(templateTypeOf((await messageRow(third.id)).template_id)).toBe('reply');
+    expect((await messageRow(fourth.id)).turn).toBe(4);
+    expect(templateTypeOf((await messageRow(fourth.id)).template_id)).toBe('reply');
   });
 
   it('after a server failure, waits for the sender to be tried again, then sends exactly the same message', async () => {

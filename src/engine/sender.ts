@@ -22,7 +22,7 @@ import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
-import { composeMessage, displayName, seedFrom, type Party } from './message-content.js';
+import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
   claimDueMessages,
   closeUnsentMessage,
@@ -271,12 +271,15 @@ async function prepareMail(
       : undefined;
   if (!content) {
     const settings = parseWarmupSettings(sender.warmup);
-    const type: TemplateType = isReply ? 'reply' : 'initial';
-    const template = await deps.templates.pickTemplate(
-      sender.workspace_id,
-      { type, language: settings.language },
-      seedFrom(row.message_id),
-    );
+    const type: TemplateType = isReply ? templateTypeFor(row) : 'initial';
+    const pick = (templateType: TemplateType) =>
+      deps.templates.pickTemplate(
+        sender.workspace_id,
+        { type: templateType, language: settings.language },
+        seedFrom(row.message_id),
+      );
+    // a workspace that deleted its follow-ups answers with a reply template instead
+    const template = (await pick(type)) ?? (type === 'followup' ? await pick('reply') : undefined);
     if (!template) throw new Error(`the workspace has no "${type}" template (language ${settings.language} or en)`);
     const composed = composeMessage({
       template,

@@ -338,13 +338,15 @@ export async function listRecentlyEngagedForRecipient(
 
 /**
  * Sent mail addressed to a mailbox that it has not finished with: not found yet, or found since
- * `engagedGiveUpSince` and not acted on. Oldest first, at most `limit`.
+ * `engagedGiveUpSince` and not acted on (with `dueBy`, only when its next step is due by then).
+ * Oldest first, at most `limit`.
  */
 export async function listPendingForRecipient(
   db: Kysely<Database>,
   recipientId: string,
   engageGiveUpSince: Date,
   limit: number,
+  dueBy?: Date,
 ): Promise<PendingMessageRow[]> {
   return db
     .selectFrom('warmup_messages as w')
@@ -357,7 +359,14 @@ export async function listPendingForRecipient(
       eb.or([
         eb('w.found_at', 'is', null),
         // a found message that vanished (deleted by the owner) is not looked for forever
-        eb.and([eb('w.engaged_at', 'is', null), eb('w.found_at', '>=', engageGiveUpSince.toISOString())]),
+        eb.and([
+          eb('w.engaged_at', 'is', null),
+          eb('w.found_at', '>=', engageGiveUpSince.toISOString()),
+          // mail waiting for its next step is not worth a login
+          ...(dueBy
+            ? [eb.or([eb('w.engage_after', 'is', null), eb('w.engage_after', '<=', dueBy.toISOString())])]
+            : []),
+        ]),
       ]),
     )
     .orderBy('w.sent_at')
@@ -384,11 +393,32 @@ export async function listUnfoundSentBy(
     .execute();
 }
 
-/** The recipient found the message; true when this call was the first to say so. */
+/** When the recipient takes each step on a message it found; null: a step it does not take. */
+export interface EngagementPlan {
+  rescueAt: Date | null;
+  openAt: Date | null;
+  flagAt: Date | null;
+  replyAt: Date | null;
+  fileAt: Date;
+}
+
+/** The plan as the row's columns. */
+export function engagementPlanColumns(plan: EngagementPlan) {
+  const iso = (at: Date | null) => (at ? at.toISOString() : null);
+  return {
+    rescue_due_at: iso(plan.rescueAt),
+    open_due_at: iso(plan.openAt),
+    flag_due_at: iso(plan.flagAt),
+    reply_due_at: iso(plan.replyAt),
+    file_due_at: plan.fileAt.toISOString(),
+  };
+}
+
+/** The recipient found the message and planned what it does with it; true when this call was the first to say so. */
 export async function markMessageFound(
   trx: Kysely<Database>,
   id: string,
-  found: { at: Date; placement: Placement; engageAfter: Date },
+  found: { at: Date; placement: Placement; engageAfter: Date; plan: EngagementPlan },
 ): Promise<boolean> {
   const updated = await trx
     .updateTable('warmup_messages')
@@ -396,12 +426,46 @@ export async function markMessageFound(
       found_at: found.at.toISOString(),
       placement: found.placement,
       engage_after: found.engageAfter.toISOString(),
+      ...engagementPlanColumns(found.plan),
     })
     .where('id', '=', id)
     .where('found_at', 'is', null)
     .returning('id')
     .executeTakeFirst();
   return updated !== undefined;
+}
+
+/** The plan a found row holds; undefined for mail found before plans were kept. */
+export function engagementPlanOf(row: WarmupMessageRow): EngagementPlan | undefined {
+  if (row.file_due_at === null) return undefined;
+  const at = (iso: string | null) => (iso === null ? null : new Date(iso));
+  return {
+    rescueAt: at(row.rescue_due_at),
+    openAt: at(row.open_due_at),
+    flagAt: at(row.flag_due_at),
+    replyAt: at(row.reply_due_at),
+    fileAt: new Date(row.file_due_at),
+  };
+}
+
+/** A plan for mail found before plans were kept; a plan already stored stays. */
+export async function storeEngagementPlan(db: Kysely<Database>, id: string, plan: EngagementPlan): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set(engagementPlanColumns(plan))
+    .where('id', '=', id)
+    .where('file_due_at', 'is', null)
+    .execute();
+}
+
+/** The next step on a found message is due at `at`: the reader passes it over until then. */
+export async function setEngageAfter(db: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ engage_after: at.toISOString() })
+    .where('id', '=', id)
+    .where('engaged_at', 'is', null)
+    .execute();
 }
 
 export async function markMessageRescued(trx: Kysely<Database>, id: string, at: Date): Promise<void> {

@@ -316,7 +316,7 @@ const ENGLISH: DefaultTemplate[] = [
     '{Cheers|Best},\n{sender_first_name}',
   ),
 
-  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
+  // followup: the original sender's answer to a reply (the third message of a thread)
   en(
     'followup',
     'Thanks for getting back',
@@ -444,7 +444,7 @@ const GERMAN: DefaultTemplate[] = [
     '{Viele Grüße|Beste Grüße}\n{sender_first_name}',
   ),
 
-  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
+  // followup: the original sender's answer to a reply (the third message of a thread)
   de(
     'followup',
     'Danke für die Rückmeldung',
@@ -540,7 +540,7 @@ const FRENCH: DefaultTemplate[] = [
     '{Bonne soirée|À demain},\n{sender_first_name}',
   ),
 
-  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
+  // followup: the original sender's answer to a reply (the third message of a thread)
   fr(
     'followup',
     'Merci pour ta réponse',
@@ -636,7 +636,7 @@ const SPANISH: DefaultTemplate[] = [
     '{Un saludo|Saludos},\n{sender_first_name}',
   ),
 
-  // followup: shipped with the defaults, though the engine sends only `initial` and `reply` for now
+  // followup: the original sender's answer to a reply (the third message of a thread)
   es(
     'followup',
     'Gracias por responder',

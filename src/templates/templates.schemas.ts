@@ -11,7 +11,7 @@ export const TemplateType = Type.Unsafe<(typeof TEMPLATE_TYPES)[number]>({
   type: 'string',
   enum: [...TEMPLATE_TYPES],
   description:
-    '`initial` opens a thread, `reply` answers a received warmup email, `followup` is meant for a second message from the original sender (stored and exported, but the engine does not send follow-ups yet)',
+    '`initial` opens a thread, `reply` answers a received warmup email, `followup` is the second message of the original sender, answering the reply (the third message of a thread)',
 });
 export type TemplateType = Static<typeof TemplateType>;
 

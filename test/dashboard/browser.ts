@@ -30,7 +30,9 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { width?: number; height?: number } = {}): Promise<Browser> {
+export async function launchBrowser(
+  options: { width?: number; height?: number; /** IANA zone of the browser; default UTC */ timezoneId?: string } = {},
+): Promise<Browser> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'warmup-chromium-'));
   const downloadsDir = mkdtempSync(path.join(os.tmpdir(), 'warmup-downloads-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -41,7 +43,7 @@ export async function launchBrowser(options: { width?: number; height?: number }
     acceptDownloads: true,
     downloadsPath: downloadsDir,
     locale: 'en-GB',
-    timezoneId: 'UTC',
+    timezoneId: options.timezoneId ?? 'UTC',
   });
   return {
     context,

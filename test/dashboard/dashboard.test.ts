@@ -490,3 +490,55 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe.runIf(runBrowser && getMailStack() !== null)('dashboard in a browser in New York', () => {
+  const stack = runBrowser && getMailStack() !== null ? requireMailStack() : undefined;
+  const paul = MAIL_USERS.dashboard[1];
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    t = await createTestApp();
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchBrowser({ timezoneId: 'America/New_York' });
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('proposes the browser’s time zone for a new mailbox, and the mailbox keeps it', { timeout: 60_000 }, async () => {
+    await page.goto(base);
+    await page.getByLabel('API key').fill(t.workspace.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailboxes', exact: true }).click();
+    await page.getByRole('link', { name: 'Add mailbox' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Add a mailbox' }).waitFor();
+
+    expect(await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')).toBe('America/New_York');
+    expect(await page.getByLabel('Time zone').inputValue()).toBe('America/New_York');
+
+    await page.getByRole('radio', { name: 'Other' }).check({ force: true });
+    await page.getByLabel('IMAP host').fill(stack!.host);
+    await page.getByLabel('IMAP port').fill(String(stack!.imapPort));
+    await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
+    await page.getByLabel('SMTP host').fill(stack!.host);
+    await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
+    await page.getByLabel('SMTP port').fill(String(stack!.submissionPort));
+    await page.getByLabel('Email address').fill(paul.email);
+    await page.getByLabel('Password', { exact: true }).fill(paul.password);
+    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    await page.getByRole('heading', { level: 1, name: paul.email }).waitFor({ timeout: 30_000 });
+
+    const stored = (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+      mailboxes: Array<{ email: string; warmup: { timezone: string } }>;
+    };
+    expect(stored.mailboxes).toMatchObject([{ email: paul.email, warmup: { timezone: 'America/New_York' } }]);
+  });
+});

@@ -179,7 +179,6 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       for (const row of rows)
         byRecipient.set(row.recipient_mailbox_id, [...(byRecipient.get(row.recipient_mailbox_id) ?? []), row]);
       let opened = 0;
-      let flagged = 0;
       for (const [recipientId, received] of byRecipient) {
         const where = await locate(
           userOf(recipientId),
@@ -192,7 +191,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
           expect(found?.seen, `\\Seen of ${row.message_id}`).toBe(has(recipientId, 'opened', row.message_id));
           expect(found?.flagged, `\\Flagged of ${row.message_id}`).toBe(has(recipientId, 'flagged', row.message_id));
           if (found?.seen) opened += 1;
-          if (found?.flagged) flagged += 1;
+          if (found?.flagged) expect(found.seen, `flagged, so read: ${row.message_id}`).toBe(true);
           if (row.sender_mailbox_id === junkId) {
             expect(has(recipientId, 'rescued', row.message_id)).toBe(true);
             expect(row.rescued_at).not.toBeNull();
@@ -211,13 +210,19 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
           }
         }
       }
+      // each mailbox opens and flags at its own rate (flagging 2–12 %: with this few messages, often none)
       expect(opened).toBeGreaterThan(0);
-      expect(flagged).toBeGreaterThan(0);
 
-      // replyRate 100: every first message was answered; each answer was received by the original sender
+      // replyRate 100 times each mailbox's factor (0.8–1.2): most first messages were answered; each
+      // answer is in the thread and was received by the original sender, and nothing else was answered
+      const answered = initial.filter((row) => has(row.recipient_mailbox_id, 'replied', row.message_id));
+      expect(answered.length).toBeGreaterThanOrEqual(initial.length / 2);
       for (const row of initial) {
-        expect(has(row.recipient_mailbox_id, 'replied', row.message_id), `reply to ${row.message_id}`).toBe(true);
         const reply = replies.find((r) => r.parent_message_id === row.message_id);
+        if (!answered.includes(row)) {
+          expect(reply, `no reply to ${row.message_id}`).toBeUndefined();
+          continue;
+        }
         expect(reply?.turn).toBe(2);
         expect(has(row.sender_mailbox_id, 'received', reply?.message_id ?? '')).toBe(true);
       }

@@ -77,6 +77,8 @@ export const MAIL_USERS = {
     user('yuri@yankee.test'),
     user('zoe@zulu.test'),
   ],
+  /** People differ (engine end to end): two mailboxes and a junk sender, each acting in its own time. */
+  people: [user('pia@people-one.test'), user('rex@people-two.test'), user('sly@people-junk.test')],
   /** Dashboard browser tests: 3 users. */
   dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
   /** Hostile-tenant tests of the mail layer (test/security): their own mailboxes. */
@@ -97,7 +99,7 @@ export const MAIL_USERS = {
 export type MailUserSuite = keyof typeof MAIL_USERS;
 
 /** Senders whose mail the stack's Sieve script files into the recipient's Junk folder. */
-export const JUNK_SENDERS: readonly string[] = ['junky@delta.test', 'spammer@mail-junk.test'];
+export const JUNK_SENDERS: readonly string[] = ['junky@delta.test', 'spammer@mail-junk.test', 'sly@people-junk.test'];
 
 /** Receivers whose server files everything they receive into Junk. */
 export const JUNK_RECIPIENTS: readonly string[] = ['xena@xray.test'];

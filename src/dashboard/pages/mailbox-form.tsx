@@ -28,10 +28,12 @@ function browserTimeZone(): string {
   }
 }
 
-function timeZones(): string[] {
+/** The zones to choose from, with `current` among them (a browser may name its zone by an alias the list lacks). */
+function timeZones(current: string): string[] {
   const intl = Intl as typeof Intl & { supportedValuesOf?: (key: string) => string[] };
   const zones = intl.supportedValuesOf?.('timeZone') ?? [];
-  return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+  const others = zones.filter((zone) => zone !== 'UTC' && zone !== current);
+  return ['UTC', ...(current === 'UTC' ? others : [...others, current].sort())];
 }
 
 /** Numbers typed into the form stay text until submit, so a half-typed value is never rewritten. */
@@ -74,7 +76,7 @@ function WarmupFields({
   onDraft: (draft: WarmupDraft) => void;
   errors: Record<string, string>;
 }) {
-  const zones = useMemo(timeZones, []);
+  const zones = useMemo(() => timeZones(draft.timezone), [draft.timezone]);
   const set = <K extends keyof WarmupDraft>(field: K, value: WarmupDraft[K]) => onDraft({ ...draft, [field]: value });
   return (
     <div class="form-grid">
