@@ -272,8 +272,8 @@ describe.skipIf(skipReason !== null)(
       // seconds on a busy 2-core machine: pickupMs), then does it (a mailbox left alone for a lease
       // has a backlog to read: doneMarginMs).
       const leaseMs = 10_000;
-      const pickupMs = 5_000;
-      const doneMarginMs = 10_000;
+      const pickupMs = 8_000;
+      const doneMarginMs = 15_000;
       const logFrom = dovecotLog(stack).length - 1;
       const installation = await install({ startVolume: 8, replyRate: 70 });
       const options: WorkerOptions = { intervalMs: 200, leaseMs, ignoreSchedule: true };
