@@ -10,11 +10,12 @@ import {
   ConflictError,
   ConnectionFailedError,
   NotFoundError,
+  type ConnectionFailure,
   ValidationError,
   type FieldError,
 } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
-import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
+import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
 import { verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
@@ -323,17 +324,32 @@ export function createMailboxesService({
     return scrubSecret(text, config.password, config.username);
   }
 
-  /** Logs in to both servers at once; a 422 that says which side failed and what the server answered. */
-  async function verifyConnection(credentials: MailboxCredentials): Promise<void> {
+  /**
+   * Logs in to both servers at once; a 422 that says which side failed, what the server answered
+   * and, per side, the problem and its fix (`provider`: a preset that refuses account passwords
+   * makes a refused login read "use an app password").
+   */
+  async function verifyConnection(credentials: MailboxCredentials, provider?: string): Promise<void> {
     const [imap, smtp] = await Promise.allSettled([
       verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
       verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
     ]);
-    const failures: string[] = [];
-    if (imap.status === 'rejected') failures.push(describeFailure('IMAP', imap.reason, credentials.imap));
-    if (smtp.status === 'rejected') failures.push(describeFailure('SMTP', smtp.reason, credentials.smtp));
-    if (failures.length === 2) throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${failures.join(' — ')}`);
-    if (failures.length === 1) throw new ConnectionFailedError(failures[0]);
+    const texts: string[] = [];
+    const failures: ConnectionFailure[] = [];
+    const appPasswordProvider =
+      provider !== undefined && isKnownProvider(provider) && PROVIDERS[provider].appPasswordRequired;
+    for (const [label, result, config] of [
+      ['IMAP', imap, credentials.imap],
+      ['SMTP', smtp, credentials.smtp],
+    ] as const) {
+      if (result.status !== 'rejected') continue;
+      texts.push(describeFailure(label, result.reason, config));
+      if (isMailConnectionError(result.reason))
+        failures.push(diagnoseMailFailure(result.reason, { appPasswordProvider }));
+    }
+    if (texts.length === 2)
+      throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${texts.join(' — ')}`, failures);
+    if (texts.length === 1) throw new ConnectionFailedError(texts[0]!, failures);
   }
 
   function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
@@ -394,7 +410,7 @@ export function createMailboxesService({
       const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
       let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
       if (body.verify !== false) {
-        await verifyConnection(credentials);
+        await verifyConnection(credentials, body.provider);
         proof = proofChanges(await roundTrip(email, credentials), clock.now(), 0);
       }
 
@@ -503,7 +519,7 @@ export function createMailboxesService({
       if (Object.keys(changes).length === 0) return toMailbox(current);
 
       if (credentials) {
-        await verifyConnection(credentials);
+        await verifyConnection(credentials, changes.provider ?? current.provider);
         // New servers or a new login prove nothing about the old ones: the mailbox proves itself again.
         Object.assign(changes, proofChanges(await roundTrip(current.email, credentials), clock.now(), 0));
       }
@@ -543,7 +559,7 @@ export function createMailboxesService({
         if (error instanceof SecretDecryptionError) throw new ConnectionFailedError(PASSWORD_UNREADABLE);
         throw error;
       }
-      await verifyConnection(credentials);
+      await verifyConnection(credentials, current.provider);
       const proof =
         current.proven_at === null ? proofChanges(await roundTrip(current.email, credentials), clock.now(), 0) : {};
       if (Object.keys(proof).length > 0) {

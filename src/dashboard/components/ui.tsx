@@ -23,15 +23,26 @@ export function Button({
   class: className,
   disabled,
   type = 'button',
+  onClick,
   ...rest
 }: ButtonProps) {
+  // A busy button is aria-disabled, not disabled: a disabled button loses the keyboard focus,
+  // which then falls to <body> and the user has to find their place again.
   return (
     <button
       {...rest}
       type={type}
       class={['btn', `btn-${variant}`, size === 'sm' ? 'btn-sm' : '', className ?? ''].filter(Boolean).join(' ')}
-      disabled={disabled || loading}
+      disabled={disabled}
+      aria-disabled={loading ? 'true' : undefined}
       aria-busy={loading ? 'true' : undefined}
+      onClick={(event) => {
+        if (loading) {
+          event.preventDefault();
+          return;
+        }
+        onClick?.call(event.currentTarget, event);
+      }}
     >
       {loading ? <Spinner /> : icon}
       {children && <span>{children}</span>}
@@ -79,8 +90,40 @@ export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?
 }
 
 export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError && error.failures.length > 0) {
+    return error.failures.map((failure) => `${failure.title}: ${failure.fix}`).join(' ');
+  }
   if (error instanceof ApiError || error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * A failed login check: the problem as the headline (not always "refused the login"), the one fix
+ * per server, and what the server said underneath.
+ */
+function ConnectionFailureBody({ error }: { error: ApiError }) {
+  const { failures } = error;
+  const sameProblem = failures.every((failure) => failure.problem === failures[0]!.problem);
+  const headline = !sameProblem
+    ? 'IMAP and SMTP both failed'
+    : failures.length > 1
+      ? failures[0]!.title.replace(/^(IMAP|SMTP) server /, 'IMAP and SMTP servers ')
+      : failures[0]!.title;
+  return (
+    <div class="alert-body">
+      <strong>{headline}</strong>
+      <ul class="failure-fixes">
+        {failures.map((failure) => (
+          <li key={failure.side}>
+            {failures.length > 1 && <span class="failure-side">{failure.side.toUpperCase()}: </span>}
+            {!sameProblem && <>{failure.title}. </>}
+            {failure.fix}
+          </li>
+        ))}
+      </ul>
+      <p class="failure-detail">{error.message}</p>
+    </div>
+  );
 }
 
 /** An error in place, announced to screen readers, with a retry where one makes sense. */
@@ -96,10 +139,14 @@ export function ErrorBox({
   return (
     <div class="alert alert-error" role="alert">
       <IconAlert size={18} class="alert-icon" />
-      <div class="alert-body">
-        <strong>{title}</strong>
-        <p>{errorMessage(error)}</p>
-      </div>
+      {error instanceof ApiError && error.failures.length > 0 ? (
+        <ConnectionFailureBody error={error} />
+      ) : (
+        <div class="alert-body">
+          <strong>{title}</strong>
+          <p>{errorMessage(error)}</p>
+        </div>
+      )}
       {onRetry && (
         <Button size="sm" variant="ghost" icon={<IconRefresh size={16} />} onClick={onRetry}>
           Retry

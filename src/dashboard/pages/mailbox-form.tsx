@@ -448,7 +448,7 @@ export function AddMailboxPage() {
     } catch (error) {
       setBusy(false);
       if (error instanceof ApiError && error.status === 422) {
-        setFailure({ title: 'The mailbox server refused the login', error });
+        setFailure({ title: 'The mailbox could not connect', error });
       } else if (error instanceof ApiError && error.status === 409) {
         setErrors({ email: error.message });
       } else {
