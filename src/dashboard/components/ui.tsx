@@ -181,16 +181,20 @@ export function EmptyState({
   title,
   children,
   action,
+  level = 3,
 }: {
   icon?: ComponentChildren;
   title: string;
   children?: ComponentChildren;
   action?: ComponentChildren;
+  /** 2 where nothing but the page's h1 comes before it, so headings go down one level at a time. */
+  level?: 2 | 3;
 }) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   return (
     <div class="empty">
       {icon && <div class="empty-icon">{icon}</div>}
-      <h3>{title}</h3>
+      <Heading>{title}</Heading>
       {children && <p>{children}</p>}
       {action && <div class="empty-action">{action}</div>}
     </div>
@@ -316,7 +320,7 @@ export function StatCard({
   label: string;
   value: ComponentChildren;
   hint?: ComponentChildren;
-  tone?: 'good' | 'warn' | 'bad';
+  tone?: 'good' | 'building' | 'warn' | 'bad';
   loading?: boolean;
 }) {
   return (
@@ -355,16 +359,40 @@ export function Badge({
   return <span class={`badge badge-${tone}`}>{children}</span>;
 }
 
-export function reputationTone(score: number): 'good' | 'warn' | 'bad' {
+/**
+ * 80–100 good, 50–79 building up (where every new mailbox starts: not a warning), under 50 at risk.
+ * REPUTATION_LEGEND says the same in words next to every coloured score.
+ */
+export function reputationTone(score: number): 'good' | 'building' | 'bad' {
   if (score >= 80) return 'good';
-  if (score >= 50) return 'warn';
+  if (score >= 50) return 'building';
   return 'bad';
+}
+
+export const REPUTATION_LEGEND =
+  'Reputation: 80–100 good · 50–79 building up (new mailboxes start at 50) · under 50 at risk';
+
+/** The colours of reputation scores, in words. */
+export function ReputationLegend() {
+  return (
+    <p class="reputation-legend">
+      <span class="legend-item">
+        <span class="swatch tone-bg-good" /> 80–100 good
+      </span>
+      <span class="legend-item">
+        <span class="swatch tone-bg-building" /> 50–79 building up (new mailboxes start at 50)
+      </span>
+      <span class="legend-item">
+        <span class="swatch tone-bg-bad" /> under 50 at risk
+      </span>
+    </p>
+  );
 }
 
 export function ReputationMeter({ score }: { score: number }) {
   const tone = reputationTone(score);
   return (
-    <span class="reputation" title={`Reputation ${score} of 100`}>
+    <span class="reputation" title={`Reputation ${score} of 100. ${REPUTATION_LEGEND}`}>
       <span class={`reputation-score tone-${tone}`}>{score}</span>
       <span class="meter" aria-hidden="true">
         <span class={`meter-fill fill-${tone}`} style={{ width: `${Math.max(0, Math.min(100, score))}%` }} />

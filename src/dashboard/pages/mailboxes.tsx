@@ -91,9 +91,10 @@ function MailboxRow({
       <td data-label="Sent today">
         <TodayVolume mailbox={mailbox} />
       </td>
-      <td data-label="Warmup" class="nowrap">
+      <td data-label="Warmup">
         <div class="cell-stack">
           <span>{mailbox.warmupDay > 0 ? `Day ${mailbox.warmupDay}` : 'Starting'}</span>
+          <span class="row-sub outlook-line">{mailbox.outlook.limitReason ?? mailbox.outlook.summary}</span>
           <span class="row-sub">synced {relativeTime(mailbox.lastSyncAt)}</span>
         </div>
       </td>

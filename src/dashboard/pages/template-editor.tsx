@@ -203,6 +203,11 @@ function Editor({ template }: { template?: Template }) {
 
   async function save(event: Event) {
     event.preventDefault();
+    // The button stays enabled when nothing changed: a disabled button would drop the focus.
+    if (template && !dirty) {
+      toast('No changes to save');
+      return;
+    }
     setBusy(true);
     setErrors({});
     setFailure(undefined);
@@ -320,7 +325,7 @@ function Editor({ template }: { template?: Template }) {
             <Link to="/templates" class="btn btn-ghost">
               Cancel
             </Link>
-            <Button type="submit" variant="primary" loading={busy} disabled={template !== undefined && !dirty}>
+            <Button type="submit" variant="primary" loading={busy}>
               {template ? 'Save changes' : 'Create template'}
             </Button>
           </div>
