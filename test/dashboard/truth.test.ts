@@ -40,6 +40,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
   let soloId: string;
   let junkedId: string;
   let guardedId: string;
+  let keyboard: TestWorkspace;
 
   async function signIn(workspace: TestWorkspace): Promise<void> {
     await page.goto(base);
@@ -240,7 +241,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     { timeout: 120_000 },
     async () => {
       const stack = requireMailStack();
-      const keyboard = await t.createWorkspace('Keyboard');
+      keyboard = await t.createWorkspace('Keyboard');
       const focusLog: string[] = [];
       const focused = () =>
         page.evaluate(() => {
@@ -340,4 +341,31 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
       await expectFocusKept('template saved');
     },
   );
+
+  it('edits the servers of a mailbox, asking for the password again before a new host or port', async () => {
+    const stack = requireMailStack();
+    const { mailboxes } = (await keyboard.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+      mailboxes: Array<{ id: string; smtp: { port: number; secure: boolean } }>;
+    };
+    const mailbox = mailboxes[0]!;
+    await page.goto(`${base}/mailboxes/${mailbox.id}`);
+    await page.getByRole('button', { name: 'Warmup settings' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Mail servers').click();
+    await expectNoAxeViolations('settings dialog with the mail servers');
+    await dialog.getByLabel('SMTP security').selectOption({ label: 'SSL/TLS' });
+    await dialog.getByLabel('SMTP port').fill(String(stack.submissionsPort));
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => dialog.getByLabel(/^Password/).getAttribute('aria-invalid')).toBe('true');
+    // nothing was sent: the stored settings are unchanged
+    const unchanged = (await keyboard.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` })).json().mailbox;
+    expect(unchanged.smtp).toMatchObject({ port: mailbox.smtp.port, secure: false });
+
+    await dialog.getByLabel(/^Password/).fill(quinn!.password);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+    const moved = (await keyboard.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` })).json().mailbox;
+    expect(moved.smtp).toMatchObject({ port: stack.submissionsPort, secure: true });
+    await expect.poll(() => page.locator('main').innerText()).toContain(`${stack.host}:${stack.submissionsPort}`);
+  });
 });
