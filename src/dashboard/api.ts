@@ -77,7 +77,12 @@ export class ApiError extends Error {
     const byField: Record<string, string> = {};
     for (const error of this.errors) {
       const field = error.path.split('/').filter(Boolean).slice(1).join('/');
-      if (field && !byField[field]) byField[field] = plainWords(error.message);
+      if (!field) continue;
+      // every error of a field, each once (a body can have several problems at once)
+      const message = plainWords(error.message);
+      const known = byField[field];
+      if (known === undefined) byField[field] = message;
+      else if (!known.split('\n').includes(message)) byField[field] = `${known}\n${message}`;
     }
     return byField;
   }

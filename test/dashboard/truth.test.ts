@@ -368,4 +368,29 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     expect(moved.smtp).toMatchObject({ port: stack.submissionsPort, secure: true });
     await expect.poll(() => page.locator('main').innerText()).toContain(`${stack.host}:${stack.submissionsPort}`);
   });
+
+  it("templates open on the browser's language; the editor shows every body error, each once", async () => {
+    await signIn(troubled);
+    await page.goto(`${base}/templates`);
+    await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+    await settled();
+    expect(await page.getByLabel('Language').inputValue()).toBe('en'); // the browser runs in en-GB
+    const languages = await page.locator('td[data-label="Language"]').allInnerTexts();
+    expect(languages.length).toBeGreaterThan(0);
+    expect(new Set(languages)).toEqual(new Set(['English']));
+
+    await page.goto(`${base}/templates/new`);
+    await page.getByLabel('Name', { exact: true }).fill('Broken');
+    await page.getByLabel('Subject', { exact: true }).fill('Hello');
+    await page.getByLabel('Body', { exact: true }).fill('Hi {nope}, and {also_unknown}');
+    const problem = page.locator('.preview-card [role="alert"]');
+    await expect.poll(() => problem.innerText()).toContain('also_unknown');
+    const shown = await problem.innerText();
+    expect(shown.match(/unknown variable "nope"/g)).toHaveLength(1);
+    expect(shown.match(/unknown variable "also_unknown"/g)).toHaveLength(1);
+    await page.getByRole('button', { name: 'Create template' }).click();
+    const bodyError = page.locator('.field.has-error .field-error');
+    await expect.poll(() => bodyError.innerText()).toMatch(/"nope"[\s\S]*"also_unknown"/);
+    await expectNoAxeViolations('template editor with body errors');
+  });
 });
