@@ -147,6 +147,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
 
     await page.goto(`${base}/mailboxes`);
     await expect.poll(() => page.locator('.outlook-line').first().innerText()).toBe(api.outlook.limitReason);
+    expect(await page.locator('.pagination-info').innerText()).toBe('1–1 of 1 mailbox');
     await expectNoAxeViolations('mailboxes, pool of one');
 
     await page.goto(`${base}/mailboxes/${soloId}`);

@@ -2,6 +2,7 @@ import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes, Ref 
 import { useId } from 'preact/hooks';
 import type { MailboxStatus, Pagination } from '../api.js';
 import { ApiError } from '../api.js';
+import { countNoun } from '../format.js';
 import { linkClick } from '../router.js';
 import { IconAlert, IconBack, IconRefresh, IconSearch } from './icons.js';
 
@@ -463,7 +464,7 @@ export function PaginationBar({
   return (
     <nav class="pagination" aria-label={`${noun} pages`}>
       <span class="pagination-info">
-        {first}–{last} of {pagination.total} {noun}
+        {first}–{last} of {countNoun(pagination.total, noun)}
       </span>
       {pagination.totalPages > 1 && (
         <div class="pagination-buttons">

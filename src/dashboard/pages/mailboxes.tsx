@@ -16,7 +16,7 @@ import {
   Skeleton,
   StatusBadge,
 } from '../components/ui.js';
-import { PROVIDER_NAMES, formatNumber, relativeTime } from '../format.js';
+import { PROVIDER_NAMES, countNoun, formatNumber, relativeTime } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 
 const STATUS_FILTERS = [
@@ -44,7 +44,11 @@ function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
         <strong>{formatNumber(sent)}</strong>
         <span class="muted"> / {target > 0 ? formatNumber(target) : '–'}</span>
       </span>
-      <Progress value={sent} max={Math.max(target, sent, 1)} label={`${sent} of ${target} emails sent today`} />
+      <Progress
+        value={sent}
+        max={Math.max(target, sent, 1)}
+        label={`${sent} of ${countNoun(target, 'emails')} sent today`}
+      />
     </span>
   );
 }
