@@ -23,18 +23,10 @@ import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
 import { loadSecretKey } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
+import { closedPort } from '../../test/helpers/ports.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 const WRONG_PASSWORD = 'Wr0ng-Passw0rd-Marker-7731';
-
-/** A port nothing listens on: bound by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A TCP server that accepts connections and never says a word (a black-holed mail server). */
 async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {

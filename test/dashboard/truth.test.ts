@@ -10,6 +10,7 @@ import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 import { axeViolations } from './axe.js';
 import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { closedPort } from '../helpers/ports.js';
 
 const inCi = process.env.CI === 'true';
 const runBrowser = chromiumAvailable() || inCi;
@@ -393,5 +394,57 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     const bodyError = page.locator('.field.has-error .field-error');
     await expect.poll(() => bodyError.innerText()).toMatch(/"nope"[\s\S]*"also_unknown"/);
     await expectNoAxeViolations('template editor with body errors');
+  });
+
+  it('each connection problem is the headline with its fix, as the API says it', { timeout: 90_000 }, async () => {
+    const stack = requireMailStack();
+    // An operator who allowed the stack's host but did not trust its self-signed certificate.
+    const untrusting = await createTestApp({ mailPolicy: { allowedHosts: [stack.host], plaintextHosts: [] } });
+    const address = await untrusting.app.listen({ port: 0, host: '127.0.0.1' });
+    const closed = await closedPort();
+    try {
+      await page.goto(address);
+      await page.getByLabel('API key').fill(untrusting.workspace.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      for (const [imapPort, smtpPort, problem] of [
+        [stack.imapPort, stack.submissionPort, 'untrusted_certificate'],
+        [closed, closed, 'host_unreachable'],
+      ] as const) {
+        const body = {
+          email: paul!.email,
+          password: paul!.password,
+          provider: 'custom',
+          connectionType: 'imap',
+          imap: { host: stack.host, port: imapPort, secure: false },
+          smtp: { host: stack.host, port: smtpPort, secure: false },
+        };
+        const answer = await untrusting.workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body });
+        expect(answer.statusCode).toBe(422);
+        const failures = answer.json().failures as Array<{ problem: string; title: string; fix: string }>;
+        expect(failures.map((f) => f.problem)).toEqual([problem, problem]);
+
+        await page.goto(`${address}/mailboxes/new`);
+        await page.getByRole('radio', { name: 'Other' }).check({ force: true });
+        await page.getByLabel('Email address').fill(body.email);
+        await page.getByLabel('Password', { exact: true }).fill(body.password);
+        await page.getByLabel('IMAP host').fill(stack.host);
+        await page.getByLabel('IMAP port').fill(String(imapPort));
+        await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
+        await page.getByLabel('SMTP host').fill(stack.host);
+        await page.getByLabel('SMTP port').fill(String(smtpPort));
+        await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
+        await page.getByRole('button', { name: 'Connect mailbox' }).click();
+        const alert = page.locator('#add-failure [role="alert"]');
+        await alert.waitFor({ timeout: 30_000 });
+        const shown = await alert.innerText();
+        const headline = failures[0]!.title.replace(/^(IMAP|SMTP) server /, 'IMAP and SMTP servers ');
+        expect(shown.split('\n')[0]).toBe(headline);
+        for (const failure of failures) expect(shown).toContain(failure.fix);
+        expect(shown).not.toMatch(/refused the login|SSL routines|self-signed certificate|DEPTH_ZERO/);
+      }
+    } finally {
+      await untrusting.close();
+    }
   });
 });
