@@ -366,7 +366,8 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
         );
         expect(silent.connections()).toBeGreaterThanOrEqual(2);
         expect(elapsed).toBeGreaterThanOrEqual(900);
-        expect(elapsed).toBeLessThan(4_000);
+        // generous: the machine may be loaded; what matters is that it ends, not in the 10 s default
+        expect(elapsed).toBeLessThan(8_000);
         expect(await mailboxCount()).toBe(0);
       } finally {
         await silent.close();
