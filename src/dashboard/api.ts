@@ -25,11 +25,12 @@ import type {
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
-import type { FieldError } from '../http/errors.js';
+import type { ConnectionFailure, FieldError } from '../http/errors.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
 export type {
   Analytics,
+  ConnectionFailure,
   DailyRow,
   DailySummary,
   DashboardStats,
@@ -64,6 +65,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly errors: FieldError[] = [],
+    /** `connection_failed`: each server whose login failed, with the problem and its fix. */
+    readonly failures: ConnectionFailure[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -74,7 +77,12 @@ export class ApiError extends Error {
     const byField: Record<string, string> = {};
     for (const error of this.errors) {
       const field = error.path.split('/').filter(Boolean).slice(1).join('/');
-      if (field && !byField[field]) byField[field] = plainWords(error.message);
+      if (!field) continue;
+      // every error of a field, each once (a body can have several problems at once)
+      const message = plainWords(error.message);
+      const known = byField[field];
+      if (known === undefined) byField[field] = message;
+      else if (!known.split('\n').includes(message)) byField[field] = `${known}\n${message}`;
     }
     return byField;
   }
@@ -140,14 +148,20 @@ function url(path: string, query?: Query): string {
 }
 
 async function problemOf(response: Response): Promise<ApiError> {
-  let body: { code?: string; detail?: string; title?: string; errors?: FieldError[] } = {};
+  let body: {
+    code?: string;
+    detail?: string;
+    title?: string;
+    errors?: FieldError[];
+    failures?: ConnectionFailure[];
+  } = {};
   try {
     body = (await response.json()) as typeof body;
   } catch {
     // Not problem+json (a proxy in between, a crash): the status line is all there is.
   }
   const message = body.detail || body.title || `The server answered ${response.status} ${response.statusText}`.trim();
-  return new ApiError(response.status, body.code ?? 'http_error', message, body.errors ?? []);
+  return new ApiError(response.status, body.code ?? 'http_error', message, body.errors ?? [], body.failures ?? []);
 }
 
 async function send(

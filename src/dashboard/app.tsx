@@ -32,6 +32,7 @@ export function App() {
   const [key, setKey] = useState(session.key());
   const [workspace, setWorkspace] = useState<string>();
   const [signOutReason, setSignOutReason] = useState<string>();
+  const [justSignedIn, setJustSignedIn] = useState(false);
 
   useEffect(
     () =>
@@ -60,6 +61,7 @@ export function App() {
             session.signIn(newKey);
             setWorkspace(name);
             setSignOutReason(undefined);
+            setJustSignedIn(true);
             setKey(newKey);
           }}
         />
@@ -73,6 +75,7 @@ export function App() {
       <Shell
         path={path}
         workspace={workspace}
+        focusOnStart={justSignedIn}
         onSignOut={() => {
           session.signOut();
           setKey(null);

@@ -103,3 +103,10 @@ export const TYPE_LABELS: Record<string, string> = { initial: 'First email', rep
 export function asOptions(names: Record<string, string>): Array<{ value: string; label: string }> {
   return Object.entries(names).map(([value, label]) => ({ value, label }));
 }
+
+/** "1 mailbox", "2 mailboxes": `plural` is the noun's plural; its singular drops the "es" of "-xes" or the final "s". */
+export function countNoun(count: number, plural: string): string {
+  if (count === 1)
+    return `${formatNumber(count)} ${plural.endsWith('xes') ? plural.slice(0, -2) : plural.replace(/s$/, '')}`;
+  return `${formatNumber(count)} ${plural}`;
+}

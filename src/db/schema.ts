@@ -93,6 +93,10 @@ export interface MailboxesTable {
   next_proof_at: string | null;
   /** Round trips that failed in a row; spaces the engine's retries out. */
   proof_attempts: Generated<number>;
+  /** The ramp's target of the last planned day, before the pool cut it; null before the first plan. */
+  ramp_target: number | null;
+  /** Why the last plan holds fewer sends than `ramp_target`: `pool_too_small`, or null. */
+  plan_limited_by: string | null;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */

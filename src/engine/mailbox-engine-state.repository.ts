@@ -117,6 +117,9 @@ export async function recordPlan(
     .set({
       warmup_day: plan.warmupDay,
       daily_target: plan.planned,
+      // kept where the API reads it: why a mailbox sends less than its ramp today
+      ramp_target: plan.target,
+      plan_limited_by: plan.planned < plan.target ? 'pool_too_small' : null,
       last_plan_day: plan.day,
       updated_at: plan.at.toISOString(),
     })

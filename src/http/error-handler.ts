@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, ConnectionFailedError, type ConnectionFailure, type FieldError } from './errors.js';
 import { problemBody } from './problem.js';
 
 interface AjvIssue {
@@ -45,11 +45,18 @@ function describe(errors: FieldError[]): string {
   return `${where} ${first.message}${more}`;
 }
 
-function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, errors?: FieldError[]) {
+function sendProblem(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  detail: string,
+  errors?: FieldError[],
+  failures?: ConnectionFailure[],
+) {
   return reply
     .code(status)
     .type('application/problem+json; charset=utf-8')
-    .send(problemBody(status, code, detail, errors));
+    .send(problemBody(status, code, detail, errors, failures));
 }
 
 /** 404 for a route that does not exist; set per scope so that scope's hooks (auth) run first. */
@@ -70,7 +77,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     ) => {
       if (error instanceof AppError) {
         if (error.headers) reply.headers(error.headers);
-        return sendProblem(reply, error.status, error.code, error.message, error.errors);
+        const failures = error instanceof ConnectionFailedError ? error.failures : undefined;
+        return sendProblem(reply, error.status, error.code, error.message, error.errors, failures);
       }
       if (error.validation) {
         // Fastify names the query string `querystring`; the contract's pointers say `/query/...`.

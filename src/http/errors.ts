@@ -50,9 +50,20 @@ export class ConflictError extends AppError {
   }
 }
 
+/** One server's failed login check: what went wrong and the one thing to change (mail/errors.ts). */
+export interface ConnectionFailure {
+  side: 'imap' | 'smtp';
+  problem: string;
+  title: string;
+  fix: string;
+}
+
 /** Mailbox credentials or hosts rejected by the IMAP or SMTP server. */
 export class ConnectionFailedError extends AppError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly failures: ConnectionFailure[] = [],
+  ) {
     super(422, 'connection_failed', message);
   }
 }

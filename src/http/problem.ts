@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import type { FieldError } from './errors.js';
+import { CONNECTION_PROBLEMS } from '../mail/errors.js';
+import type { ConnectionFailure, FieldError } from './errors.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -11,11 +12,36 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    failures: Type.Optional(
+      Type.Array(
+        Type.Object({
+          side: Type.Union([Type.Literal('imap'), Type.Literal('smtp')]),
+          problem: Type.Union(
+            CONNECTION_PROBLEMS.map((problem) => Type.Literal(problem)),
+            {
+              description:
+                'wrong_password, app_password_required, tls_mode_mismatch (SSL/TLS on a STARTTLS port or the reverse), untrusted_certificate, host_unreachable, timeout, server_refused',
+            },
+          ),
+          title: Type.String({ description: 'a headline, e.g. "Wrong password or user name"' }),
+          fix: Type.String({ description: 'one sentence: what to change' }),
+        }),
+        {
+          description: '`connection_failed` only: each server whose login check failed, with the problem and its fix',
+        },
+      ),
+    ),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );
 
-export function problemBody(status: number, code: string, detail: string, errors?: FieldError[]) {
+export function problemBody(
+  status: number,
+  code: string,
+  detail: string,
+  errors?: FieldError[],
+  failures?: ConnectionFailure[],
+) {
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
@@ -23,5 +49,6 @@ export function problemBody(status: number, code: string, detail: string, errors
     code,
     detail,
     ...(errors && errors.length > 0 ? { errors } : {}),
+    ...(failures && failures.length > 0 ? { failures } : {}),
   };
 }

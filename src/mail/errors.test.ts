@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMailFailure, MailConnectionError, smtpReplyCode, type MailConnectionErrorInit } from './errors.js';
+import {
+  classifyMailFailure,
+  diagnoseMailFailure,
+  MailConnectionError,
+  smtpReplyCode,
+  tlsFailureOf,
+  type MailConnectionErrorInit,
+} from './errors.js';
 
 function failure(init: Partial<MailConnectionErrorInit> & Pick<MailConnectionErrorInit, 'kind'>): MailConnectionError {
   return new MailConnectionError({ side: 'smtp', message: 'failed', host: 'mail.example.org', port: 587, ...init });
@@ -67,5 +74,69 @@ describe('smtpReplyCode', () => {
     expect(smtpReplyCode('250-PIPELINING')).toBe(250);
     expect(smtpReplyCode('NO [UNAVAILABLE] 454')).toBeUndefined();
     expect(smtpReplyCode(undefined)).toBeUndefined();
+  });
+});
+
+describe('diagnoseMailFailure', () => {
+  it.each([
+    ['a refused login', failure({ kind: 'auth', serverResponse: '535 5.7.8 authentication failed' }), 'wrong_password'],
+    [
+      "Gmail's 534 5.7.9 app password answer",
+      failure({
+        kind: 'auth',
+        serverResponse: '534-5.7.9 Application-specific password required. Learn more at https://support.google.com',
+      }),
+      'app_password_required',
+    ],
+    [
+      'implicit TLS answered in plain text',
+      failure({ kind: 'connection', tlsFailure: 'not_tls', secure: true, port: 2587 }),
+      'tls_mode_mismatch',
+    ],
+    ['SSL/TLS chosen for port 587', failure({ kind: 'connection', secure: true, port: 587 }), 'tls_mode_mismatch'],
+    ['STARTTLS chosen for port 993', failure({ kind: 'connection', secure: false, port: 993 }), 'tls_mode_mismatch'],
+    [
+      'a self-signed certificate',
+      failure({ kind: 'connection', tlsFailure: 'untrusted_certificate', secure: true, port: 465 }),
+      'untrusted_certificate',
+    ],
+  ] as const)('%s', (_name, err, problem) => {
+    expect(diagnoseMailFailure(err).problem).toBe(problem);
+  });
+
+  it('a closed port is host_unreachable, never the password', () => {
+    const diagnosis = diagnoseMailFailure(
+      failure({ kind: 'connection', code: 'ECONNREFUSED', secure: false, port: 2525 }),
+    );
+    expect(diagnosis).toMatchObject({ side: 'smtp', problem: 'host_unreachable', title: 'SMTP server not reachable' });
+  });
+
+  it('a timeout after the greeting is timeout; a 4xx refusal is temporary, not the password', () => {
+    expect(diagnoseMailFailure(failure({ kind: 'timeout', code: 'ETIMEDOUT' })).problem).toBe('timeout');
+    const busy = diagnoseMailFailure(
+      failure({ kind: 'auth', serverResponse: '454 4.7.0 Temporary authentication failure' }),
+    );
+    expect(busy).toMatchObject({ problem: 'server_refused', title: 'SMTP server temporarily unavailable' });
+  });
+
+  it('a refused login of a provider that wants app passwords says to use one', () => {
+    const diagnosis = diagnoseMailFailure(failure({ kind: 'auth', serverResponse: '535 5.7.8 bad credentials' }), {
+      appPasswordProvider: true,
+    });
+    expect(diagnosis.fix).toMatch(/use an app password/);
+  });
+});
+
+describe('tlsFailureOf', () => {
+  it('reads the OpenSSL code or text without showing it', () => {
+    expect(tlsFailureOf({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', message: 'x' })).toBe('not_tls');
+    expect(
+      tlsFailureOf({ code: 'ESOCKET', message: '0A00010B:SSL routines:ssl3_get_record:wrong version number' }),
+    ).toBe('not_tls');
+    expect(tlsFailureOf({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT', message: 'self-signed certificate' })).toBe(
+      'untrusted_certificate',
+    );
+    expect(tlsFailureOf({ code: 'ESOCKET', message: 'self-signed certificate' })).toBe('untrusted_certificate');
+    expect(tlsFailureOf({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:25' })).toBeUndefined();
   });
 });

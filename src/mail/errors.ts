@@ -39,7 +39,18 @@ export interface MailConnectionErrorInit {
   username?: string;
   /** What really happened, for the server log only (never shown to the tenant). */
   reason?: string;
+  /** What the TLS handshake ran into, when it failed (see tlsFailureOf). */
+  tlsFailure?: TlsFailure;
+  /** Whether the connection was implicit TLS (for the hint on a port that expects the other mode). */
+  secure?: boolean;
 }
+
+/**
+ * `not_tls`: implicit TLS was tried and the server answered in plain text (a STARTTLS or plain
+ * port); `untrusted_certificate`: the certificate was not signed by a trusted CA, has expired or
+ * does not name the host.
+ */
+export type TlsFailure = 'not_tls' | 'untrusted_certificate';
 
 export class MailConnectionError extends Error {
   override readonly name = 'MailConnectionError';
@@ -51,6 +62,8 @@ export class MailConnectionError extends Error {
   readonly permanent?: boolean;
   readonly code?: string;
   readonly reason?: string;
+  readonly tlsFailure?: TlsFailure;
+  readonly secure?: boolean;
 
   constructor(init: MailConnectionErrorInit) {
     super(scrubSecret(init.message, init.secret, init.username));
@@ -63,6 +76,8 @@ export class MailConnectionError extends Error {
     if (init.permanent !== undefined) this.permanent = init.permanent;
     if (init.code !== undefined) this.code = init.code;
     if (init.reason !== undefined) this.reason = scrubSecret(init.reason, init.secret, init.username);
+    if (init.tlsFailure !== undefined) this.tlsFailure = init.tlsFailure;
+    if (init.secure !== undefined) this.secure = init.secure;
   }
 }
 
@@ -73,9 +88,10 @@ export class MailConnectionError extends Error {
  */
 export function unreachableError(
   side: MailSide,
-  config: Pick<MailServerConfig, 'host' | 'port' | 'password' | 'username'>,
+  config: Pick<MailServerConfig, 'host' | 'port' | 'password' | 'username'> & { secure?: boolean },
   reason: string,
   code?: string,
+  tlsFailure?: TlsFailure,
 ): MailConnectionError {
   return new MailConnectionError({
     side,
@@ -87,7 +103,32 @@ export function unreachableError(
     secret: config.password,
     username: config.username,
     ...(code ? { code } : {}),
+    ...(tlsFailure ? { tlsFailure } : {}),
+    ...(config.secure !== undefined ? { secure: config.secure } : {}),
   });
+}
+
+/**
+ * What a failed TLS handshake ran into, from the library's error code or OpenSSL's text (which is
+ * never shown: it only picks the hint). Undefined when the failure was not about TLS.
+ */
+export function tlsFailureOf(err: unknown): TlsFailure | undefined {
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const text = typeof e.message === 'string' ? e.message.slice(0, 500) : '';
+  if (
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    /wrong version number|packet length too long|unknown protocol/i.test(text)
+  )
+    return 'not_tls';
+  if (
+    /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code) ||
+    /self[- ]signed certificate|unable to (get|verify) .*(certificate|issuer)|certificate has expired|Hostname\/IP does not match certificate/i.test(
+      text,
+    )
+  )
+    return 'untrusted_certificate';
+  return undefined;
 }
 
 export function isMailConnectionError(err: unknown): err is MailConnectionError {
@@ -228,7 +269,8 @@ function isTlsFailure(err: MailConnectionError): boolean {
     code.startsWith('ERR_SSL') ||
     /CERT|SELF_SIGNED/.test(code) ||
     code === 'ETLS' ||
-    /\bTLS failed\b/.test(err.message)
+    err.tlsFailure !== undefined ||
+    /\bTLS (handshake failed|certificate)\b|does not offer STARTTLS/.test(err.message)
   );
 }
 
@@ -252,4 +294,133 @@ export function classifyMailFailure(err: MailConnectionError): FailureClass {
       if (reply !== undefined) return reply >= 500 ? 'permanent' : 'transient';
       return 'transient';
   }
+}
+
+/**
+ * What went wrong with a login check, in the terms a mailbox owner can act on. Each problem has
+ * one fix; the dashboard headlines the `title` and shows the `fix` under it.
+ */
+export const CONNECTION_PROBLEMS = [
+  'wrong_password',
+  'app_password_required',
+  'tls_mode_mismatch',
+  'untrusted_certificate',
+  'host_unreachable',
+  'timeout',
+  'server_refused',
+] as const;
+export type ConnectionProblem = (typeof CONNECTION_PROBLEMS)[number];
+
+export interface ConnectionDiagnosis {
+  side: MailSide;
+  problem: ConnectionProblem;
+  /** A headline: "Wrong password", "SSL/TLS does not match the port"… */
+  title: string;
+  /** One sentence: what to change. */
+  fix: string;
+}
+
+/** Ports that speak TLS from the first byte, and those that start in plain text (STARTTLS). */
+const IMPLICIT_TLS_PORTS = new Set([465, 993]);
+const STARTTLS_PORTS = new Set([25, 143, 587, 2525]);
+
+// A provider's answer when it wants an app password (Gmail 534 5.7.9, Yahoo, iCloud, Microsoft's
+// "basic authentication is disabled"), as opposed to a plainly wrong password.
+const APP_PASSWORD_ANSWER =
+  /application-specific password|app(lication)? password|app-specific|5\.7\.9|WebLoginRequired|basic auth(entication)? is disabled|BasicAuthBlocked/i;
+
+function otherModePort(side: MailSide, secure: boolean): number {
+  if (side === 'smtp') return secure ? 587 : 465;
+  return secure ? 143 : 993;
+}
+
+/**
+ * The problem behind a failed login check. `appPasswordProvider`: the mailbox's provider refuses
+ * account passwords (providers.ts), so a refused login most likely wants an app password.
+ */
+export function diagnoseMailFailure(
+  err: MailConnectionError,
+  opts: { appPasswordProvider?: boolean } = {},
+): ConnectionDiagnosis {
+  const side = err.side;
+  const label = side.toUpperCase();
+  const port = err.port;
+  const diagnosis = (problem: ConnectionProblem, title: string, fix: string): ConnectionDiagnosis => ({
+    side,
+    problem,
+    title,
+    fix,
+  });
+
+  if (err.kind === 'auth' && classifyMailFailure(err) === 'permanent') {
+    if (APP_PASSWORD_ANSWER.test(`${err.serverResponse ?? ''} ${err.message}`)) {
+      return diagnosis(
+        'app_password_required',
+        'App password needed',
+        `The ${label} server wants an app password, not the account password: create one in the account's security settings and paste it here.`,
+      );
+    }
+    return diagnosis(
+      'wrong_password',
+      'Wrong password or user name',
+      opts.appPasswordProvider
+        ? `Check the user name, and use an app password (this provider refuses the account password over ${label}).`
+        : `Check the user name and password; if the account uses two-step verification, use an app password.`,
+    );
+  }
+  if (err.tlsFailure === 'untrusted_certificate') {
+    return diagnosis(
+      'untrusted_certificate',
+      'Server certificate not trusted',
+      `The ${label} server's certificate is self-signed, expired or made out to another name: use the host name it names, or ask the operator to trust its CA (WARMUP_MAIL_CA_FILE).`,
+    );
+  }
+  if (err.kind === 'connection') {
+    const secure = err.secure;
+    if (err.tlsFailure === 'not_tls' || (secure === true && STARTTLS_PORTS.has(port))) {
+      return diagnosis(
+        'tls_mode_mismatch',
+        'SSL/TLS does not match the port',
+        `Port ${port} starts without encryption: turn SSL/TLS off to use STARTTLS, or use the SSL/TLS port (usually ${otherModePort(side, false)}).`,
+      );
+    }
+    if (secure === false && IMPLICIT_TLS_PORTS.has(port)) {
+      return diagnosis(
+        'tls_mode_mismatch',
+        'SSL/TLS does not match the port',
+        `Port ${port} expects SSL/TLS from the start: turn SSL/TLS on, or use the STARTTLS port (usually ${otherModePort(side, true)}).`,
+      );
+    }
+    if (/TLS/.test(err.message) && secure !== true) {
+      return diagnosis(
+        'tls_mode_mismatch',
+        'The server would not start TLS',
+        `The ${label} server did not upgrade to TLS on port ${port}: turn SSL/TLS on and use its SSL/TLS port (usually ${otherModePort(side, false)}).`,
+      );
+    }
+    return diagnosis(
+      'host_unreachable',
+      `${label} server not reachable`,
+      `Check the ${label} host name and port (your provider's help pages list them), and that the server accepts connections from this service.`,
+    );
+  }
+  if (err.kind === 'timeout' || err.kind === 'aborted') {
+    return diagnosis(
+      'timeout',
+      `${label} server did not answer in time`,
+      `The ${label} server is slow or busy right now: try again in a few minutes; if it lasts, check the host and port.`,
+    );
+  }
+  if (classifyMailFailure(err) === 'transient') {
+    return diagnosis(
+      'server_refused',
+      `${label} server temporarily unavailable`,
+      `The ${label} server said to try later: try again in a few minutes; nothing in the settings needs to change.`,
+    );
+  }
+  return diagnosis(
+    'server_refused',
+    `${label} server refused the account`,
+    `Check that the account may use ${label} (access turned on in its settings, not suspended, no sending limit reached).`,
+  );
 }

@@ -10,6 +10,7 @@ import {
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
+  tlsFailureOf,
   unreachableError,
   withDeadline,
   type MailErrorKind,
@@ -821,10 +822,38 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
   // greeted as a mail server (refused, silent, closed, a foreign banner, a failed
   // implicit-TLS handshake) gets one answer that says nothing about the port.
   if (what === 'connect' && !(e.tlsFailed && !config.secure)) {
-    return unreachableError('imap', config, `${code ?? 'error'}: ${line ?? e.message ?? String(err)}`, code);
+    return unreachableError(
+      'imap',
+      config,
+      `${code ?? 'error'}: ${line ?? e.message ?? String(err)}`,
+      code,
+      tlsFailureOf(err),
+    );
   }
   if (code && TIMEOUT_CODES.has(code)) return timeoutError(config, timeoutMs, what);
-  if (e.tlsFailed) return make('connection', `Cannot connect to IMAP server ${where}: TLS failed: ${e.message}`);
+  if (e.tlsFailed) {
+    // OpenSSL's own text goes to the log only; the tenant reads what it means
+    const tlsFailure = tlsFailureOf(err);
+    const failure = new MailConnectionError({
+      side: 'imap',
+      kind: 'connection',
+      message:
+        tlsFailure === 'untrusted_certificate'
+          ? `Cannot connect to IMAP server ${where}: its TLS certificate is not trusted`
+          : /STARTTLS/i.test(e.message ?? '')
+            ? `Cannot connect to IMAP server ${where}: the server does not offer STARTTLS`
+            : `Cannot connect to IMAP server ${where}: the TLS handshake failed`,
+      host: config.host,
+      port: config.port,
+      secret: config.password,
+      username: config.username,
+      secure: config.secure,
+      reason: `${code ?? 'TLS'}: ${e.message ?? ''}`,
+      ...(code ? { code } : {}),
+      ...(tlsFailure ? { tlsFailure } : {}),
+    });
+    return failure;
+  }
   if (isNetworkCode(code)) {
     const phrase = describeNetworkCode(code) ?? e.message;
     return what === 'connect'

@@ -9,6 +9,7 @@ import {
   describeNetworkCode,
   formatSeconds,
   isNetworkCode,
+  tlsFailureOf,
   unreachableError,
   withDeadline,
   type MailServerConfig,
@@ -267,7 +268,13 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
   // Everything before a mail server's greeting (refused, silent, a foreign banner, a failed
   // implicit-TLS handshake) gets one answer that says nothing about the port.
   if (e.command === 'CONN' || code === 'EDNS') {
-    return unreachableError('smtp', config, `${code ?? 'error'}: ${response ?? e.message ?? String(err)}`, code);
+    return unreachableError(
+      'smtp',
+      config,
+      `${code ?? 'error'}: ${response ?? e.message ?? String(err)}`,
+      code,
+      tlsFailureOf(err),
+    );
   }
   if (code === 'EAUTH' || code === 'ENOAUTH') {
     return new MailConnectionError({
@@ -303,10 +310,23 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
     code === 'EPROXY' ||
     isNetworkCode(code)
   ) {
-    const what = describeNetworkCode(original) ?? (code === 'ETLS' ? `TLS failed: ${e.message}` : e.message);
+    // OpenSSL's own text goes to the log only; the tenant reads what it means
+    const tlsFailure = tlsFailureOf(err);
+    const tls =
+      tlsFailure === 'untrusted_certificate'
+        ? 'its TLS certificate is not trusted'
+        : /STARTTLS/i.test(e.message ?? '')
+          ? 'the server does not offer STARTTLS'
+          : code === 'ETLS' || tlsFailure
+            ? 'the TLS handshake failed'
+            : undefined;
+    const what = describeNetworkCode(original) ?? tls ?? 'the connection failed';
     return new MailConnectionError({
       ...base,
       ...(original ? { code: original } : {}),
+      ...(tlsFailure ? { tlsFailure } : {}),
+      secure: config.secure,
+      reason: `${code ?? 'error'}: ${e.message ?? String(err)}`,
       kind: 'connection',
       message: `Cannot connect to SMTP server ${where}: ${what}`,
     });

@@ -15,7 +15,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';
-import { classifyMailFailure, type MailConnectionError } from '../mail/errors.js';
+import { classifyMailFailure, diagnoseMailFailure, type MailConnectionError } from '../mail/errors.js';
 import type { MailboxStatus } from './mailboxes.schemas.js';
 
 /** Permanent failures in a row (on one side) that stop a mailbox. */
@@ -111,7 +111,7 @@ export function permanentError(error: MailConnectionError): string {
   const answer = error.serverResponse ?? error.message;
   if (error.kind === 'auth') return `${label} login refused: check the app password (${answer})`;
   if (error.kind === 'connection')
-    return `${label} server ${error.host}:${error.port} cannot be used: check the server settings (${error.message})`;
+    return `${label} server ${error.host}:${error.port} cannot be used: ${diagnoseMailFailure(error).fix} (${error.message})`;
   return (
     `${label} server ${error.host}:${error.port} refuses this mailbox's mail: ${answer}. ` +
     `Check that the account may send (not suspended, no sending limit reached).`

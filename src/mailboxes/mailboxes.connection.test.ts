@@ -23,18 +23,10 @@ import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
 import { loadSecretKey } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
+import { closedPort } from '../../test/helpers/ports.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 const WRONG_PASSWORD = 'Wr0ng-Passw0rd-Marker-7731';
-
-/** A port nothing listens on: bound by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A TCP server that accepts connections and never says a word (a black-holed mail server). */
 async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
@@ -117,6 +109,15 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
 
   async function create(body: Record<string, unknown>): Promise<LightMyRequestResponse> {
     return call({ method: 'POST', url: '/api/mailboxes', payload: body });
+  }
+
+  /** The same database and workspace behind a second app whose mailboxes service differs in `options`. */
+  async function appWith(
+    options: Pick<Parameters<typeof createMailboxesService>[0], 'verifyTimeoutMs' | 'mailPolicy'>,
+  ): Promise<FastifyInstance> {
+    const secretKey = loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: t.database.dataDir });
+    const mailboxes = createMailboxesService({ db: t.database.db, clock: systemClock, secretKey, ...options });
+    return buildApp({ services: { ...t.services, mailboxes }, rateLimit: 0, healthCheck: async () => {} });
   }
 
   async function mailboxCount(): Promise<number> {
@@ -219,7 +220,41 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       expect(problem.detail).toMatch(/SMTP/);
       expect(problem.detail).toMatch(/535/);
       expect(problem.detail).not.toContain(WRONG_PASSWORD);
+      expect(problem.failures).toEqual([
+        expect.objectContaining({ side: 'imap', problem: 'wrong_password', title: 'Wrong password or user name' }),
+        expect.objectContaining({ side: 'smtp', problem: 'wrong_password', fix: expect.stringMatching(/password/) }),
+      ]);
       expect(await mailboxCount()).toBe(0);
+    });
+
+    it('SSL/TLS on the STARTTLS ports is a tls_mode_mismatch whose fix says to turn SSL/TLS off, without OpenSSL text', async () => {
+      const res = await create(
+        customBody(carol, {
+          imap: { host: stack.host, port: stack.imapPort, secure: true },
+          smtp: { host: stack.host, port: stack.submissionPort, secure: true },
+        }),
+      );
+      const problem = expectProblem(res, 422, 'connection_failed');
+      expect(problem.failures?.map((f) => [f.side, f.problem])).toEqual([
+        ['imap', 'tls_mode_mismatch'],
+        ['smtp', 'tls_mode_mismatch'],
+      ]);
+      for (const failure of problem.failures ?? []) expect(failure.fix).toMatch(/turn SSL\/TLS off/);
+      expect(res.body).not.toMatch(/SSL routines|wrong version number|0A00010B/);
+    });
+
+    it('a closed port is host_unreachable, with the same words whatever the port', async () => {
+      const port = await closedPort();
+      const res = await create(customBody(carol, { smtp: { host: '127.0.0.1', port, secure: false } }));
+      const problem = expectProblem(res, 422, 'connection_failed');
+      expect(problem.failures).toEqual([
+        {
+          side: 'smtp',
+          problem: 'host_unreachable',
+          title: 'SMTP server not reachable',
+          fix: expect.stringMatching(/^Check the SMTP host name and port/),
+        },
+      ]);
     });
 
     it('SMTP refusing the login (IMAP fine) is a 422 that names SMTP only', async () => {
@@ -298,19 +333,7 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
     beforeAll(async () => {
       // The same database and workspace behind a second app whose only difference is the one
       // knob a test turns: a 1 s login check instead of 10 s.
-      const secretKey = loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: t.database.dataDir });
-      const mailboxes = createMailboxesService({
-        db: t.database.db,
-        clock: systemClock,
-        secretKey,
-        verifyTimeoutMs: 1_000,
-        mailPolicy: stackMailPolicy(requireMailStack()),
-      });
-      timeoutApp = await buildApp({
-        services: { ...t.services, mailboxes },
-        rateLimit: 0,
-        healthCheck: async () => {},
-      });
+      timeoutApp = await appWith({ verifyTimeoutMs: 1_000, mailPolicy: stackMailPolicy(requireMailStack()) });
     });
 
     afterAll(async () => {
@@ -343,11 +366,48 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
         );
         expect(silent.connections()).toBeGreaterThanOrEqual(2);
         expect(elapsed).toBeGreaterThanOrEqual(900);
-        expect(elapsed).toBeLessThan(4_000);
+        // generous: the machine may be loaded; what matters is that it ends, not in the 10 s default
+        expect(elapsed).toBeLessThan(8_000);
         expect(await mailboxCount()).toBe(0);
       } finally {
         await silent.close();
       }
+    });
+  });
+
+  describe('a server whose certificate no trusted CA signed', () => {
+    let untrustingApp: FastifyInstance | undefined;
+
+    beforeAll(async () => {
+      // The stack's certificate is self-signed: without the operator's CA file it is not trusted.
+      untrustingApp = await appWith({ mailPolicy: { allowedHosts: [requireMailStack().host], plaintextHosts: [] } });
+    });
+
+    afterAll(async () => {
+      await untrustingApp?.close();
+    });
+
+    it.each([
+      ['STARTTLS', false],
+      ['implicit TLS', true],
+    ])('over %s is untrusted_certificate, pointing at the CA setting', async (_mode, secure) => {
+      const res = await untrustingApp!.inject({
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.workspace.apiKey}` },
+        url: '/api/mailboxes',
+        payload: customBody(chris, {
+          imap: { host: stack.host, port: secure ? stack.imapsPort : stack.imapPort, secure },
+          smtp: { host: stack.host, port: secure ? stack.submissionsPort : stack.submissionPort, secure },
+        }),
+      });
+      const problem = expectProblem(res, 422, 'connection_failed');
+      expect(problem.failures?.map((f) => [f.side, f.problem, f.title])).toEqual([
+        ['imap', 'untrusted_certificate', 'Server certificate not trusted'],
+        ['smtp', 'untrusted_certificate', 'Server certificate not trusted'],
+      ]);
+      for (const failure of problem.failures ?? []) expect(failure.fix).toMatch(/WARMUP_MAIL_CA_FILE/);
+      expect(res.body).not.toMatch(/DEPTH_ZERO|self-signed certificate|SSL routines/);
+      expect(await mailboxCount()).toBe(0);
     });
   });
 

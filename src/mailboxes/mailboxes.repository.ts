@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { countRows, newestFirstPage, type PageWindow } from '../db/list-query.js';
 import { containsText } from '../db/text-search.js';
 import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
@@ -48,6 +48,56 @@ export function createMailboxesRepository(db: Kysely<Database>) {
   }
 
   return {
+    /**
+     * What a mailbox's outlook needs beyond its row, for a page of mailboxes at once: its next
+     * planned send, and its own mail of the days from `sinceDay` summed from the daily rollups.
+     */
+    async outlookFacts(
+      workspaceId: string,
+      ids: string[],
+      sinceDay: string,
+    ): Promise<Map<string, { nextSendAt: string | null; sent: number; found: number; spam: number; bounced: number }>> {
+      const facts = new Map<
+        string,
+        { nextSendAt: string | null; sent: number; found: number; spam: number; bounced: number }
+      >();
+      if (ids.length === 0) return facts;
+      const [next, week] = await Promise.all([
+        db
+          .selectFrom('warmup_messages')
+          .select(['sender_mailbox_id', (eb) => eb.fn.min('due_at').as('next_due')])
+          .where('sender_mailbox_id', 'in', ids)
+          .where('status', '=', 'planned')
+          .groupBy('sender_mailbox_id')
+          .execute(),
+        db
+          .selectFrom('daily_stats')
+          .select([
+            'mailbox_id',
+            sql<number>`cast(coalesce(sum(sent), 0) as integer)`.as('sent'),
+            sql<number>`cast(coalesce(sum(inbox + spam + promotions + other), 0) as integer)`.as('found'),
+            sql<number>`cast(coalesce(sum(spam), 0) as integer)`.as('spam'),
+            sql<number>`cast(coalesce(sum(bounced), 0) as integer)`.as('bounced'),
+          ])
+          .where('workspace_id', '=', workspaceId)
+          .where('mailbox_id', 'in', ids)
+          .where('day', '>=', sinceDay)
+          .groupBy('mailbox_id')
+          .execute(),
+      ]);
+      for (const id of ids) facts.set(id, { nextSendAt: null, sent: 0, found: 0, spam: 0, bounced: 0 });
+      for (const row of next) facts.get(row.sender_mailbox_id)!.nextSendAt = row.next_due ?? null;
+      for (const row of week) {
+        Object.assign(facts.get(row.mailbox_id)!, {
+          sent: Number(row.sent),
+          found: Number(row.found),
+          spam: Number(row.spam),
+          bounced: Number(row.bounced),
+        });
+      }
+      return facts;
+    },
+
     /** One page, newest first; `id` (time-ordered) breaks ties within a millisecond. */
     async list(
       workspaceId: string,

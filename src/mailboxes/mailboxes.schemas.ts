@@ -192,6 +192,49 @@ export const PoolMembership = Type.Object(
 );
 export type PoolMembership = Static<typeof PoolMembership>;
 
+export const ATTENTION_KINDS = [
+  'stopped',
+  'stopped_by_guard',
+  'slowed_by_guard',
+  'spam_rate',
+  'bounces',
+  'pool_too_small',
+  'not_in_pool',
+] as const;
+
+export const Attention = Type.Object({
+  kind: StringEnum(ATTENTION_KINDS, {
+    description:
+      '`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: today it sends less than its ramp; `not_in_pool`: active but not proven',
+  }),
+  message: Type.String({ description: 'What happened and what to do, in one or two sentences' }),
+});
+export type Attention = Static<typeof Attention>;
+
+export const MailboxOutlook = Type.Object(
+  {
+    summary: Type.String({
+      description: 'What the mailbox does next and when, e.g. "Next send at 09:12 Europe/Berlin (3 of 6 today)"',
+    }),
+    nextSendAt: Nullable(Type.String({ format: 'date-time', description: 'Its next planned send' })),
+    rampTarget: Nullable(
+      Type.Integer({ description: "The ramp's target for the last planned day, before the pool cut it" }),
+    ),
+    limitedBy: Nullable(StringEnum(['pool_too_small'], { description: 'Why dailyTarget is below rampTarget' })),
+    limitReason: Nullable(Type.String({ description: 'The same in words, with what to do' })),
+    readyForCampaigns: Type.Boolean({
+      description:
+        'Active and in the pool, 14 or more warmup days, reputation 80 or more, at least 10 of its emails found in 7 days with 10 % or less in spam, no bounce, nothing needing attention',
+    }),
+    readiness: Type.String({ description: 'Why it is ready, or what it still needs' }),
+    attention: Type.Array(Attention, {
+      description: 'Every documented threshold it crosses (empty when none): the "Needs attention" list',
+    }),
+  },
+  { description: 'A plain-language status: what the mailbox does next, why it sends less, whether it is ready' },
+);
+export type MailboxOutlook = Static<typeof MailboxOutlook>;
+
 export const Mailbox = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -208,6 +251,7 @@ export const Mailbox = Type.Object({
   lastSyncAt: Nullable(Type.String({ format: 'date-time' })),
   lastError: Nullable(Type.String()),
   pool: PoolMembership,
+  outlook: MailboxOutlook,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

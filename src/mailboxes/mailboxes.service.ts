@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { addDays, canonicalTimeZone, dayToTime } from '../calendar.js';
+import { addDays, canonicalTimeZone, dayToTime, utcDay } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_LIMITS } from '../config.js';
 import { newId } from '../db/ids.js';
@@ -10,15 +10,17 @@ import {
   ConflictError,
   ConnectionFailedError,
   NotFoundError,
+  type ConnectionFailure,
   ValidationError,
   type FieldError,
 } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
-import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
+import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
 import { verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
+import { describeOutlook } from './mailbox-outlook.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
@@ -37,6 +39,9 @@ import type {
 import { isKnownProvider, PROVIDERS } from './providers.js';
 import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
+
+/** The outlook's attention thresholds judge the last 7 days (as the health guard does). */
+const OUTLOOK_DAYS = 7;
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
@@ -108,7 +113,31 @@ function parseJson<T>(text: string): T {
   return JSON.parse(text) as T;
 }
 
-function toMailbox(row: MailboxRow): Mailbox {
+type OutlookFacts = Awaited<ReturnType<ReturnType<typeof createMailboxesRepository>['outlookFacts']>>;
+
+function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
+  const pool = poolMembership(row);
+  const warmup = parseJson<WarmupSettings>(row.warmup);
+  const fact = facts.get(row.id);
+  const outlook = describeOutlook(
+    {
+      status: row.status,
+      warmup,
+      reputation: Number(row.reputation),
+      warmupDay: Number(row.warmup_day),
+      dailyTarget: Number(row.daily_target),
+      rampTarget: row.ramp_target === null ? null : Number(row.ramp_target),
+      limitedBy: row.plan_limited_by,
+      lastError: row.last_error,
+      inPool: pool.member,
+      poolReason: pool.reason,
+      slowedByGuard: Number(row.volume_factor) < 1,
+      nextSendAt: fact?.nextSendAt ?? null,
+      lastPlanDay: row.last_plan_day,
+      week: { sent: fact?.sent ?? 0, found: fact?.found ?? 0, spam: fact?.spam ?? 0, bounced: fact?.bounced ?? 0 },
+    },
+    now,
+  );
   return {
     id: row.id,
     email: row.email,
@@ -118,13 +147,14 @@ function toMailbox(row: MailboxRow): Mailbox {
     status: row.status,
     imap: parseJson<ServerSettings>(row.imap),
     smtp: parseJson<ServerSettings>(row.smtp),
-    warmup: parseJson<WarmupSettings>(row.warmup),
+    warmup,
     reputation: Number(row.reputation),
     warmupDay: Number(row.warmup_day),
     dailyTarget: Number(row.daily_target),
     lastSyncAt: row.last_sync_at,
     lastError: row.last_error,
-    pool: poolMembership(row),
+    pool,
+    outlook,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -323,21 +353,51 @@ export function createMailboxesService({
     return scrubSecret(text, config.password, config.username);
   }
 
-  /** Logs in to both servers at once; a 422 that says which side failed and what the server answered. */
-  async function verifyConnection(credentials: MailboxCredentials): Promise<void> {
+  /**
+   * Logs in to both servers at once; a 422 that says which side failed, what the server answered
+   * and, per side, the problem and its fix (`provider`: a preset that refuses account passwords
+   * makes a refused login read "use an app password").
+   */
+  async function verifyConnection(credentials: MailboxCredentials, provider?: string): Promise<void> {
     const [imap, smtp] = await Promise.allSettled([
       verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
       verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
     ]);
-    const failures: string[] = [];
-    if (imap.status === 'rejected') failures.push(describeFailure('IMAP', imap.reason, credentials.imap));
-    if (smtp.status === 'rejected') failures.push(describeFailure('SMTP', smtp.reason, credentials.smtp));
-    if (failures.length === 2) throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${failures.join(' — ')}`);
-    if (failures.length === 1) throw new ConnectionFailedError(failures[0]);
+    const texts: string[] = [];
+    const failures: ConnectionFailure[] = [];
+    const appPasswordProvider =
+      provider !== undefined && isKnownProvider(provider) && PROVIDERS[provider].appPasswordRequired;
+    for (const [label, result, config] of [
+      ['IMAP', imap, credentials.imap],
+      ['SMTP', smtp, credentials.smtp],
+    ] as const) {
+      if (result.status !== 'rejected') continue;
+      texts.push(describeFailure(label, result.reason, config));
+      if (isMailConnectionError(result.reason))
+        failures.push(diagnoseMailFailure(result.reason, { appPasswordProvider }));
+    }
+    if (texts.length === 2)
+      throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${texts.join(' — ')}`, failures);
+    if (texts.length === 1) throw new ConnectionFailedError(texts[0]!, failures);
   }
 
   function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
     return proveRoundTrip(email, credentials, { waitMs: roundTripWaitMs, timeoutMs: verifyTimeoutMs });
+  }
+
+  /** Mailboxes as the API returns them, each with its outlook (one query for the page, not one per mailbox). */
+  async function present(workspaceId: string, rows: MailboxRow[]): Promise<Mailbox[]> {
+    const now = clock.now();
+    const facts = await repository.outlookFacts(
+      workspaceId,
+      rows.map((row) => row.id),
+      addDays(utcDay(now), -(OUTLOOK_DAYS - 1)),
+    );
+    return rows.map((row) => toMailbox(row, facts, now));
+  }
+
+  async function presentOne(workspaceId: string, row: MailboxRow): Promise<Mailbox> {
+    return (await present(workspaceId, [row]))[0]!;
   }
 
   async function findOrThrow(workspaceId: string, id: string): Promise<MailboxRow> {
@@ -361,11 +421,11 @@ export function createMailboxesService({
         { status: query.status, provider: query.provider, q: query.q },
         { offset: (page - 1) * limit, limit },
       );
-      return { mailboxes: rows.map(toMailbox), pagination: pagination(page, limit, total) };
+      return { mailboxes: await present(workspaceId, rows), pagination: pagination(page, limit, total) };
     },
 
     async get(workspaceId: string, id: string): Promise<Mailbox> {
-      return toMailbox(await findOrThrow(workspaceId, id));
+      return presentOne(workspaceId, await findOrThrow(workspaceId, id));
     },
 
     async create(workspaceId: string, body: CreateMailboxBody): Promise<Mailbox> {
@@ -394,7 +454,7 @@ export function createMailboxesService({
       const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
       let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
       if (body.verify !== false) {
-        await verifyConnection(credentials);
+        await verifyConnection(credentials, body.provider);
         proof = proofChanges(await roundTrip(email, credentials), clock.now(), 0);
       }
 
@@ -421,7 +481,7 @@ export function createMailboxesService({
           next_proof_at: proof.next_proof_at ?? null,
           proof_attempts: proof.proof_attempts ?? 0,
         });
-        return toMailbox(row);
+        return presentOne(workspaceId, row);
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(email);
         throw error;
@@ -500,10 +560,10 @@ export function createMailboxesService({
         if (body.password !== undefined) changes.password_encrypted = encryptSecret(secretKey, password, current.id);
       }
       throwIfInvalid(errors);
-      if (Object.keys(changes).length === 0) return toMailbox(current);
+      if (Object.keys(changes).length === 0) return presentOne(workspaceId, current);
 
       if (credentials) {
-        await verifyConnection(credentials);
+        await verifyConnection(credentials, changes.provider ?? current.provider);
         // New servers or a new login prove nothing about the old ones: the mailbox proves itself again.
         Object.assign(changes, proofChanges(await roundTrip(current.email, credentials), clock.now(), 0));
       }
@@ -514,7 +574,7 @@ export function createMailboxesService({
       const reconnected = credentials
         ? await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: clock.now() })
         : undefined;
-      return toMailbox(reconnected?.row ?? updated);
+      return presentOne(workspaceId, reconnected?.row ?? updated);
     },
 
     async remove(workspaceId: string, id: string): Promise<void> {
@@ -525,7 +585,7 @@ export function createMailboxesService({
     async pause(workspaceId: string, id: string): Promise<Mailbox> {
       const paused = await applyMailboxEvent(db, id, { type: 'paused' }, { workspaceId, at: clock.now() });
       if (!paused) throw new NotFoundError(`no mailbox ${id}`);
-      return toMailbox(paused.row);
+      return presentOne(workspaceId, paused.row);
     },
 
     /**
@@ -535,7 +595,7 @@ export function createMailboxesService({
      */
     async resume(workspaceId: string, id: string): Promise<Mailbox> {
       const current = await findOrThrow(workspaceId, id);
-      if (current.status === 'active' && current.proven_at !== null) return toMailbox(current);
+      if (current.status === 'active' && current.proven_at !== null) return presentOne(workspaceId, current);
       let credentials: MailboxCredentials;
       try {
         credentials = decryptCredentials(current);
@@ -543,16 +603,16 @@ export function createMailboxesService({
         if (error instanceof SecretDecryptionError) throw new ConnectionFailedError(PASSWORD_UNREADABLE);
         throw error;
       }
-      await verifyConnection(credentials);
+      await verifyConnection(credentials, current.provider);
       const proof =
         current.proven_at === null ? proofChanges(await roundTrip(current.email, credentials), clock.now(), 0) : {};
       if (Object.keys(proof).length > 0) {
         await repository.update(workspaceId, id, { ...proof, updated_at: clock.now().toISOString() });
       }
-      if (current.status === 'active') return toMailbox(await findOrThrow(workspaceId, id));
+      if (current.status === 'active') return presentOne(workspaceId, await findOrThrow(workspaceId, id));
       const resumed = await applyMailboxEvent(db, id, { type: 'resumed' }, { workspaceId, at: clock.now() });
       if (!resumed) throw new NotFoundError(`no mailbox ${id}`);
-      return toMailbox(resumed.row);
+      return presentOne(workspaceId, resumed.row);
     },
 
     async listInteractions(

@@ -148,10 +148,20 @@ describe('create', () => {
         'lastSyncAt',
         'lastError',
         'pool',
+        'outlook',
         'createdAt',
         'updatedAt',
       ].sort(),
     );
+    // stored with verify: false, so not in the pool yet: the outlook says so, and why
+    expect(mailbox.outlook).toMatchObject({
+      summary: expect.stringMatching(/^Waiting to join the warmup pool: not proven yet/),
+      nextSendAt: null,
+      rampTarget: null,
+      limitedBy: null,
+      readyForCampaigns: false,
+      attention: [{ kind: 'not_in_pool', message: expect.stringMatching(/verify: false/) }],
+    });
     expect(mailbox).toMatchObject({
       email: alice.email,
       name: 'Alice',

@@ -40,6 +40,11 @@ function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
 
+/** "1 reply", "3 replies". */
+function countOf(value: number, one: string, many: string): string {
+  return `${formatCount(value)} ${value === 1 ? one : many}`;
+}
+
 function formatPercent(value: number): string {
   return `${value.toFixed(1)}%`;
 }
@@ -131,7 +136,7 @@ function kpiCards(doc: Doc, report: StatsReport, top: number): number {
       value: formatPercent(rates.openRate),
       note: `${formatCount(totals.opened)} opened, ${formatCount(totals.flagged)} flagged`,
     },
-    { label: 'Reply rate', value: formatPercent(rates.replyRate), note: `${formatCount(totals.replied)} replies` },
+    { label: 'Reply rate', value: formatPercent(rates.replyRate), note: countOf(totals.replied, 'reply', 'replies') },
     { label: 'Bounce rate', value: formatPercent(rates.bounceRate), note: `${formatCount(totals.bounced)} bounced` },
     {
       label: 'Other placement',
@@ -228,14 +233,14 @@ function axes(
   }
 }
 
-function reputationChart(doc: Doc, report: StatsReport, top: number): number {
+function reputationChart(doc: Doc, report: StatsReport, top: number, plotHeight: number): number {
   top = sectionTitle(
     doc,
     'Reputation',
     'Daily score out of 100 (mean of the mailboxes); a day without a new score keeps the last one.',
     top,
   );
-  const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: 130 };
+  const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: plotHeight };
   const days = report.daily.map((row) => row.date);
   axes(doc, plot, [0, 25, 50, 75, 100], 100, days, (value) => String(value));
   const slot = plot.width / days.length;
@@ -287,7 +292,7 @@ function reputationChart(doc: Doc, report: StatsReport, top: number): number {
   return plot.y + plot.height + 34;
 }
 
-function placementChart(doc: Doc, report: StatsReport, top: number): number {
+function placementChart(doc: Doc, report: StatsReport, top: number, plotHeight: number): number {
   top = sectionTitle(doc, 'Inbox vs spam', 'Where the peers found the mail sent each day.', top);
   const legendY = top - 30;
   for (const [index, [label, color]] of (
@@ -304,7 +309,7 @@ function placementChart(doc: Doc, report: StatsReport, top: number): number {
       .fillColor(COLOR.text)
       .text(label, x + 12, legendY, { lineBreak: false });
   }
-  const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: 130 };
+  const plot: Plot = { x: MARGIN + 36, y: top + 4, width: CONTENT_WIDTH - 36, height: plotHeight };
   const days = report.daily.map((row) => row.date);
   const ticks = countTicks(Math.max(0, ...report.daily.map((row) => row.inbox + row.spam)));
   const max = ticks[ticks.length - 1]!;
@@ -341,6 +346,11 @@ const COLUMNS: Column[] = [
   { title: 'Reputation', width: CONTENT_WIDTH - 450, align: 'right', value: (row) => String(row.reputation) },
 ];
 const ROW_HEIGHT = 17;
+const TABLE_TITLE_HEIGHT = 34;
+/** A chart's plot height, and what a chart takes around it (its title and date labels). */
+const PLOT_HEIGHT = 130;
+const MIN_PLOT_HEIGHT = 80;
+const CHART_FRAME_HEIGHT = 72;
 const CELL_PADDING = 5;
 
 function tableHeader(doc: Doc, top: number): number {
@@ -410,6 +420,7 @@ function footers(doc: Doc, report: StatsReport): void {
     // Writing below the bottom margin would otherwise make pdfkit start a new page.
     const margin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
+    doc.markContent('Artifact', { type: 'Pagination' });
     doc
       .moveTo(MARGIN, FOOTER_Y - 8)
       .lineTo(PAGE.width - MARGIN, FOOTER_Y - 8)
@@ -424,6 +435,7 @@ function footers(doc: Doc, report: StatsReport): void {
       align: 'right',
       lineBreak: false,
     });
+    doc.endMarkedContent();
     doc.page.margins.bottom = margin;
   }
 }
@@ -434,6 +446,10 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
     size: 'A4',
     margin: MARGIN,
     bufferPages: true,
+    tagged: true,
+    lang: 'en',
+    displayTitle: true,
+    pdfVersion: '1.7',
     info: {
       Title: `Deliverability report ${report.range.startDate} to ${report.range.endDate}`,
       Author: 'Warmup',
@@ -441,16 +457,50 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
       CreationDate: new Date(report.generatedAt),
     },
   });
-  let y = header(doc, report);
-  y = kpiCards(doc, report, y);
-  y = reputationChart(doc, report, y);
-  y = placementChart(doc, report, y);
-  // The table opens a page of its own unless a useful part of it fits under the charts.
-  if (y + 120 > BOTTOM) {
-    doc.addPage();
-    y = MARGIN;
-  }
-  mailboxTable(doc, report, y);
+  // Tagged for screen readers: a structure tree in reading order (headings, figures with their
+  // description, the table), the page furniture (footers) marked as artifacts.
+  const root = doc.struct('Document');
+  doc.addStructure(root);
+  const part = (type: string, draw: () => void, alt?: string) =>
+    root.add(doc.struct(type, alt ? { alt } : {}, [() => draw()]));
+
+  let y = 0;
+  part('Sect', () => {
+    y = header(doc, report);
+    y = kpiCards(doc, report, y);
+  });
+  // A short table that would sit alone on a second page fits under smaller charts instead.
+  const tableHeight = TABLE_TITLE_HEIGHT + ROW_HEIGHT + 2 + Math.max(1, report.mailboxes.length) * ROW_HEIGHT;
+  const room = BOTTOM - y - 2 * CHART_FRAME_HEIGHT - tableHeight;
+  const plotHeight = Math.max(MIN_PLOT_HEIGHT, Math.min(PLOT_HEIGHT, Math.floor(room / 2)));
+  const scores = report.daily.map((row) => row.reputation).filter((score): score is number => score !== null);
+  part(
+    'Figure',
+    () => {
+      y = reputationChart(doc, report, y, plotHeight);
+    },
+    scores.length === 0
+      ? 'Reputation chart: no score in this period yet.'
+      : `Reputation chart: from ${scores[0]} to ${scores[scores.length - 1]} out of 100 over the period.`,
+  );
+  const found = report.daily.reduce((sum, row) => sum + row.inbox + row.spam, 0);
+  const spam = report.daily.reduce((sum, row) => sum + row.spam, 0);
+  part(
+    'Figure',
+    () => {
+      y = placementChart(doc, report, y, plotHeight);
+    },
+    `Inbox vs spam chart: ${countOf(found - spam, 'email', 'emails')} in the inbox and ${countOf(spam, 'email', 'emails')} in spam over the period.`,
+  );
+  part('Table', () => {
+    // The table opens a page of its own unless a useful part of it fits under the charts.
+    if (y + 120 > BOTTOM && y + tableHeight > BOTTOM) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    mailboxTable(doc, report, y);
+  });
+  root.end();
   footers(doc, report);
   doc.end();
   return doc;

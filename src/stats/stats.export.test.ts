@@ -260,9 +260,18 @@ describe('GET /api/stats/export?format=pdf', () => {
     const pdf = res.rawPayload;
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.subarray(-6).toString('latin1')).toMatch(/%%EOF\s*$/);
-    // Summary and charts on the first page, the (short) mailbox table on the second.
-    expect(pageCount(pdf)).toBe(2);
-    expect(pdf.toString('latin1')).toContain('(Deliverability report 2026-02-14 to 2026-03-15)');
+    // A short mailbox table fits under the charts: one page, not a second one holding two rows.
+    expect(pageCount(pdf)).toBe(1);
+    const text = pdf.toString('latin1');
+    expect(text).toContain('(Deliverability report 2026-02-14 to 2026-03-15)');
+    // tagged for screen readers: marked, in a language, with a structure tree in reading order
+    expect(text).toMatch(/\/MarkInfo/);
+    expect(text).toMatch(/\/Marked true/);
+    expect(text).toMatch(/\/Lang \(en\)/);
+    expect(text).toMatch(/\/StructTreeRoot/);
+    for (const element of ['Document', 'Sect', 'Figure', 'Table']) expect(text).toContain(`/S /${element}`);
+    expect(text).toMatch(/\/Alt \(Reputation chart: from 77 to 77 out of 100 over the period\.\)/);
+    expect(text).toMatch(/\/DisplayDocTitle true/);
   });
 
   it('runs the mailbox table over as many pages as it needs', async () => {
@@ -275,7 +284,7 @@ describe('GET /api/stats/export?format=pdf', () => {
   it('narrows to one mailbox', async () => {
     const res = await get(`/api/stats/export?format=pdf&mailboxId=${mb.alice}`);
     expect(res.statusCode).toBe(200);
-    expect(pageCount(res.rawPayload)).toBe(2);
+    expect(pageCount(res.rawPayload)).toBe(1);
   });
 });
 

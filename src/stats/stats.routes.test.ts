@@ -596,11 +596,12 @@ describe('GET /api/stats/daily-summary', () => {
     });
   });
 
-  it('compares reputation with the day before', async () => {
+  it("moves reputation by the mean of each scored mailbox's change, from its score before (50 for a first score)", async () => {
     const { summary } = ok<{ summary: { date: string; sent: number; reputationChange: number } }>(
       await get('/api/stats/daily-summary?date=2026-03-10'),
     );
-    expect(summary).toMatchObject({ date: '2026-03-10', sent: 1, reputationChange: 1 });
+    // alice 70 → 80 (+10), bob's first score 61 (+11 from 50): +10.5, rounded
+    expect(summary).toMatchObject({ date: '2026-03-10', sent: 1, reputationChange: 11 });
     const first = ok<{ summary: { reputationChange: number } }>(
       await get('/api/stats/daily-summary?date=2026-03-01'),
     ).summary;

@@ -252,7 +252,7 @@ export const DailySummary = Type.Object({
   errorMailboxes: Type.Integer(),
   reputationChange: Type.Integer({
     description:
-      "The workspace's reputation that day minus the day before (as in analytics `daily`); 0 when either is unknown",
+      "How the scores in `mailboxes` moved that day: the mean, over the mailboxes scored that day, of each one's score minus its score before (the day before, else its last earlier one, else 50, where every mailbox starts), rounded; 0 when no mailbox was scored that day",
   }),
   mailboxes: Type.Array(
     Type.Object({

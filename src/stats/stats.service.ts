@@ -134,6 +134,9 @@ function createResultCache(ttlMs: number) {
   };
 }
 
+/** The score a mailbox has before its first one (mailboxes.reputation starts there; reputation.ts blends towards it). */
+const STARTING_REPUTATION = 50;
+
 export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps) {
   const repository = createStatsRepository(db);
   const cached = createResultCache(cacheMs);
@@ -393,11 +396,18 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         const collect = async () => {
           const rows = await repository.mailboxesOnDay(workspaceId, date, addDays(date, -1));
           // A mailbox scored neither that day nor the day before (paused, new) carries an older score, if any.
-          const unscored = rows.filter((r) => r.reputation === null && r.previousReputation === null).map((r) => r.id);
+          // …and so does a mailbox scored that day but not the day before, for its change.
+          const unscored = rows.filter((r) => r.previousReputation === null).map((r) => r.id);
           const older =
             unscored.length > 0
               ? await repository.lastScoresBefore(workspaceId, addDays(date, -1), unscored)
               : new Map<string, number>();
+          // The change the table shows: each mailbox scored that day against its score before
+          // (the day before, an older one, or the score every mailbox starts from), averaged.
+          const changes = rows
+            .filter((row) => row.reputation !== null)
+            .map((row) => row.reputation! - (row.previousReputation ?? older.get(row.id) ?? STARTING_REPUTATION));
+          reputationChange = changes.length === 0 ? 0 : Math.round(changes.reduce((a, b) => a + b, 0) / changes.length);
           return rows
             .map((row) => ({
               mailboxId: row.id,
@@ -413,20 +423,20 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
             }))
             .sort((a, b) => byEmail({ id: a.mailboxId, email: a.email }, { id: b.mailboxId, email: b.email }));
         };
+        let reputationChange = 0;
         const [counts, series, mailboxes] = await Promise.all([
           repository.mailboxCounts(workspaceId, date),
-          dailySeries(workspaceId, { startDate: addDays(date, -1), endDate: date }),
+          dailySeries(workspaceId, { startDate: date, endDate: date }),
           collect(),
         ]);
-        const [previous, day] = series.daily as [DailyRow, DailyRow];
+        const [day] = series.daily as [DailyRow];
         return {
           date,
           ...dayCountsOf(day),
           activeMailboxes: counts.active,
           pausedMailboxes: counts.paused,
           errorMailboxes: counts.error,
-          reputationChange:
-            day.reputation === null || previous.reputation === null ? 0 : day.reputation - previous.reputation,
+          reputationChange,
           mailboxes,
         };
       });

@@ -144,12 +144,28 @@ function buildOptions(props: ChartProps, width: number): uPlot.Options {
         width: s.kind === 'bars' ? 0 : 2,
         fill: s.kind === 'bars' ? s.color : s.kind === 'area' ? alpha(s.color, 0.1) : undefined,
         paths: s.kind === 'bars' ? uPlot.paths.bars!({ size: [barWidth, 28], gap: 1 }) : undefined,
-        points: { show: false },
+        // a line needs two days to be drawn: a day standing alone is drawn as a dot
+        points: {
+          show: s.kind !== 'bars' && s.values.some((v, i) => isLone(s.values, i) && v !== null),
+          size: 8,
+          fill: s.color,
+          filter: (_u, _seriesIdx, show) =>
+            show ? s.values.flatMap((_v, i) => (isLone(s.values, i) ? [i] : [])) : null,
+        },
         spanGaps: true,
       })),
     ],
     plugins: [tooltipPlugin(dates, series)],
   };
+}
+
+/** A value with no neighbour to draw a line to. */
+function isLone(values: Array<number | null>, i: number): boolean {
+  const known = (j: number) => values[j] !== null && values[j] !== undefined;
+  if (!known(i)) return false;
+  const before = values.slice(0, i).some((_v, j) => known(j));
+  const after = values.slice(i + 1).some((_v, j) => known(i + 1 + j));
+  return !before && !after;
 }
 
 function buildData(props: ChartProps): uPlot.AlignedData {
@@ -212,6 +228,39 @@ export function Chart(props: ChartProps) {
         aria-label={props.label}
         style={{ minHeight: `${props.height ?? 240}px` }}
       />
+      {/* the hover card is for a mouse; the same figures for the keyboard and screen readers */}
+      <details class="chart-data">
+        <summary>Show the figures</summary>
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={`${props.label} As a table`}>
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                {props.series.map((s) => (
+                  <th key={s.label} scope="col" class="num">
+                    {s.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {props.dates.map((date, i) => (
+                <tr key={date}>
+                  <th scope="row">{formatDay(date)}</th>
+                  {props.series.map((s) => {
+                    const value = s.values[i];
+                    return (
+                      <td key={s.label} class="num">
+                        {value === null || value === undefined ? '–' : (s.format ?? formatNumber)(value)}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
     </figure>
   );
 }

@@ -25,8 +25,17 @@ export function Dialog({
   const headingId = useId();
   useEffect(() => {
     const dialog = ref.current;
+    // The control that opened the dialog gets the focus back, even when the page re-rendered
+    // meanwhile (the browser's own return goes to <body> once the dialog leaves the DOM).
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      dialog?.close();
+      requestAnimationFrame(() => {
+        if (opener?.isConnected && (document.activeElement === document.body || document.activeElement === null))
+          opener.focus();
+      });
+    };
   }, []);
   return createPortal(
     <dialog

@@ -36,11 +36,14 @@ export function Shell({
   workspace,
   onSignOut,
   children,
+  focusOnStart,
 }: {
   path: string;
   workspace: string | undefined;
   onSignOut: () => void;
   children: ComponentChildren;
+  /** Focus the page at once (just signed in: the focused sign-in button is gone). */
+  focusOnStart?: boolean;
 }) {
   const [menuOpen, setMenuOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
@@ -57,9 +60,13 @@ export function Shell({
 
   useEffect(() => {
     setMenuOpen(false);
-    // After an in-app navigation, start keyboard and screen-reader users at the new page.
-    if (first.current) first.current = false;
-    else main.current?.focus({ preventScroll: true });
+    // After an in-app navigation, start keyboard and screen-reader users at the new page; on the
+    // first render too right after signing in, whose form (and focused button) is gone.
+    if (first.current && !focusOnStart) first.current = false;
+    else {
+      first.current = false;
+      main.current?.focus({ preventScroll: true });
+    }
   }, [path]);
 
   return (

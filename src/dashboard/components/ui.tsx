@@ -2,6 +2,7 @@ import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes, Ref 
 import { useId } from 'preact/hooks';
 import type { MailboxStatus, Pagination } from '../api.js';
 import { ApiError } from '../api.js';
+import { countNoun } from '../format.js';
 import { linkClick } from '../router.js';
 import { IconAlert, IconBack, IconRefresh, IconSearch } from './icons.js';
 
@@ -23,15 +24,26 @@ export function Button({
   class: className,
   disabled,
   type = 'button',
+  onClick,
   ...rest
 }: ButtonProps) {
+  // A busy button is aria-disabled, not disabled: a disabled button loses the keyboard focus,
+  // which then falls to <body> and the user has to find their place again.
   return (
     <button
       {...rest}
       type={type}
       class={['btn', `btn-${variant}`, size === 'sm' ? 'btn-sm' : '', className ?? ''].filter(Boolean).join(' ')}
-      disabled={disabled || loading}
+      disabled={disabled}
+      aria-disabled={loading ? 'true' : undefined}
       aria-busy={loading ? 'true' : undefined}
+      onClick={(event) => {
+        if (loading) {
+          event.preventDefault();
+          return;
+        }
+        onClick?.call(event.currentTarget, event);
+      }}
     >
       {loading ? <Spinner /> : icon}
       {children && <span>{children}</span>}
@@ -79,8 +91,40 @@ export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?
 }
 
 export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError && error.failures.length > 0) {
+    return error.failures.map((failure) => `${failure.title}: ${failure.fix}`).join(' ');
+  }
   if (error instanceof ApiError || error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * A failed login check: the problem as the headline (not always "refused the login"), the one fix
+ * per server, and what the server said underneath.
+ */
+function ConnectionFailureBody({ error }: { error: ApiError }) {
+  const { failures } = error;
+  const sameProblem = failures.every((failure) => failure.problem === failures[0]!.problem);
+  const headline = !sameProblem
+    ? 'IMAP and SMTP both failed'
+    : failures.length > 1
+      ? failures[0]!.title.replace(/^(IMAP|SMTP) server /, 'IMAP and SMTP servers ')
+      : failures[0]!.title;
+  return (
+    <div class="alert-body">
+      <strong>{headline}</strong>
+      <ul class="failure-fixes">
+        {failures.map((failure) => (
+          <li key={failure.side}>
+            {failures.length > 1 && <span class="failure-side">{failure.side.toUpperCase()}: </span>}
+            {!sameProblem && <>{failure.title}. </>}
+            {failure.fix}
+          </li>
+        ))}
+      </ul>
+      <p class="failure-detail">{error.message}</p>
+    </div>
+  );
 }
 
 /** An error in place, announced to screen readers, with a retry where one makes sense. */
@@ -96,10 +140,14 @@ export function ErrorBox({
   return (
     <div class="alert alert-error" role="alert">
       <IconAlert size={18} class="alert-icon" />
-      <div class="alert-body">
-        <strong>{title}</strong>
-        <p>{errorMessage(error)}</p>
-      </div>
+      {error instanceof ApiError && error.failures.length > 0 ? (
+        <ConnectionFailureBody error={error} />
+      ) : (
+        <div class="alert-body">
+          <strong>{title}</strong>
+          <p>{errorMessage(error)}</p>
+        </div>
+      )}
       {onRetry && (
         <Button size="sm" variant="ghost" icon={<IconRefresh size={16} />} onClick={onRetry}>
           Retry
@@ -134,16 +182,20 @@ export function EmptyState({
   title,
   children,
   action,
+  level = 3,
 }: {
   icon?: ComponentChildren;
   title: string;
   children?: ComponentChildren;
   action?: ComponentChildren;
+  /** 2 where nothing but the page's h1 comes before it, so headings go down one level at a time. */
+  level?: 2 | 3;
 }) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   return (
     <div class="empty">
       {icon && <div class="empty-icon">{icon}</div>}
-      <h3>{title}</h3>
+      <Heading>{title}</Heading>
       {children && <p>{children}</p>}
       {action && <div class="empty-action">{action}</div>}
     </div>
@@ -269,7 +321,7 @@ export function StatCard({
   label: string;
   value: ComponentChildren;
   hint?: ComponentChildren;
-  tone?: 'good' | 'warn' | 'bad';
+  tone?: 'good' | 'building' | 'warn' | 'bad';
   loading?: boolean;
 }) {
   return (
@@ -308,16 +360,40 @@ export function Badge({
   return <span class={`badge badge-${tone}`}>{children}</span>;
 }
 
-export function reputationTone(score: number): 'good' | 'warn' | 'bad' {
+/**
+ * 80–100 good, 50–79 building up (where every new mailbox starts: not a warning), under 50 at risk.
+ * REPUTATION_LEGEND says the same in words next to every coloured score.
+ */
+export function reputationTone(score: number): 'good' | 'building' | 'bad' {
   if (score >= 80) return 'good';
-  if (score >= 50) return 'warn';
+  if (score >= 50) return 'building';
   return 'bad';
+}
+
+export const REPUTATION_LEGEND =
+  'Reputation: 80–100 good · 50–79 building up (new mailboxes start at 50) · under 50 at risk';
+
+/** The colours of reputation scores, in words. */
+export function ReputationLegend() {
+  return (
+    <p class="reputation-legend">
+      <span class="legend-item">
+        <span class="swatch tone-bg-good" /> 80–100 good
+      </span>
+      <span class="legend-item">
+        <span class="swatch tone-bg-building" /> 50–79 building up (new mailboxes start at 50)
+      </span>
+      <span class="legend-item">
+        <span class="swatch tone-bg-bad" /> under 50 at risk
+      </span>
+    </p>
+  );
 }
 
 export function ReputationMeter({ score }: { score: number }) {
   const tone = reputationTone(score);
   return (
-    <span class="reputation" title={`Reputation ${score} of 100`}>
+    <span class="reputation" title={`Reputation ${score} of 100. ${REPUTATION_LEGEND}`}>
       <span class={`reputation-score tone-${tone}`}>{score}</span>
       <span class="meter" aria-hidden="true">
         <span class={`meter-fill fill-${tone}`} style={{ width: `${Math.max(0, Math.min(100, score))}%` }} />
@@ -388,7 +464,7 @@ export function PaginationBar({
   return (
     <nav class="pagination" aria-label={`${noun} pages`}>
       <span class="pagination-info">
-        {first}–{last} of {pagination.total} {noun}
+        {first}–{last} of {countNoun(pagination.total, noun)}
       </span>
       {pagination.totalPages > 1 && (
         <div class="pagination-buttons">

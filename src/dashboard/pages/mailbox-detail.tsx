@@ -103,7 +103,7 @@ function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
   );
 }
 
-function InteractionLog({ mailboxId }: { mailboxId: string }) {
+function InteractionLog({ mailboxId, next }: { mailboxId: string; next: string }) {
   const [type, setType] = useState('');
   const [page, setPage] = useState(1);
   const log = useResource(
@@ -166,15 +166,15 @@ function InteractionLog({ mailboxId }: { mailboxId: string }) {
         onPage={setPage}
         empty={
           <EmptyState title={type ? 'Nothing of this type yet' : 'No activity yet'}>
-            {type
-              ? 'Try another activity type.'
-              : 'The first warmup emails go out within the send window of the first day.'}
+            {type ? 'Try another activity type.' : next}
           </EmptyState>
         }
       />
     </Card>
   );
 }
+
+const SHOWN_ELSEWHERE = new Set(['stopped', 'stopped_by_guard', 'not_in_pool', 'pool_too_small']);
 
 export function MailboxDetailPage({ id }: { id: string }) {
   const mailbox = useResource(() => api.mailbox(id), [id]);
@@ -196,6 +196,8 @@ export function MailboxDetailPage({ id }: { id: string }) {
     );
   }
   const s = stats.data;
+  // stopped, not in the pool and a pool too small have their own notice or line above
+  const otherAttention = m.outlook.attention.filter((a) => !SHOWN_ELSEWHERE.has(a.kind));
   return (
     <>
       <PageHeader
@@ -240,6 +242,26 @@ export function MailboxDetailPage({ id }: { id: string }) {
           </p>
         </Notice>
       )}
+
+      <section class="outlook card" aria-labelledby="outlook-title">
+        <h2 id="outlook-title" class="section-title">
+          Status
+        </h2>
+        <p class="outlook-summary" data-testid="outlook-summary">
+          {m.outlook.summary}
+        </p>
+        {m.outlook.limitReason && <p class="outlook-limit">{m.outlook.limitReason}</p>}
+        {otherAttention.length > 0 && (
+          <ul class="outlook-attention" aria-label="Needs attention">
+            {otherAttention.map((a) => (
+              <li key={a.kind}>{a.message}</li>
+            ))}
+          </ul>
+        )}
+        <p class={`outlook-ready ${m.outlook.readyForCampaigns ? 'tone-good' : ''}`} data-testid="outlook-readiness">
+          {m.outlook.readiness}
+        </p>
+      </section>
 
       <div class="section-bar">
         <h2 class="section-title">Performance</h2>
@@ -342,7 +364,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
-      <InteractionLog mailboxId={m.id} />
+      <InteractionLog mailboxId={m.id} next={m.outlook.summary} />
     </>
   );
 }

@@ -192,12 +192,22 @@ export function WarmupSettingsDialog({
   const [name, setName] = useState(mailbox.name ?? '');
   const [password, setPassword] = useState('');
   const [draft, setDraft] = useState(() => toDraft(mailbox.warmup));
+  const [imap, setImap] = useState<ServerDraft>(() => serverDraft(mailbox.imap));
+  const [smtp, setSmtp] = useState<ServerDraft>(() => serverDraft(mailbox.smtp));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<Error>();
   const [busy, setBusy] = useState(false);
+  const imapChanged = serverChanged(mailbox.imap, imap);
+  const smtpChanged = serverChanged(mailbox.smtp, smtp);
+  // The stored password only ever goes to the servers it was given for (the API insists too).
+  const moved = movedServer(mailbox.imap, imap) || movedServer(mailbox.smtp, smtp);
 
   async function save(event?: Event) {
     event?.preventDefault();
+    if (moved && !password) {
+      setErrors({ password: 'Enter the password again: it is sent to the new server only with your say-so' });
+      return;
+    }
     setBusy(true);
     setErrors({});
     setGeneral(undefined);
@@ -206,6 +216,8 @@ export function WarmupSettingsDialog({
         name: name.trim() || undefined,
         warmup: fromDraft(draft),
         ...(password ? { password } : {}),
+        ...(imapChanged ? { imap: serverInput(imap) } : {}),
+        ...(smtpChanged ? { smtp: serverInput(smtp) } : {}),
       });
       onSaved(updated);
     } catch (error) {
@@ -242,12 +254,21 @@ export function WarmupSettingsDialog({
           error={errors.name}
         />
         <WarmupFields draft={draft} onDraft={setDraft} errors={errors} />
+        <details class="server-settings" open={imapChanged || smtpChanged}>
+          <summary>Mail servers</summary>
+          <ServerFields kind="imap" server={imap} onServer={setImap} errors={errors} />
+          <ServerFields kind="smtp" server={smtp} onServer={setSmtp} errors={errors} />
+        </details>
         <TextField
-          label="New password"
+          label={moved ? 'Password (required for the new server)' : 'New password'}
           name="newPassword"
           type="password"
           autoComplete="new-password"
-          hint="Leave empty to keep the current one. A new password is checked with the server first; a stopped mailbox then warms up again."
+          hint={
+            moved
+              ? 'A new host or port needs the password again. Both servers are checked before anything is saved.'
+              : 'Leave empty to keep the current one. A new password is checked with the server first; a stopped mailbox then warms up again.'
+          }
           value={password}
           onValue={setPassword}
           error={errors.password}
@@ -283,6 +304,22 @@ interface ServerDraft {
   host: string;
   port: string;
   secure: boolean;
+}
+
+function serverDraft(server: Mailbox['imap']): ServerDraft {
+  return { host: server.host, port: String(server.port), secure: server.secure };
+}
+
+function serverInput(draft: ServerDraft): ServerSettings {
+  return { host: draft.host.trim(), port: Number(draft.port), secure: draft.secure };
+}
+
+function serverChanged(current: Mailbox['imap'], draft: ServerDraft): boolean {
+  return movedServer(current, draft) || current.secure !== draft.secure;
+}
+
+function movedServer(current: Mailbox['imap'], draft: ServerDraft): boolean {
+  return current.host.toLowerCase() !== draft.host.trim().toLowerCase() || String(current.port) !== draft.port.trim();
 }
 
 const SECURITY_OPTIONS = [
@@ -450,7 +487,7 @@ export function AddMailboxPage() {
     } catch (error) {
       setBusy(false);
       if (error instanceof ApiError && error.status === 422) {
-        setFailure({ title: 'The mailbox server refused the login', error });
+        setFailure({ title: 'The mailbox could not connect', error });
       } else if (error instanceof ApiError && error.status === 409) {
         setErrors({ email: error.message });
       } else {

@@ -16,7 +16,7 @@ import {
   Skeleton,
   StatusBadge,
 } from '../components/ui.js';
-import { PROVIDER_NAMES, formatNumber, relativeTime } from '../format.js';
+import { PROVIDER_NAMES, countNoun, formatNumber, relativeTime } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 
 const STATUS_FILTERS = [
@@ -44,7 +44,11 @@ function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
         <strong>{formatNumber(sent)}</strong>
         <span class="muted"> / {target > 0 ? formatNumber(target) : '–'}</span>
       </span>
-      <Progress value={sent} max={Math.max(target, sent, 1)} label={`${sent} of ${target} emails sent today`} />
+      <Progress
+        value={sent}
+        max={Math.max(target, sent, 1)}
+        label={`${sent} of ${countNoun(target, 'emails')} sent today`}
+      />
     </span>
   );
 }
@@ -91,9 +95,10 @@ function MailboxRow({
       <td data-label="Sent today">
         <TodayVolume mailbox={mailbox} />
       </td>
-      <td data-label="Warmup" class="nowrap">
+      <td data-label="Warmup">
         <div class="cell-stack">
           <span>{mailbox.warmupDay > 0 ? `Day ${mailbox.warmupDay}` : 'Starting'}</span>
+          <span class="row-sub outlook-line">{mailbox.outlook.limitReason ?? mailbox.outlook.summary}</span>
           <span class="row-sub">synced {relativeTime(mailbox.lastSyncAt)}</span>
         </div>
       </td>

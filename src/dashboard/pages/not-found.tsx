@@ -1,18 +1,17 @@
-import { EmptyState, Link } from '../components/ui.js';
+import { Link, PageHeader } from '../components/ui.js';
 import { useTitle } from '../hooks.js';
 
 export function NotFoundPage() {
   useTitle('Not found');
   return (
-    <EmptyState
+    <PageHeader
       title="This page does not exist"
-      action={
+      subtitle="The address may be mistyped, or the item was deleted."
+      actions={
         <Link to="/" class="btn btn-primary">
           Go to the overview
         </Link>
       }
-    >
-      The address may be mistyped, or the item was deleted.
-    </EmptyState>
+    />
   );
 }

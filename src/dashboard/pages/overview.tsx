@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Analytics, ExportRow, Mailbox, Reputation } from '../api.js';
+import type { Analytics, Mailbox, Reputation } from '../api.js';
 import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { IconAlert, IconCheck, IconMailbox, IconPlus, IconTrendDown } from '../components/icons.js';
@@ -12,56 +12,26 @@ import {
   PageHeader,
   Segmented,
   StatCard,
+  ReputationLegend,
   reputationTone,
 } from '../components/ui.js';
 import { PERIODS, formatNumber, formatPercent, formatSigned, periodLabel, type Period } from '../format.js';
 import { useResource, useTitle, type Resource } from '../hooks.js';
 
-/** A fall of this many points within a week puts a mailbox on the attention list. */
-const FALLING_POINTS = 5;
-
 interface AttentionItem {
   mailboxId: string;
   email: string;
-  kind: 'error' | 'falling';
+  kind: Mailbox['outlook']['attention'][number]['kind'];
   detail: string;
 }
 
-async function loadAttention(): Promise<AttentionItem[]> {
-  const [failing, week] = await Promise.all([
-    api.mailboxes({ status: 'error', limit: 100 }),
-    api.exportRows({ period: '7d' }),
-  ]);
-  const items: AttentionItem[] = failing.mailboxes.map((m: Mailbox) => ({
-    mailboxId: m.id,
-    email: m.email,
-    kind: 'error',
-    detail: m.lastError ?? 'The warmup engine stopped for this mailbox.',
-  }));
-  const inError = new Set(items.map((i) => i.mailboxId));
-  const byMailbox = new Map<string, ExportRow[]>();
-  for (const row of week.rows) {
-    if (row.reputation === null || inError.has(row.mailboxId)) continue;
-    byMailbox.set(row.mailboxId, [...(byMailbox.get(row.mailboxId) ?? []), row]);
-  }
-  const falling: Array<AttentionItem & { drop: number }> = [];
-  for (const [mailboxId, rows] of byMailbox) {
-    rows.sort((a, b) => a.date.localeCompare(b.date));
-    const first = rows[0]!;
-    const last = rows[rows.length - 1]!;
-    const drop = (first.reputation ?? 0) - (last.reputation ?? 0);
-    if (drop >= FALLING_POINTS) {
-      falling.push({
-        mailboxId,
-        email: last.email,
-        kind: 'falling',
-        drop,
-        detail: `Reputation fell from ${first.reputation} to ${last.reputation} in the last 7 days.`,
-      });
-    }
-  }
-  falling.sort((a, b) => b.drop - a.drop);
-  return [...items, ...falling];
+/** The attention list of every mailbox, as the API defines it (the same list its detail page shows). */
+async function loadAttention(): Promise<{ total: number; items: AttentionItem[] }> {
+  const list = await api.mailboxes({ limit: 100 });
+  const items = list.mailboxes.flatMap((m: Mailbox) =>
+    m.outlook.attention.map((a) => ({ mailboxId: m.id, email: m.email, kind: a.kind, detail: a.message })),
+  );
+  return { total: list.pagination.total, items };
 }
 
 /** A chart card of the selected period, with the state of the resource it shows. */
@@ -106,6 +76,7 @@ function ReputationCard({ period, data, error, loading, reload }: PeriodCardProp
                 : `Reputation over the last ${label}: now ${data.current}, ${formatSigned(data.change ?? 0)} over the period.`
             }
           />
+          <ReputationLegend />
         </div>
       )}
     </Card>
@@ -159,30 +130,44 @@ function PlacementCard({ period, data, error, loading, reload }: PeriodCardProps
   );
 }
 
+const STOPPING = new Set<AttentionItem['kind']>(['stopped', 'stopped_by_guard']);
+
 function AttentionCard() {
   const attention = useResource(loadAttention, []);
+  const data = attention.data;
   return (
-    <Card title="Needs attention" subtitle="Stopped mailboxes and falling reputation" class="span-1 attention-card">
+    <Card
+      title="Needs attention"
+      subtitle="Stopped or slowed, spam over 10 %, bounces, a pool too small, not in the pool"
+      class="span-1 attention-card"
+    >
       {attention.error ? (
         <ErrorBox error={attention.error} onRetry={attention.reload} title="Could not check your mailboxes" />
-      ) : !attention.data ? (
+      ) : !data ? (
         <Loading label="Checking your mailboxes" rows={3} />
-      ) : attention.data.length === 0 ? (
+      ) : data.total === 0 ? (
+        <p class="muted">Nothing to check yet: no mailbox is connected.</p>
+      ) : data.items.length === 0 ? (
         <div class="all-good">
           <span class="all-good-icon">
             <IconCheck size={20} />
           </span>
           <div>
-            <strong>All mailboxes are healthy</strong>
-            <p>No errors and no falling reputation this week.</p>
+            <strong>
+              {data.total === 1 ? 'Your mailbox is' : `All ${data.total} mailboxes are`} within every threshold
+            </strong>
+            <p>No error, no spam over 10 %, no bounce this week, and the pool is large enough.</p>
           </div>
         </div>
       ) : (
         <ul class="attention-list">
-          {attention.data.map((item) => (
-            <li key={`${item.kind}-${item.mailboxId}`} class={`attention-item attention-${item.kind}`}>
+          {data.items.map((item) => (
+            <li
+              key={`${item.kind}-${item.mailboxId}`}
+              class={`attention-item attention-${STOPPING.has(item.kind) ? 'error' : 'falling'}`}
+            >
               <span class="attention-icon">
-                {item.kind === 'error' ? <IconAlert size={16} /> : <IconTrendDown size={16} />}
+                {STOPPING.has(item.kind) ? <IconAlert size={16} /> : <IconTrendDown size={16} />}
               </span>
               <div>
                 <Link to={`/mailboxes/${encodeURIComponent(item.mailboxId)}`} class="attention-email">
@@ -224,7 +209,7 @@ export function OverviewPage() {
       />
       {stats.error ? (
         <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the dashboard figures" />
-      ) : (
+      ) : noMailboxes ? null : (
         <section class="stats-grid" aria-label="Today at a glance">
           <StatCard
             label="Mailboxes"
@@ -236,9 +221,9 @@ export function OverviewPage() {
           <StatCard
             label="Avg reputation"
             loading={!s}
-            value={s ? s.avgReputation : '–'}
+            value={s && s.activeMailboxes > 0 ? s.avgReputation : '–'}
             tone={s && s.activeMailboxes > 0 ? reputationTone(s.avgReputation) : undefined}
-            hint="of 100, active mailboxes"
+            hint={s && s.activeMailboxes > 0 ? 'of 100, active mailboxes' : 'no active mailbox yet'}
           />
           <StatCard label="Sent today" loading={!s} value={formatNumber(s?.todaySent)} hint="warmup emails" />
           <StatCard
@@ -254,6 +239,7 @@ export function OverviewPage() {
           <EmptyState
             icon={<IconMailbox size={28} />}
             title="Connect your first mailbox"
+            level={2}
             action={
               <Link to="/mailboxes/new" class="btn btn-primary">
                 <IconPlus size={18} />
@@ -266,11 +252,13 @@ export function OverviewPage() {
           </EmptyState>
         </Card>
       )}
-      <div class="grid-3">
-        <ReputationCard period={period} {...reputation} />
-        <AttentionCard />
-        <PlacementCard period={period} {...analytics} />
-      </div>
+      {!noMailboxes && (
+        <div class="grid-3">
+          <ReputationCard period={period} {...reputation} />
+          <AttentionCard />
+          <PlacementCard period={period} {...analytics} />
+        </div>
+      )}
     </>
   );
 }

@@ -118,13 +118,18 @@ function PreviewPanel({
           <div class="alert alert-error" role="alert">
             <div class="alert-body">
               <strong>The template has a problem</strong>
-              <p>{errorMessage(state.error)}</p>
-              {state.error instanceof ApiError &&
-                state.error.errors.map((e) => (
-                  <p key={e.path + e.message} class="mono-small">
-                    {e.path.replace(/^\/body\//, '')}: {e.message}
-                  </p>
-                ))}
+              {/* every problem once: the list when there is one (its summary repeats the first), else the summary */}
+              {state.error instanceof ApiError && state.error.errors.length > 0 ? (
+                <ul class="problem-list">
+                  {state.error.errors.map((e) => (
+                    <li key={e.path + e.message} class="mono-small">
+                      {e.path.replace(/^\/body\//, '')}: {e.message}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p>{errorMessage(state.error)}</p>
+              )}
             </div>
           </div>
         ) : !state.preview ? (
@@ -203,6 +208,11 @@ function Editor({ template }: { template?: Template }) {
 
   async function save(event: Event) {
     event.preventDefault();
+    // The button stays enabled when nothing changed: a disabled button would drop the focus.
+    if (template && !dirty) {
+      toast('No changes to save');
+      return;
+    }
     setBusy(true);
     setErrors({});
     setFailure(undefined);
@@ -320,7 +330,7 @@ function Editor({ template }: { template?: Template }) {
             <Link to="/templates" class="btn btn-ghost">
               Cancel
             </Link>
-            <Button type="submit" variant="primary" loading={busy} disabled={template !== undefined && !dirty}>
+            <Button type="submit" variant="primary" loading={busy}>
               {template ? 'Save changes' : 'Create template'}
             </Button>
           </div>

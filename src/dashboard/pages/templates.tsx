@@ -30,6 +30,12 @@ export function TypeBadge({ type }: { type: string }) {
 const TYPE_FILTERS = [{ value: '', label: 'All types' }, ...asOptions(TYPE_LABELS)];
 const LANGUAGE_FILTERS = [{ value: '', label: 'All languages' }, ...asOptions(LANGUAGES)];
 
+/** The two-letter code of the browser's language if the dashboard knows it, else English. */
+function userLanguage(): string {
+  const code = (typeof navigator === 'undefined' ? 'en' : navigator.language).slice(0, 2).toLowerCase();
+  return code in LANGUAGES ? code : 'en';
+}
+
 /** Reads an uploaded export file and imports it; a 400 names the bad items by index. */
 async function importFile(file: File): Promise<number> {
   let document: unknown;
@@ -58,7 +64,8 @@ export function TemplatesPage() {
   useTitle('Templates');
   const [page, setPage] = useState(1);
   const [type, setType] = useState('');
-  const [language, setLanguage] = useState('');
+  // Opens on the browser's language when templates exist in it (English otherwise); "All languages" is one click away.
+  const [language, setLanguage] = useState(userLanguage);
   const [search, setSearch] = useState('');
   const q = useDebounced(search.trim(), 300);
   const list = useResource(

@@ -6,6 +6,7 @@ import * as apiKeys from './004-api-keys.js';
 import * as mailboxRetries from './005-mailbox-retries.js';
 import * as poolTrust from './006-pool-trust.js';
 import * as engagementPlan from './009-engagement-plan.js';
+import * as planOutlook from './010-plan-outlook.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '005-mailbox-retries': mailboxRetries,
   '006-pool-trust': poolTrust,
   '009-engagement-plan': engagementPlan,
+  '010-plan-outlook': planOutlook,
 };
 
 export const migrationProvider: MigrationProvider = {

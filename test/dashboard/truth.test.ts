@@ -1,0 +1,450 @@
+// The dashboard says what the API says: seeded states (no mailbox, one mailbox in a pool of one,
+// a junked mailbox, a mailbox the health guard stopped) shown in headless Chromium, their text and
+// figures compared with the API's answers; axe-core finds nothing on any page or state at laptop
+// and phone widths; and a keyboard-only walk never leaves the focus on <body>.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestWorkspace } from '../helpers/test-app.js';
+import { createMailbox, proveAll } from '../helpers/engine.js';
+import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
+import { MAIL_USERS } from '../mailstack/users.js';
+import { axeViolations } from './axe.js';
+import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { closedPort } from '../helpers/ports.js';
+
+const inCi = process.env.CI === 'true';
+const runBrowser = chromiumAvailable() || inCi;
+
+interface Outlook {
+  summary: string;
+  limitReason: string | null;
+  readiness: string;
+  attention: Array<{ kind: string; message: string }>;
+}
+interface ApiMailbox {
+  id: string;
+  email: string;
+  outlook: Outlook;
+}
+
+const WIDTHS = [1366, 390] as const;
+
+describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the truth', () => {
+  const [, paul, quinn] = MAIL_USERS.dashboard;
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let empty: TestWorkspace;
+  let solo: TestWorkspace;
+  let troubled: TestWorkspace;
+  let soloId: string;
+  let junkedId: string;
+  let guardedId: string;
+  let keyboard: TestWorkspace;
+
+  async function signIn(workspace: TestWorkspace): Promise<void> {
+    await page.goto(base);
+    await page.evaluate(() => sessionStorage.clear());
+    await page.goto(base);
+    await page.getByLabel('API key').fill(workspace.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  }
+
+  /** Waits until the page drew its data: no skeleton left, every chart drawn. */
+  async function settled(): Promise<void> {
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.skeleton, [aria-busy="true"]').length === 0 &&
+        Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')),
+    );
+  }
+
+  async function mailboxOf(workspace: TestWorkspace, id: string): Promise<ApiMailbox> {
+    return (await workspace.request({ method: 'GET', url: `/api/mailboxes/${id}` })).json().mailbox as ApiMailbox;
+  }
+
+  async function expectNoAxeViolations(state: string): Promise<void> {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await settled();
+      expect(await axeViolations(page), `${state} at ${width} px`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1366, height: 900 });
+  }
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    t = await createTestApp();
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    empty = await t.createWorkspace('Empty');
+    solo = await t.createWorkspace('Solo');
+    troubled = await t.createWorkspace('Troubled');
+    const db = t.database.db;
+
+    // one mailbox in a pool of one: its last plan got none of its ramp of 2
+    soloId = await createMailbox(solo, 'solo@alpha.test');
+    // a junked mailbox (6 of its 10 emails found in spam this week, one bounce) and one the guard stopped
+    junkedId = await createMailbox(troubled, 'junked@bravo.test');
+    guardedId = await createMailbox(troubled, 'guarded@charlie.test');
+    await proveAll(db);
+    const today = new Date().toISOString().slice(0, 10);
+    await db
+      .updateTable('mailboxes')
+      .set({ ramp_target: 2, plan_limited_by: 'pool_too_small', daily_target: 0, last_plan_day: today })
+      .where('id', '=', soloId)
+      .execute();
+    await db
+      .insertInto('daily_stats')
+      .values({
+        mailbox_id: junkedId,
+        workspace_id: troubled.id,
+        day: today,
+        sent: 10,
+        inbox: 4,
+        spam: 6,
+        bounced: 1,
+        reputation: 58,
+      })
+      .execute();
+    await db
+      .updateTable('mailboxes')
+      .set({
+        status: 'error',
+        last_error:
+          "Warmup stopped: 45% of this mailbox's warmup emails landed in spam over the last 7 days (9 of 20). Check SPF, DKIM and DMARC for charlie.test and whether the domain is on a blocklist, then resume the mailbox.",
+      })
+      .where('id', '=', guardedId)
+      .execute();
+
+    browser = await launchBrowser({ width: 1366, height: 900 });
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('an empty installation: an empty state, no zeros, no "all healthy"', async () => {
+    await signIn(empty);
+    await page.getByRole('heading', { name: 'Connect your first mailbox' }).waitFor();
+    const text = await page.locator('main').innerText();
+    expect(text).not.toMatch(/Avg reputation|All mailboxes are healthy|within every threshold/);
+    await expectNoAxeViolations('overview, no mailbox');
+  });
+
+  it('one mailbox in a pool of one: the list, its page and "Needs attention" give the API reason', async () => {
+    await signIn(solo);
+    const api = await mailboxOf(solo, soloId);
+    expect(api.outlook.limitReason).toBe(
+      'The pool is too small for its ramp: 0 of 2 emails planned on its last day. Add 2 mailboxes on other domains.',
+    );
+    const attention = page.locator('.attention-card');
+    await expect.poll(() => attention.innerText()).toContain(api.outlook.limitReason!);
+    await expectNoAxeViolations('overview, pool of one');
+
+    await page.goto(`${base}/mailboxes`);
+    await expect.poll(() => page.locator('.outlook-line').first().innerText()).toBe(api.outlook.limitReason);
+    expect(await page.locator('.pagination-info').innerText()).toBe('1–1 of 1 mailbox');
+    await expectNoAxeViolations('mailboxes, pool of one');
+
+    await page.goto(`${base}/mailboxes/${soloId}`);
+    await expect.poll(() => page.getByTestId('outlook-summary').innerText()).toBe(api.outlook.summary);
+    expect(api.outlook.summary).toMatch(/^Next sends from .* UTC, when its send window opens\.$/);
+    expect(await page.locator('.outlook-limit').innerText()).toBe(api.outlook.limitReason);
+    expect(await page.getByTestId('outlook-readiness').innerText()).toBe(api.outlook.readiness);
+    await expectNoAxeViolations('mailbox detail, pool of one');
+  });
+
+  it('a junked and a guard-stopped mailbox: every threshold the API names is listed, figures agree', async () => {
+    await signIn(troubled);
+    const junked = await mailboxOf(troubled, junkedId);
+    const guarded = await mailboxOf(troubled, guardedId);
+    expect(junked.outlook.attention.map((a) => a.kind)).toEqual(['spam_rate', 'bounces']);
+    expect(guarded.outlook.attention.map((a) => a.kind)).toEqual(['stopped_by_guard']);
+
+    const attention = page.locator('.attention-card');
+    await expect.poll(() => attention.locator('li').count()).toBe(3);
+    const shown = await attention.innerText();
+    for (const item of [...junked.outlook.attention, ...guarded.outlook.attention])
+      expect(shown).toContain(item.message);
+    expect(shown).not.toMatch(/healthy|within every threshold/);
+
+    // the overview's spam rate is the API's, and it is not called healthy
+    const analytics = (await troubled.request({ method: 'GET', url: '/api/stats/analytics?period=7d' })).json()
+      .analytics;
+    await page.getByRole('radio', { name: '7 days' }).check({ force: true });
+    await expect.poll(() => page.locator('.placement .figures').innerText()).toContain(`${analytics.rates.spamRate}%`);
+    await expectNoAxeViolations('overview, junked and stopped');
+
+    await page.goto(`${base}/mailboxes/${junkedId}`);
+    await page.getByTestId('outlook-summary').waitFor();
+    const detail = await page.locator('.outlook').innerText();
+    for (const item of junked.outlook.attention) expect(detail).toContain(item.message);
+    // a reputation of 58 on a new mailbox is "building up", not a warning colour
+    expect(await page.locator('.stat-value.tone-building').count()).toBeGreaterThan(0);
+    await expectNoAxeViolations('mailbox detail, junked');
+
+    await page.goto(`${base}/mailboxes/${guardedId}`);
+    await page.getByText('Warmup is stopped for this mailbox').waitFor();
+    expect(await page.locator('main').innerText()).toContain(guarded.outlook.attention[0]!.message);
+    await expectNoAxeViolations('mailbox detail, stopped by the guard');
+  });
+
+  it('axe finds nothing on the other pages and states, at 1366 and 390 px', async () => {
+    await signIn(troubled);
+    for (const [path, ready] of [
+      ['/templates', 'Templates'],
+      ['/templates/new', 'New template'],
+      ['/reports', 'Reports'],
+      ['/mailboxes/new', 'Add a mailbox'],
+      ['/no-such-page', 'This page does not exist'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      await page.getByRole('heading', { level: 1, name: ready }).waitFor();
+      await expectNoAxeViolations(path);
+    }
+    // the Reports period selector reflows at 320 px: nothing wider than the screen
+    await page.goto(`${base}/reports`);
+    await page.setViewportSize({ width: 320, height: 800 });
+    await settled();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    await page.setViewportSize({ width: 1366, height: 900 });
+
+    // a failed Connect, shown in place
+    await page.goto(`${base}/mailboxes/new`);
+    await page.getByRole('radio', { name: 'Other' }).check({ force: true });
+    const stack = requireMailStack();
+    await page.getByLabel('Email address').fill(paul!.email);
+    await page.getByLabel('Password', { exact: true }).fill('wrong-password');
+    await page.getByLabel('IMAP host').fill(stack.host);
+    await page.getByLabel('IMAP port').fill(String(stack.imapPort));
+    await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
+    await page.getByLabel('SMTP host').fill(stack.host);
+    await page.getByLabel('SMTP port').fill(String(stack.submissionPort));
+    await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
+    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    await page.locator('#add-failure [role="alert"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#add-failure').innerText()).toContain('Wrong password or user name');
+    await expectNoAxeViolations('add mailbox, login refused');
+
+    // the sign-in page, signed out
+    await page.evaluate(() => sessionStorage.clear());
+    await page.goto(base);
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await expectNoAxeViolations('sign in');
+  });
+
+  it(
+    'keyboard only: add a mailbox, pause it, open it, edit a template, the focus never on <body>',
+    { timeout: 120_000 },
+    async () => {
+      const stack = requireMailStack();
+      keyboard = await t.createWorkspace('Keyboard');
+      const focusLog: string[] = [];
+      const focused = () =>
+        page.evaluate(() => {
+          const e = document.activeElement;
+          if (!e || e === document.body) return 'BODY';
+          return `${e.tagName}:${e.getAttribute('aria-label') ?? e.textContent?.trim().slice(0, 40) ?? ''}`;
+        });
+      const expectFocusKept = async (step: string) => {
+        const now = await focused();
+        focusLog.push(`${step} → ${now}`);
+        expect(now, focusLog.join('\n')).not.toBe('BODY');
+      };
+      /** Tabs forward until the focused element matches, checking the focus at every step. */
+      const tabTo = async (matches: (label: string) => boolean, step: string) => {
+        for (let i = 0; i < 80; i++) {
+          await page.keyboard.press('Tab');
+          const now = await focused();
+          expect(now, `${step}: Tab reached <body>\n${focusLog.join('\n')}`).not.toBe('BODY');
+          if (matches(now)) return;
+        }
+        throw new Error(`${step}: never reached by Tab\n${focusLog.join('\n')}`);
+      };
+
+      await page.goto(base);
+      await page.evaluate(() => sessionStorage.clear());
+      await page.goto(base);
+      await page.getByLabel('API key').focus();
+      await page.keyboard.type(keyboard.apiKey);
+      await page.keyboard.press('Enter');
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      await expectFocusKept('signed in');
+
+      // add a mailbox
+      await page.goto(`${base}/mailboxes/new`);
+      await page.getByRole('heading', { level: 1, name: 'Add a mailbox' }).waitFor();
+      await page.getByRole('radio', { name: 'Other' }).focus();
+      await page.keyboard.press('Space');
+      for (const [label, value] of [
+        ['Email address', quinn!.email],
+        ['Password', quinn!.password],
+        ['IMAP host', stack.host],
+        ['IMAP port', String(stack.imapPort)],
+        ['SMTP host', stack.host],
+        ['SMTP port', String(stack.submissionPort)],
+      ] as const) {
+        await page.getByLabel(label, { exact: true }).focus();
+        await page.keyboard.press('ControlOrMeta+A');
+        await page.keyboard.type(value);
+      }
+      for (const label of ['IMAP security', 'SMTP security']) {
+        await page.getByLabel(label).focus();
+        await page.getByLabel(label).selectOption({ label: 'STARTTLS' });
+      }
+      await tabTo((l) => l.includes('Connect mailbox'), 'Connect mailbox');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: quinn!.email }).waitFor({ timeout: 30_000 });
+      await expectFocusKept('mailbox added');
+
+      // pause it from its page: the focus stays on the button that changed
+      await tabTo((l) => l.includes('Pause warmup'), 'Pause warmup');
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Resume warmup' }).waitFor();
+      await expectFocusKept('paused');
+      expect(await focused()).toContain('Resume warmup');
+
+      // open the settings dialog and close it with Escape: the focus returns to its opener
+      await tabTo((l) => l.includes('Warmup settings'), 'Warmup settings');
+      await page.keyboard.press('Enter');
+      await page.getByRole('dialog').waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
+      await expect.poll(focused).toContain('Warmup settings');
+
+      // open its detail from the list
+      await page.goto(`${base}/mailboxes`);
+      await page.getByRole('heading', { level: 1, name: 'Mailboxes' }).waitFor();
+      await tabTo((l) => l.includes(quinn!.email), 'mailbox link');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: quinn!.email }).waitFor();
+      await expectFocusKept('detail opened');
+
+      // edit a template
+      await page.goto(`${base}/templates`);
+      await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+      await settled();
+      const firstTemplate = (await page.locator('main table a').first().innerText()).trim();
+      await tabTo((l) => l.startsWith('A:') && l.includes(firstTemplate.slice(0, 30)), 'a template');
+      await page.keyboard.press('Enter');
+      await page.getByLabel('Subject').waitFor();
+      await expectFocusKept('editor opened');
+      await page.getByLabel('Subject').focus();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' (edited)');
+      await tabTo((l) => l.includes('Save'), 'Save');
+      await page.keyboard.press('Enter');
+      await page.getByText('All changes saved').waitFor();
+      await expectFocusKept('template saved');
+    },
+  );
+
+  it('edits the servers of a mailbox, asking for the password again before a new host or port', async () => {
+    const stack = requireMailStack();
+    const { mailboxes } = (await keyboard.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+      mailboxes: Array<{ id: string; smtp: { port: number; secure: boolean } }>;
+    };
+    const mailbox = mailboxes[0]!;
+    await page.goto(`${base}/mailboxes/${mailbox.id}`);
+    await page.getByRole('button', { name: 'Warmup settings' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Mail servers').click();
+    await expectNoAxeViolations('settings dialog with the mail servers');
+    await dialog.getByLabel('SMTP security').selectOption({ label: 'SSL/TLS' });
+    await dialog.getByLabel('SMTP port').fill(String(stack.submissionsPort));
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => dialog.getByLabel(/^Password/).getAttribute('aria-invalid')).toBe('true');
+    // nothing was sent: the stored settings are unchanged
+    const unchanged = (await keyboard.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` })).json().mailbox;
+    expect(unchanged.smtp).toMatchObject({ port: mailbox.smtp.port, secure: false });
+
+    await dialog.getByLabel(/^Password/).fill(quinn!.password);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+    const moved = (await keyboard.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` })).json().mailbox;
+    expect(moved.smtp).toMatchObject({ port: stack.submissionsPort, secure: true });
+    await expect.poll(() => page.locator('main').innerText()).toContain(`${stack.host}:${stack.submissionsPort}`);
+  });
+
+  it("templates open on the browser's language; the editor shows every body error, each once", async () => {
+    await signIn(troubled);
+    await page.goto(`${base}/templates`);
+    await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+    await settled();
+    expect(await page.getByLabel('Language').inputValue()).toBe('en'); // the browser runs in en-GB
+    const languages = await page.locator('td[data-label="Language"]').allInnerTexts();
+    expect(languages.length).toBeGreaterThan(0);
+    expect(new Set(languages)).toEqual(new Set(['English']));
+
+    await page.goto(`${base}/templates/new`);
+    await page.getByLabel('Name', { exact: true }).fill('Broken');
+    await page.getByLabel('Subject', { exact: true }).fill('Hello');
+    await page.getByLabel('Body', { exact: true }).fill('Hi {nope}, and {also_unknown}');
+    const problem = page.locator('.preview-card [role="alert"]');
+    await expect.poll(() => problem.innerText()).toContain('also_unknown');
+    const shown = await problem.innerText();
+    expect(shown.match(/unknown variable "nope"/g)).toHaveLength(1);
+    expect(shown.match(/unknown variable "also_unknown"/g)).toHaveLength(1);
+    await page.getByRole('button', { name: 'Create template' }).click();
+    const bodyError = page.locator('.field.has-error .field-error');
+    await expect.poll(() => bodyError.innerText()).toMatch(/"nope"[\s\S]*"also_unknown"/);
+    await expectNoAxeViolations('template editor with body errors');
+  });
+
+  it('each connection problem is the headline with its fix, as the API says it', { timeout: 90_000 }, async () => {
+    const stack = requireMailStack();
+    // An operator who allowed the stack's host but did not trust its self-signed certificate.
+    const untrusting = await createTestApp({ mailPolicy: { allowedHosts: [stack.host], plaintextHosts: [] } });
+    const address = await untrusting.app.listen({ port: 0, host: '127.0.0.1' });
+    const closed = await closedPort();
+    try {
+      await page.goto(address);
+      await page.getByLabel('API key').fill(untrusting.workspace.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      for (const [imapPort, smtpPort, problem] of [
+        [stack.imapPort, stack.submissionPort, 'untrusted_certificate'],
+        [closed, closed, 'host_unreachable'],
+      ] as const) {
+        const body = {
+          email: paul!.email,
+          password: paul!.password,
+          provider: 'custom',
+          connectionType: 'imap',
+          imap: { host: stack.host, port: imapPort, secure: false },
+          smtp: { host: stack.host, port: smtpPort, secure: false },
+        };
+        const answer = await untrusting.workspace.request({ method: 'POST', url: '/api/mailboxes', payload: body });
+        expect(answer.statusCode).toBe(422);
+        const failures = answer.json().failures as Array<{ problem: string; title: string; fix: string }>;
+        expect(failures.map((f) => f.problem)).toEqual([problem, problem]);
+
+        await page.goto(`${address}/mailboxes/new`);
+        await page.getByRole('radio', { name: 'Other' }).check({ force: true });
+        await page.getByLabel('Email address').fill(body.email);
+        await page.getByLabel('Password', { exact: true }).fill(body.password);
+        await page.getByLabel('IMAP host').fill(stack.host);
+        await page.getByLabel('IMAP port').fill(String(imapPort));
+        await page.getByLabel('IMAP security').selectOption({ label: 'STARTTLS' });
+        await page.getByLabel('SMTP host').fill(stack.host);
+        await page.getByLabel('SMTP port').fill(String(smtpPort));
+        await page.getByLabel('SMTP security').selectOption({ label: 'STARTTLS' });
+        await page.getByRole('button', { name: 'Connect mailbox' }).click();
+        const alert = page.locator('#add-failure [role="alert"]');
+        await alert.waitFor({ timeout: 30_000 });
+        const shown = await alert.innerText();
+        const headline = failures[0]!.title.replace(/^(IMAP|SMTP) server /, 'IMAP and SMTP servers ');
+        expect(shown.split('\n')[0]).toBe(headline);
+        for (const failure of failures) expect(shown).toContain(failure.fix);
+        expect(shown).not.toMatch(/refused the login|SSL routines|self-signed certificate|DEPTH_ZERO/);
+      }
+    } finally {
+      await untrusting.close();
+    }
+  });
+});
