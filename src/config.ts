@@ -9,7 +9,7 @@ export interface Limits {
   maxTemplates: number;
   /** Bytes a rendered preview (subject + body + html) may reach (`preview_too_large`). */
   maxPreviewBytes: number;
-  /** Bytes a template import body may have (`payload_too_large`). */
+  /** Bytes a template import (JSON) or mailbox import (CSV) body may have (`payload_too_large`). */
   maxImportBytes: number;
 }
 

@@ -50,6 +50,7 @@ export function createServices({
     clock,
     secretKey: loadSecretKey({ secretKey, dataDir }),
     maxMailboxes: limits.maxMailboxes,
+    maxImportBytes: limits.maxImportBytes,
     mailPolicy,
     logger,
     roundTripWaitMs,

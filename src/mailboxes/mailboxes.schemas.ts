@@ -278,3 +278,30 @@ export const InteractionListQuery = Type.Object(
 export type InteractionListQuery = Static<typeof InteractionListQuery>;
 
 export const InteractionList = Type.Object({ interactions: Type.Array(Interaction), pagination: Pagination });
+
+export const IMPORT_RESULTS = ['created', 'exists', 'failed'] as const;
+
+export const ImportRowResult = Type.Object({
+  line: Type.Integer({ description: 'Line of the file (the header is line 1)' }),
+  email: Nullable(Type.String()),
+  result: StringEnum(IMPORT_RESULTS, {
+    description:
+      '`created`: connected now; `exists`: the address is already connected in this workspace (or earlier in the file); `failed`: see `error`',
+  }),
+  mailboxId: Nullable(Type.String({ description: 'The new mailbox of a `created` row' })),
+  error: Nullable(
+    Type.String({ description: 'Why the row failed, naming its columns or quoting the server; never a password' }),
+  ),
+});
+export type ImportRowResult = Static<typeof ImportRowResult>;
+
+export const MailboxImport = Type.Object({
+  total: Type.Integer({ description: 'Data rows in the file' }),
+  created: Type.Integer(),
+  existing: Type.Integer(),
+  failed: Type.Integer(),
+  rows: Type.Array(ImportRowResult, { description: 'One per data row, in file order' }),
+});
+export type MailboxImport = Static<typeof MailboxImport>;
+
+export const MailboxImportEnvelope = Type.Object({ import: MailboxImport });

@@ -49,6 +49,8 @@ export interface MailboxesServiceDeps {
   verifyTimeoutMs?: number;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
   maxMailboxes?: number;
+  /** Bytes a CSV import may have (WARMUP_MAX_IMPORT_BYTES, shared with template imports). */
+  maxImportBytes?: number;
   /** The operator's rules for the hosts a tenant may name (default: public hosts, TLS only). */
   mailPolicy?: MailPolicy;
   /** Where the real reason of a refused or unreachable host goes (never to the tenant). */
@@ -272,6 +274,14 @@ function throwIfInvalid(errors: FieldError[]): void {
   throw new ValidationError(`${where} ${first.message}${more}`, errors);
 }
 
+export function mailboxLimitReached(maxMailboxes: number): LimitExceededError {
+  return new LimitExceededError(
+    409,
+    'mailbox_limit_reached',
+    `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
+  );
+}
+
 function conflict(email: string): ConflictError {
   return new ConflictError(`${email} is already connected in this workspace`, [
     { path: '/body/email', message: 'is already connected' },
@@ -284,6 +294,7 @@ export function createMailboxesService({
   secretKey,
   verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS,
   maxMailboxes = DEFAULT_LIMITS.maxMailboxes,
+  maxImportBytes = DEFAULT_LIMITS.maxImportBytes,
   mailPolicy = DEFAULT_MAIL_POLICY,
   logger,
   roundTripWaitMs,
@@ -349,6 +360,7 @@ export function createMailboxesService({
   return {
     verifyConnection,
     decryptCredentials,
+    maxImportBytes,
 
     async list(
       workspaceId: string,
@@ -364,11 +376,25 @@ export function createMailboxesService({
       return { mailboxes: rows.map(toMailbox), pagination: pagination(page, limit, total) };
     },
 
+    /** Mailboxes this workspace may still connect under WARMUP_MAX_MAILBOXES, and that limit. */
+    async remainingMailboxes(workspaceId: string): Promise<{ remaining: number; limit: number }> {
+      const remaining = Math.max(0, maxMailboxes - (await repository.countInWorkspace(workspaceId)));
+      return { remaining, limit: maxMailboxes };
+    },
+
     async get(workspaceId: string, id: string): Promise<Mailbox> {
       return toMailbox(await findOrThrow(workspaceId, id));
     },
 
-    async create(workspaceId: string, body: CreateMailboxBody): Promise<Mailbox> {
+    /**
+     * `roundTrip: false` (bulk import) checks the logins only and leaves the round trip that admits
+     * the mailbox to the pool to the engine's next cycle.
+     */
+    async create(
+      workspaceId: string,
+      body: CreateMailboxBody,
+      options: { roundTrip?: boolean } = {},
+    ): Promise<Mailbox> {
       const errors: FieldError[] = [];
       const email = body.email.trim();
       const password = cleanPassword(body.password, errors);
@@ -385,17 +411,16 @@ export function createMailboxesService({
       if (await repository.findByEmail(workspaceId, emailNormalized)) throw conflict(email);
       // Checked before the login too; concurrent creates may pass it together and overshoot by their number.
       if ((await repository.countInWorkspace(workspaceId)) >= maxMailboxes) {
-        throw new LimitExceededError(
-          409,
-          'mailbox_limit_reached',
-          `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
-        );
+        throw mailboxLimitReached(maxMailboxes);
       }
       const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
       let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
       if (body.verify !== false) {
         await verifyConnection(credentials);
-        proof = proofChanges(await roundTrip(email, credentials), clock.now(), 0);
+        proof =
+          options.roundTrip === false
+            ? { proof_note: NOT_RUN }
+            : proofChanges(await roundTrip(email, credentials), clock.now(), 0);
       }
 
       const now = clock.now();

@@ -62,6 +62,7 @@ describe('GET /openapi.json', () => {
         'GET /api/mailboxes/providers listProviders',
         'GET /api/mailboxes listMailboxes',
         'POST /api/mailboxes createMailbox',
+        'POST /api/mailboxes/import importMailboxes',
         'GET /api/mailboxes/{id} getMailbox',
         'PATCH /api/mailboxes/{id} updateMailbox',
         'DELETE /api/mailboxes/{id} deleteMailbox',
