@@ -9,6 +9,7 @@ import {
   Card,
   CheckboxField,
   ErrorBox,
+  Link,
   Loading,
   Notice,
   PageHeader,
@@ -465,6 +466,11 @@ export function AddMailboxPage() {
         title="Add a mailbox"
         subtitle="Connect over IMAP and SMTP. The login is checked before anything is saved."
         back={{ to: '/mailboxes', label: 'Mailboxes' }}
+        actions={
+          <Link to="/mailboxes/import" class="btn btn-secondary">
+            Import many from CSV
+          </Link>
+        }
       />
       <div class="form-layout">
         <form class="form-page" onSubmit={submit} noValidate aria-describedby={failure ? 'add-failure' : undefined}>
