@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isValidHostEntry } from './mail/policy.js';
+import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
 
 /** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
 export interface Limits {
@@ -41,6 +42,8 @@ export interface Config {
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
+  /** OAuth providers mailboxes may sign in with (WARMUP_OAUTH_*), and WARMUP_PUBLIC_URL. */
+  oauth: OAuthSettings;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    oauth: loadOAuthSettings(env),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

@@ -27,6 +27,7 @@ import type {
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
+import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { FieldError } from '../http/errors.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
@@ -45,6 +46,7 @@ export type {
   MailboxPatch,
   MailboxStats,
   MailboxStatus,
+  OAuthProviderId,
   Pagination,
   PeriodQuery,
   Preview,
@@ -288,6 +290,15 @@ export const api = {
   mailbox: (id: string) =>
     json<{ mailbox: Mailbox }>('GET', `/mailboxes/${encodeURIComponent(id)}`).then((r) => r.mailbox),
   importMailboxes,
+  oauthProviders: () =>
+    json<{ providers: Array<{ id: OAuthProviderId; name: string }> }>('GET', '/oauth/providers').then(
+      (r) => r.providers,
+    ),
+  /** The provider's consent page for a new mailbox, or to reconnect `mailboxId`. */
+  authorizeOAuth: (provider: OAuthProviderId, mailboxId?: string) =>
+    json<{ authorization: { authorizationUrl: string } }>('POST', `/oauth/${provider}/authorize`, {
+      body: mailboxId ? { mailboxId } : {},
+    }).then((r) => r.authorization.authorizationUrl),
   createMailbox: (body: MailboxCreate) =>
     json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
   updateMailbox: (id: string, body: MailboxPatch) =>

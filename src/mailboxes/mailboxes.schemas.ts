@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { IsoDate, Pagination, PaginationQuery } from '../http/common.schemas.js';
 import { INTERACTION_TYPES, PLACEMENTS } from '../interactions/interactions.schemas.js';
+import { OAUTH_PROVIDERS } from '../oauth/oauth.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDER_IDS } from './providers.js';
 
 // A plain `enum` (not a union of literals) so a wrong value answers "must be one of ...".
@@ -25,11 +26,18 @@ export const ProviderId = StringEnum(PROVIDER_IDS, {
 });
 export type ProviderId = Static<typeof ProviderId>;
 
-export const CONNECTION_TYPES = ['imap'] as const;
+export const CONNECTION_TYPES = ['imap', 'oauth2'] as const;
 export const ConnectionType = StringEnum(CONNECTION_TYPES, {
-  description: '`imap`: IMAP for reading, SMTP for sending, signing in with an app password',
+  description:
+    '`imap`: IMAP for reading, SMTP for sending, signing in with an app password; `oauth2`: the same servers, signing in with OAuth 2.0 tokens (XOAUTH2), connected through /api/oauth',
 });
 export type ConnectionType = Static<typeof ConnectionType>;
+
+/** What a client may create directly: OAuth mailboxes come from the consent flow only. */
+const CreatableConnectionType = StringEnum(['imap'] as const, {
+  description:
+    '`imap`: IMAP for reading, SMTP for sending, signing in with an app password. Mailboxes that sign in with OAuth are connected through POST /api/oauth/{provider}/authorize',
+});
 
 const Tls = Type.Object(
   {
@@ -136,7 +144,7 @@ export const CreateMailboxBody = Type.Object(
     }),
     password: Password,
     provider: ProviderId,
-    connectionType: ConnectionType,
+    connectionType: CreatableConnectionType,
     name: Type.Optional(MailboxName),
     imap: Type.Optional(ServerSettingsInput),
     smtp: Type.Optional(ServerSettingsInput),
@@ -198,6 +206,11 @@ export const Mailbox = Type.Object({
   name: Nullable(Type.String()),
   provider: ProviderId,
   connectionType: ConnectionType,
+  oauthProvider: Nullable(
+    StringEnum(OAUTH_PROVIDERS, {
+      description: 'The OAuth provider a `oauth2` mailbox signs in with; null for an app password',
+    }),
+  ),
   status: MailboxStatus,
   imap: ServerSettings,
   smtp: ServerSettings,

@@ -28,6 +28,7 @@ import type {
   Mailbox,
   MailboxListQuery,
   PoolMembership,
+  ProviderId,
   ServerSettings,
   ServerSettingsInput,
   UpdateMailboxBody,
@@ -37,6 +38,10 @@ import type {
 import { isKnownProvider, PROVIDERS } from './providers.js';
 import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
+import type { IssuedTokens } from '../oauth/oauth.client.js';
+import type { OAuthServer } from '../oauth/oauth.config.js';
+import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
+import { tokenColumns, type OAuthTokens } from '../oauth/oauth.tokens.js';
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
@@ -57,6 +62,20 @@ export interface MailboxesServiceDeps {
   logger?: { debug(details: object, message: string): void };
   /** How long the round trip waits for its test message to arrive (see round-trip.ts). */
   roundTripWaitMs?: number;
+  /** Access tokens of mailboxes that sign in with OAuth (oauth/oauth.tokens.ts). */
+  oauthTokens?: Pick<OAuthTokens, 'accessToken'>;
+}
+
+/** A mailbox signed in to with OAuth, as the consent flow's callback hands it over. */
+export interface OAuthConnection {
+  oauthProvider: OAuthProviderId;
+  mailboxProvider: ProviderId;
+  email: string;
+  imap: OAuthServer;
+  smtp: OAuthServer;
+  tokens: IssuedTokens & { refreshToken: string };
+  /** The mailbox the flow reconnects, when it was started for one. */
+  mailboxId?: string;
 }
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
@@ -117,6 +136,7 @@ function toMailbox(row: MailboxRow): Mailbox {
     name: row.name,
     provider: row.provider,
     connectionType: row.connection_type,
+    oauthProvider: row.oauth_provider,
     status: row.status,
     imap: parseJson<ServerSettings>(row.imap),
     smtp: parseJson<ServerSettings>(row.smtp),
@@ -298,6 +318,7 @@ export function createMailboxesService({
   mailPolicy = DEFAULT_MAIL_POLICY,
   logger,
   roundTripWaitMs,
+  oauthTokens,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -320,6 +341,26 @@ export function createMailboxesService({
     return {
       imap: serverConfig(parseJson<ServerSettings>(row.imap), password),
       smtp: serverConfig(parseJson<ServerSettings>(row.smtp), password),
+    };
+  }
+
+  /**
+   * Login settings of a stored mailbox: its password decrypted, or, for an OAuth mailbox, a source
+   * of access tokens that renews them as they expire.
+   */
+  function credentialsOf(
+    row: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted' | 'connection_type'>,
+  ): MailboxCredentials {
+    if (row.connection_type !== 'oauth2') return decryptCredentials(row);
+    const oauth = {
+      accessToken: (renew: boolean) => {
+        if (!oauthTokens) throw new Error('an OAuth mailbox needs the OAuth token source');
+        return oauthTokens.accessToken(row.id, renew);
+      },
+    };
+    return {
+      imap: { ...serverConfig(parseJson<ServerSettings>(row.imap), ''), oauth },
+      smtp: { ...serverConfig(parseJson<ServerSettings>(row.smtp), ''), oauth },
     };
   }
 
@@ -361,6 +402,96 @@ export function createMailboxesService({
     verifyConnection,
     decryptCredentials,
     maxImportBytes,
+
+    /**
+     * Stores a mailbox the user just signed in to with OAuth, after logging in to IMAP and SMTP
+     * with its new access token (422 when refused). An address already connected in the workspace
+     * (or the mailbox the flow was started for) is reconnected in place: its history stays, an
+     * `error` mailbox becomes `active`, and a password it had is forgotten.
+     */
+    async connectOAuth(workspaceId: string, connection: OAuthConnection): Promise<Mailbox> {
+      const email = connection.email.trim();
+      const emailNormalized = email.toLowerCase();
+      let existing: MailboxRow | undefined;
+      if (connection.mailboxId !== undefined) {
+        existing = await findOrThrow(workspaceId, connection.mailboxId);
+        if (existing.email_normalized !== emailNormalized) {
+          throw new ValidationError(
+            `the account signed in to is ${email}, but this mailbox is ${existing.email}: sign in as ${existing.email}`,
+            [{ path: '/query/code', message: `signed in as ${email}, expected ${existing.email}` }],
+          );
+        }
+      } else {
+        existing = await repository.findByEmail(workspaceId, emailNormalized);
+      }
+      if (!existing && (await repository.countInWorkspace(workspaceId)) >= maxMailboxes) {
+        throw mailboxLimitReached(maxMailboxes);
+      }
+      const server = (side: OAuthServer): ServerSettings => ({
+        host: side.host,
+        port: side.port,
+        secure: side.secure,
+        username: email,
+      });
+      const imap = server(connection.imap);
+      const smtp = server(connection.smtp);
+      // the token was issued a moment ago: a refusal now is an answer, not a reason to renew
+      const oauth = { accessToken: async () => connection.tokens.accessToken };
+      await verifyConnection({
+        imap: { ...serverConfig(imap, ''), oauth },
+        smtp: { ...serverConfig(smtp, ''), oauth },
+      });
+      const now = clock.now();
+      const id = existing?.id ?? newId('mbx', now.getTime());
+      const columns: MailboxRowUpdate = {
+        provider: connection.mailboxProvider,
+        connection_type: 'oauth2',
+        oauth_provider: connection.oauthProvider,
+        imap: JSON.stringify(imap),
+        smtp: JSON.stringify(smtp),
+        password_encrypted: '',
+        ...tokenColumns(secretKey, id, connection.tokens),
+        updated_at: now.toISOString(),
+      };
+      if (existing) {
+        const moved =
+          movesServer(parseJson<ServerSettings>(existing.imap), imap) ||
+          movesServer(parseJson<ServerSettings>(existing.smtp), smtp);
+        // other servers prove nothing about the old ones: the mailbox proves itself again
+        if (moved)
+          Object.assign(columns, { proven_at: null, proof_note: NOT_RUN, next_proof_at: null, proof_attempts: 0 });
+        await repository.update(workspaceId, id, columns);
+        const reconnected = await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: now });
+        if (!reconnected) throw new NotFoundError(`no mailbox ${id}`);
+        return toMailbox(reconnected.row);
+      }
+      try {
+        const row = await repository.insert({
+          ...(columns as Required<Pick<MailboxRowUpdate, 'provider' | 'imap' | 'smtp'>>),
+          id,
+          workspace_id: workspaceId,
+          email,
+          email_normalized: emailNormalized,
+          name: null,
+          connection_type: 'oauth2',
+          status: 'active',
+          password_encrypted: '',
+          warmup: JSON.stringify(DEFAULT_WARMUP),
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
+          proof_note: NOT_RUN,
+          proof_attempts: 0,
+          oauth_provider: connection.oauthProvider,
+          access_token_encrypted: columns.access_token_encrypted as string,
+          access_token_expires_at: columns.access_token_expires_at as string,
+          refresh_token_encrypted: columns.refresh_token_encrypted as string,
+        });
+        return toMailbox(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(email);
+        throw error;
+      }
+    },
 
     async list(
       workspaceId: string,
@@ -464,6 +595,12 @@ export function createMailboxesService({
         body.imap !== undefined ||
         body.smtp !== undefined ||
         body.provider !== undefined;
+      if (reconnect && current.connection_type === 'oauth2') {
+        throw new ValidationError(
+          'this mailbox signs in with OAuth: reconnect it (POST /api/oauth/{provider}/authorize with its mailboxId) instead of sending a password, servers or provider',
+          [{ path: '/body', message: 'password, imap, smtp and provider cannot change on an OAuth mailbox' }],
+        );
+      }
       const errors: FieldError[] = [];
       const changes: MailboxRowUpdate = {};
 
@@ -563,7 +700,7 @@ export function createMailboxesService({
       if (current.status === 'active' && current.proven_at !== null) return toMailbox(current);
       let credentials: MailboxCredentials;
       try {
-        credentials = decryptCredentials(current);
+        credentials = credentialsOf(current);
       } catch (error) {
         if (error instanceof SecretDecryptionError) throw new ConnectionFailedError(PASSWORD_UNREADABLE);
         throw error;
@@ -635,7 +772,7 @@ export function createMailboxesService({
         if (!claimed) return;
         let result: RoundTripResult;
         try {
-          result = await roundTrip(claimed.email, decryptCredentials(claimed));
+          result = await roundTrip(claimed.email, credentialsOf(claimed));
         } catch (error) {
           if (!(error instanceof SecretDecryptionError)) throw error;
           result = { proven: false, reason: PASSWORD_UNREADABLE };
@@ -659,7 +796,7 @@ export function createMailboxesService({
       const row = await repository.findByIdInAnyWorkspace(mailboxId);
       if (!row) throw new NotFoundError(`no mailbox ${mailboxId}`);
       try {
-        return decryptCredentials(row);
+        return credentialsOf(row);
       } catch (error) {
         // The key changed under a stored password: the engine can never log in with it, so the
         // mailbox stops with a reason the user can act on instead of failing every cycle.

@@ -138,6 +138,7 @@ describe('create', () => {
         'name',
         'provider',
         'connectionType',
+        'oauthProvider',
         'status',
         'imap',
         'smtp',
@@ -156,6 +157,8 @@ describe('create', () => {
       email: alice.email,
       name: 'Alice',
       status: 'active',
+      connectionType: 'imap',
+      oauthProvider: null,
       imap: { host: 'imap.example.test', port: 993, secure: true, username: alice.email },
       warmup: {
         startVolume: 2,

@@ -60,7 +60,12 @@ export async function startPrivateMailStack(
   let stack: MailStack | undefined;
   for (let attempt = 1; !stack; attempt += 1) {
     try {
-      stack = await startMailStack({ name: `${name}-${process.pid}`, basePort: await freeBasePort(), users, ...options });
+      stack = await startMailStack({
+        name: `${name}-${process.pid}`,
+        basePort: await freeBasePort(),
+        users,
+        ...options,
+      });
     } catch (err) {
       if (attempt >= 3 || !/already in use/.test(String(err))) throw err;
     }

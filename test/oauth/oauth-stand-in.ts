@@ -3,7 +3,7 @@
 // revocation, and the introspection endpoint the test Dovecot checks tokens at. Accounts are mail
 // addresses: whoever signs in as `x@y.test` (any password) gets tokens whose subject is that address.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import Provider from 'oidc-provider';
 
 export interface OAuthStandIn {
@@ -104,7 +104,7 @@ export async function startOAuthStandIn(options: {
   provider.on('server_error', (_ctx, error) => console.error('OAuth stand-in server_error', error));
 
   let server: http.Server | null = null;
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   async function start(): Promise<void> {
     if (server) return;
     server = http.createServer(provider.callback());

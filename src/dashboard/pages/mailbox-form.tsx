@@ -3,6 +3,7 @@ import type { Mailbox, MailboxCreate, ProviderPreset, ServerSettings, WarmupSett
 import { ApiError, api } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { IconExternal, IconLock } from '../components/icons.js';
+import { OAuthConnectCard } from '../components/oauth-connect.js';
 import { toast } from '../components/toasts.js';
 import {
   Button,
@@ -472,6 +473,7 @@ export function AddMailboxPage() {
           </Link>
         }
       />
+      <OAuthConnectCard />
       <div class="form-layout">
         <form class="form-page" onSubmit={submit} noValidate aria-describedby={failure ? 'add-failure' : undefined}>
           <Card title="Mail provider">
