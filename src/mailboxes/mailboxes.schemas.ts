@@ -253,6 +253,16 @@ export const ProviderPreset = Type.Object({
   appPasswordRequired: Type.Boolean({
     description: 'The provider refuses the account password over IMAP/SMTP: make an app password',
   }),
+  passwordLogin: Type.Boolean({
+    description:
+      'The provider still lets a password (or app password) log in over IMAP and SMTP; false: connect with OAuth (`oauthProvider`)',
+  }),
+  oauthProvider: Nullable(
+    StringEnum(OAUTH_PROVIDERS, {
+      description:
+        'Connect with this OAuth provider instead of a password (POST /api/oauth/{provider}/authorize), when the operator set it up (GET /api/oauth/providers)',
+    }),
+  ),
   helpUrl: Type.String({ description: "The provider's instructions for app passwords and IMAP access" }),
   notes: Type.String(),
 });

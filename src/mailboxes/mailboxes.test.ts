@@ -63,8 +63,19 @@ describe('providers', () => {
       imap: { host: 'imap.gmail.com', port: 993, secure: true },
       smtp: { host: 'smtp.gmail.com', port: 465, secure: true },
       appPasswordRequired: true,
+      passwordLogin: true,
+      oauthProvider: 'google',
       helpUrl: expect.stringMatching(/^https:\/\//),
     });
+    // 2026: Microsoft takes no password on IMAP (and soon SMTP) any more, app passwords included
+    expect(providers.find((p: { id: string }) => p.id === 'outlook')).toMatchObject({
+      passwordLogin: false,
+      oauthProvider: 'microsoft',
+      notes: expect.stringMatching(/^Connect with Microsoft \(OAuth\)/),
+    });
+    for (const other of providers.filter((p: { id: string }) => !['gmail', 'outlook'].includes(p.id))) {
+      expect(other).toMatchObject({ passwordLogin: true, oauthProvider: null });
+    }
   });
 
   it('needs an API key like every /api route', async () => {

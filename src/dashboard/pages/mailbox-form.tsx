@@ -274,7 +274,13 @@ type ProviderId = MailboxCreate['provider'];
 type ProviderChoice = Omit<ProviderPreset, 'id' | 'imap' | 'smtp' | 'helpUrl' | 'notes'> &
   Partial<Pick<ProviderPreset, 'imap' | 'smtp' | 'helpUrl' | 'notes'>> & { id: ProviderId };
 
-const CUSTOM: ProviderChoice = { id: 'custom', name: 'Other (IMAP/SMTP)', appPasswordRequired: false };
+const CUSTOM: ProviderChoice = {
+  id: 'custom',
+  name: 'Other (IMAP/SMTP)',
+  appPasswordRequired: false,
+  passwordLogin: true,
+  oauthProvider: null,
+};
 
 // On the provider picker the custom choice reads as the alternative to the named providers.
 const SHORT_NAMES: Record<string, string> = { ...PROVIDER_NAMES, custom: 'Other' };
