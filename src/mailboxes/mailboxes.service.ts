@@ -63,7 +63,7 @@ export interface MailboxesServiceDeps {
   /** How long the round trip waits for its test message to arrive (see round-trip.ts). */
   roundTripWaitMs?: number;
   /** Access tokens of mailboxes that sign in with OAuth (oauth/oauth.tokens.ts). */
-  oauthTokens?: Pick<OAuthTokens, 'accessToken'>;
+  oauthTokens?: Pick<OAuthTokens, 'accessToken' | 'revocationOf'>;
 }
 
 /** A mailbox signed in to with OAuth, as the consent flow's callback hands it over. */
@@ -679,8 +679,16 @@ export function createMailboxesService({
       return toMailbox(reconnected?.row ?? updated);
     },
 
+    /** Deletes the mailbox; one that signed in with OAuth also gives its access back to the provider. */
     async remove(workspaceId: string, id: string): Promise<void> {
+      const current = await findOrThrow(workspaceId, id);
+      const revoke = current.connection_type === 'oauth2' ? await oauthTokens?.revocationOf(current.id) : undefined;
       if (!(await repository.delete(workspaceId, id))) throw new NotFoundError(`no mailbox ${id}`);
+      if (revoke) {
+        await revoke().catch((error: unknown) =>
+          logger?.debug({ mailboxId: id, err: error }, 'the OAuth provider did not take the revocation'),
+        );
+      }
     },
 
     /** active/error → paused; already paused answers the mailbox unchanged. `lastError` stays, so the user still sees why. */

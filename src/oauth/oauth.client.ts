@@ -177,6 +177,16 @@ export function createOAuthClient(settings: OAuthSettings) {
       }
     },
 
+    /**
+     * Tells the provider a refresh token is no longer wanted (RFC 7009), where it has a revocation
+     * endpoint; without one there is nothing to do.
+     */
+    async revoke(id: OAuthProviderId, refreshToken: string): Promise<void> {
+      const config = await configuration(id);
+      if (!config.serverMetadata().revocation_endpoint) return;
+      await client.tokenRevocation(config, refreshToken, { token_type_hint: 'refresh_token' });
+    },
+
     /** New access token for a refresh token; TokenUnavailableError says whether access is gone for good. */
     async refresh(id: OAuthProviderId, refreshToken: string, now: Date): Promise<IssuedTokens> {
       const found = provider(id);

@@ -200,8 +200,10 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     const otherId = elsewhere.pathname.split('/').pop()!;
     expect((await call(other, { method: 'GET', url: `/api/mailboxes/${otherId}` })).statusCode).toBe(200);
     expect((await call(t.workspace, { method: 'GET', url: `/api/mailboxes/${otherId}` })).statusCode).toBe(404);
-    await remember(otherId);
+    const otherTokens = await remember(otherId);
     await call(other, { method: 'DELETE', url: `/api/mailboxes/${otherId}` });
+    // a deleted mailbox gives its access back: the provider no longer takes its tokens
+    expect((await standIn.introspect(otherTokens.refresh)).active).toBe(false);
     // reconnecting a mailbox of this workspace from another one is a 404
     expectProblem(
       await call(other, { method: 'POST', url: '/api/oauth/microsoft/authorize', payload: { mailboxId: olgaId } }),

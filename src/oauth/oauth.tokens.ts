@@ -43,7 +43,7 @@ export function createOAuthTokens({
   db: Kysely<Database>;
   clock: Clock;
   secretKey: Buffer;
-  client: Pick<OAuthClient, 'refresh'>;
+  client: Pick<OAuthClient, 'refresh' | 'revoke'>;
 }) {
   async function stop(mailboxId: string, lastError: string): Promise<void> {
     await applyMailboxEvent(db, mailboxId, { type: 'stopped', lastError }, { at: clock.now() });
@@ -101,6 +101,23 @@ export function createOAuthTokens({
   return {
     /** A valid access token of an OAuth mailbox; `renew` after a server refused the last one. */
     accessToken: (mailboxId: string, renew: boolean) => accessToken(mailboxId, renew),
+
+    /**
+     * Read before a mailbox is deleted: revokes its refresh token at the provider afterwards. A
+     * provider that cannot be reached changes nothing for the deletion.
+     */
+    async revocationOf(mailboxId: string): Promise<(() => Promise<void>) | undefined> {
+      const row = await tokenRow(mailboxId);
+      if (!row || row.oauth_provider === null || row.refresh_token_encrypted === null) return undefined;
+      let refreshToken: string;
+      try {
+        refreshToken = decryptSecret(secretKey, row.refresh_token_encrypted, refreshContext(row.id));
+      } catch {
+        return undefined;
+      }
+      const provider = row.oauth_provider;
+      return () => client.revoke(provider, refreshToken);
+    },
   };
 }
 
