@@ -137,6 +137,20 @@ export async function oauthAccessToken(
   }
 }
 
+/** A login refused with a token just renewed: the server does not let this account in with OAuth (IMAP or SMTP AUTH off). */
+export function refusedWithFreshToken(err: MailConnectionError): MailConnectionError {
+  if (err.kind !== 'auth' || err.code === 'OAUTH_REVOKED') return err;
+  return new MailConnectionError({
+    side: err.side,
+    kind: 'auth',
+    message: err.message,
+    host: err.host,
+    port: err.port,
+    ...(err.serverResponse !== undefined ? { serverResponse: err.serverResponse } : {}),
+    code: 'OAUTH_REFUSED',
+  });
+}
+
 /**
  * Runs a login with the current access token and, when the server refuses it, once more with a
  * renewed one (a token revoked or expired early). Password logins run once.
@@ -152,7 +166,11 @@ export async function withTokenRetry<T>(
     return await attempt(await oauthAccessToken(side, login, false));
   } catch (err) {
     if (!(err instanceof MailConnectionError) || err.kind !== 'auth' || err.code === 'OAUTH_REVOKED') throw err;
-    return attempt(await oauthAccessToken(side, login, true));
+  }
+  try {
+    return await attempt(await oauthAccessToken(side, login, true));
+  } catch (err) {
+    throw err instanceof MailConnectionError ? refusedWithFreshToken(err) : err;
   }
 }
 

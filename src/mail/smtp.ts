@@ -12,6 +12,7 @@ import {
   unreachableError,
   withDeadline,
   oauthAccessToken,
+  refusedWithFreshToken,
   withTokenRetry,
   type MailServerConfig,
 } from './errors.js';
@@ -253,7 +254,11 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
           throw err;
         closePool();
         transport = undefined;
-        return sendOnce(message, true);
+        try {
+          return await sendOnce(message, true);
+        } catch (retryErr) {
+          throw retryErr instanceof MailConnectionError ? refusedWithFreshToken(retryErr) : retryErr;
+        }
       }
     },
     close(): void {

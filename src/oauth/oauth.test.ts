@@ -212,6 +212,15 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     );
   });
 
+  it('sends the browser back with the reason when the mail servers refuse the signed-in account', async () => {
+    const before = await t.database.db.selectFrom('mailboxes').select('id').execute();
+    // the provider knows this account, the mail stack does not: no login gets through
+    const landed = await connect(t.workspace, 'stranger@oauth-one.test');
+    expect(landed.pathname).toBe('/mailboxes/new');
+    expect(landed.searchParams.get('oauth_error')).toMatch(/IMAP/);
+    expect(await t.database.db.selectFrom('mailboxes').select('id').execute()).toHaveLength(before.length);
+  });
+
   it('refuses a password or server change on an OAuth mailbox', async () => {
     const res = await call(t.workspace, {
       method: 'PATCH',
