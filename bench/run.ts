@@ -3,6 +3,7 @@
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
 import { engineReport, runEngineBench } from './engine.bench.js';
+import { importReport, runImportBench } from './import.bench.js';
 import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
@@ -37,6 +38,12 @@ const benchmarks: Benchmark[] = [
     description:
       'engine throughput (120 messages on 8 mailboxes, SQLite, real mail stack) against a nodemailer + imapflow loop doing the same work',
     run: async ({ quick, log }) => engineReport(await runEngineBench({ quick, log })),
+  },
+  {
+    name: 'import',
+    description:
+      'bulk import of 200 mailboxes from one CSV (some wrong passwords, some repeated) through the API, then the same file again (real mail stack)',
+    run: async ({ quick, log }) => importReport(await runImportBench({ quick, log })),
   },
   {
     name: 'planner',

@@ -24,6 +24,7 @@ import { apiKeysRoutes, workspaceRoutes } from './workspaces/workspaces.routes.j
 import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
+import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -60,8 +61,12 @@ class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const responseTime = Math.round(reply.elapsedTime);
     const level = error || reply.statusCode >= 500 || responseTime >= this.slowRequestMs ? 'info' : 'debug';
+    // the OAuth callback's query holds an authorization code: never in a log line
+    const req = request.url.startsWith('/oauth/callback?')
+      ? { method: request.method, url: '/oauth/callback?[redacted]', host: request.host, ip: request.ip, headers: {} }
+      : request;
     reply.log[level](
-      { req: request, res: { statusCode: reply.statusCode }, responseTime },
+      { req, res: { statusCode: reply.statusCode }, responseTime },
       `${request.method} ${request.url.split('?')[0]} ${reply.statusCode} in ${responseTime} ms`,
     );
   }
@@ -80,6 +85,10 @@ export const LOG_REDACT_PATHS = [
   '*.apiKey',
   'secretKey',
   '*.secretKey',
+  'accessToken',
+  '*.accessToken',
+  'refreshToken',
+  '*.refreshToken',
 ];
 
 /** The HTTP application; it never listens (main.ts does), so tests inject requests into it. */
@@ -175,6 +184,7 @@ export async function buildApp({
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
+  await app.register(oauthCallbackRoutes(services.oauth));
 
   await app.register(
     async (api) => {
@@ -209,6 +219,7 @@ export async function buildApp({
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
+      await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
     },
     { prefix: '/api' },
   );

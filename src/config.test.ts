@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       statsCacheMs: 0,
       logLevel: 'info',
       logFormat: 'auto',
+      oauth: { publicUrl: undefined, providers: {} },
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -80,5 +81,66 @@ describe('loadConfig', () => {
     const attempt = () => loadConfig({ WARMUP_API_KEY: 'hunter2-secret' });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).not.toThrow(/hunter2/);
+  });
+});
+
+describe('OAuth provider settings', () => {
+  it('turns a provider on with its client id and secret, with the real endpoints, scopes and servers', () => {
+    const config = loadConfig({
+      WARMUP_PUBLIC_URL: 'https://warmup.example.com/',
+      WARMUP_OAUTH_MICROSOFT_CLIENT_ID: 'ms-id',
+      WARMUP_OAUTH_MICROSOFT_CLIENT_SECRET: 'ms-secret',
+      WARMUP_OAUTH_GOOGLE_CLIENT_ID: 'g-id',
+      WARMUP_OAUTH_GOOGLE_CLIENT_SECRET: 'g-secret',
+    });
+    expect(config.oauth.publicUrl).toBe('https://warmup.example.com');
+    expect(config.oauth.providers.microsoft).toMatchObject({
+      issuer: 'https://login.microsoftonline.com/common/v2.0',
+      scopes: expect.arrayContaining([
+        'offline_access',
+        'https://outlook.office.com/IMAP.AccessAsUser.All',
+        'https://outlook.office.com/SMTP.Send',
+      ]),
+      imap: { host: 'outlook.office365.com', port: 993, secure: true },
+      smtp: { host: 'smtp.office365.com', port: 587, secure: false },
+      mailboxProvider: 'outlook',
+    });
+    expect(config.oauth.providers.google).toMatchObject({
+      issuer: 'https://accounts.google.com',
+      scopes: expect.arrayContaining(['https://mail.google.com/']),
+      authorizationParams: { access_type: 'offline', prompt: 'consent' },
+      mailboxProvider: 'gmail',
+    });
+    expect(config.oauth.providers.generic).toBeUndefined();
+  });
+
+  it('refuses a half-configured provider, a generic one without endpoints or servers, and no public URL', () => {
+    const base = { WARMUP_PUBLIC_URL: 'https://warmup.example.com' };
+    expect(() => loadConfig({ ...base, WARMUP_OAUTH_GOOGLE_CLIENT_ID: 'id' })).toThrow(/GOOGLE_CLIENT_SECRET/);
+    expect(() =>
+      loadConfig({ WARMUP_OAUTH_MICROSOFT_CLIENT_ID: 'id', WARMUP_OAUTH_MICROSOFT_CLIENT_SECRET: 's' }),
+    ).toThrow(/WARMUP_PUBLIC_URL/);
+    const generic = { ...base, WARMUP_OAUTH_GENERIC_CLIENT_ID: 'id', WARMUP_OAUTH_GENERIC_CLIENT_SECRET: 's' };
+    expect(() => loadConfig(generic)).toThrow(/GENERIC_ISSUER, or/);
+    expect(() => loadConfig({ ...generic, WARMUP_OAUTH_GENERIC_ISSUER: 'https://id.example.org' })).toThrow(
+      /GENERIC_IMAP_HOST/,
+    );
+    const full = loadConfig({
+      ...generic,
+      WARMUP_OAUTH_GENERIC_AUTHORIZATION_URL: 'https://id.example.org/authorize',
+      WARMUP_OAUTH_GENERIC_TOKEN_URL: 'https://id.example.org/token',
+      WARMUP_OAUTH_GENERIC_SCOPES: 'openid email offline_access mail',
+      WARMUP_OAUTH_GENERIC_IMAP_HOST: 'mail.example.org',
+      WARMUP_OAUTH_GENERIC_IMAP_PORT: '993',
+      WARMUP_OAUTH_GENERIC_IMAP_SECURE: 'true',
+      WARMUP_OAUTH_GENERIC_SMTP_HOST: 'mail.example.org',
+      WARMUP_OAUTH_GENERIC_SMTP_PORT: '587',
+      WARMUP_OAUTH_GENERIC_SMTP_SECURE: 'false',
+    });
+    expect(full.oauth.providers.generic).toMatchObject({
+      tokenUrl: 'https://id.example.org/token',
+      scopes: ['openid', 'email', 'offline_access', 'mail'],
+      mailboxProvider: 'custom',
+    });
   });
 });

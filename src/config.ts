@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isValidHostEntry } from './mail/policy.js';
+import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
 
 /** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
 export interface Limits {
@@ -9,7 +10,7 @@ export interface Limits {
   maxTemplates: number;
   /** Bytes a rendered preview (subject + body + html) may reach (`preview_too_large`). */
   maxPreviewBytes: number;
-  /** Bytes a template import body may have (`payload_too_large`). */
+  /** Bytes a template import (JSON) or mailbox import (CSV) body may have (`payload_too_large`). */
   maxImportBytes: number;
 }
 
@@ -43,6 +44,8 @@ export interface Config {
   logLevel: string;
   /** LOG_FORMAT: `pretty` lines for people, `json` lines for machines; `auto` (default) is pretty on a terminal. */
   logFormat: LogFormat;
+  /** OAuth providers mailboxes may sign in with (WARMUP_OAUTH_*), and WARMUP_PUBLIC_URL. */
+  oauth: OAuthSettings;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -143,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
     logFormat,
+    oauth: loadOAuthSettings(env),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

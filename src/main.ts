@@ -58,6 +58,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     statsCacheMs: config.statsCacheMs,
     limits: config.limits,
     mailPolicy: loadMailPolicy(config.mail),
+    oauth: config.oauth,
     ...(logger ? { logger } : {}),
   });
   return { database, services, clock };

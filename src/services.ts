@@ -8,6 +8,10 @@ import { createMailboxesService } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
+import { createOAuthClient } from './oauth/oauth.client.js';
+import type { OAuthSettings } from './oauth/oauth.config.js';
+import { createOAuthService } from './oauth/oauth.service.js';
+import { createOAuthTokens } from './oauth/oauth.tokens.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -24,6 +28,8 @@ export interface ServiceDeps {
   mailPolicy?: MailPolicy;
   /** Receives details kept out of responses (e.g. why a mail host was refused). */
   logger?: { debug(details: object, message: string): void };
+  /** OAuth providers the operator set up (default: none). */
+  oauth?: OAuthSettings;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -37,6 +43,7 @@ export function createServices({
   limits: given,
   mailPolicy,
   logger,
+  oauth = { publicUrl: undefined, providers: {} },
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -45,17 +52,30 @@ export function createServices({
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
+  const key = loadSecretKey({ secretKey, dataDir });
+  const oauthClient = createOAuthClient(oauth);
+  const oauthTokens = createOAuthTokens({ db, clock, secretKey: key, client: oauthClient });
   const mailboxes = createMailboxesService({
     db,
     clock,
-    secretKey: loadSecretKey({ secretKey, dataDir }),
+    secretKey: key,
+    oauthTokens,
     maxMailboxes: limits.maxMailboxes,
+    maxImportBytes: limits.maxImportBytes,
     mailPolicy,
     logger,
     roundTripWaitMs,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
-  return { workspaces, templates, mailboxes, stats };
+  const oauthFlows = createOAuthService({
+    db,
+    clock,
+    secretKey: key,
+    client: oauthClient,
+    mailboxes,
+    publicUrl: oauth.publicUrl,
+  });
+  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -3,8 +3,10 @@
 
 import type {
   CreateMailboxBody as MailboxCreate,
+  ImportRowResult,
   Interaction,
   Mailbox,
+  MailboxImport,
   MailboxStatus,
   ProviderPreset,
   ServerSettingsInput as ServerSettings,
@@ -25,6 +27,7 @@ import type {
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
+import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
@@ -36,12 +39,15 @@ export type {
   DashboardStats,
   ExportRow,
   FieldError,
+  ImportRowResult,
   Interaction,
   Mailbox,
   MailboxCreate,
+  MailboxImport,
   MailboxPatch,
   MailboxStats,
   MailboxStatus,
+  OAuthProviderId,
   Pagination,
   PeriodQuery,
   Preview,
@@ -167,18 +173,25 @@ async function problemOf(response: Response): Promise<ApiError> {
 async function send(
   method: string,
   path: string,
-  options: { query?: Query; body?: unknown; key?: string } = {},
+  options: {
+    query?: Query;
+    body?: unknown;
+    key?: string;
+    /** A body sent as it is (a CSV file), with its type, and the answer's type asked for. */
+    raw?: { body: string; contentType: string; accept: string };
+  } = {},
 ): Promise<Response> {
   const key = options.key ?? session.key();
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: options.raw?.accept ?? 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.raw) headers['content-type'] = options.raw.contentType;
   let response: Response;
   try {
     response = await fetch(url(path, options.query), {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.raw ? options.raw.body : options.body === undefined ? undefined : JSON.stringify(options.body),
     });
   } catch {
     throw new ApiError(0, 'network_error', 'Cannot reach the Warmup server. Check your connection and try again.');
@@ -201,6 +214,39 @@ async function json<T>(
   return (await response.json()) as T;
 }
 
+/**
+ * Sends a CSV file to the mailbox import and hands each row's result to `onRow` as the server
+ * decides it (the answer is one JSON line per row, then the totals).
+ */
+async function importMailboxes(csv: string, onRow: (row: ImportRowResult) => void): Promise<MailboxImport> {
+  const response = await send('POST', '/mailboxes/import', {
+    raw: { body: csv, contentType: 'text/csv', accept: 'application/x-ndjson' },
+  });
+  if (!response.body) throw new ApiError(0, 'network_error', 'The server sent no answer to the import.');
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  let summary: MailboxImport | undefined;
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    const item = JSON.parse(line) as { row?: ImportRowResult; import?: MailboxImport; error?: string };
+    if (item.row) onRow(item.row);
+    if (item.import) summary = item.import;
+    if (item.error) throw new ApiError(500, 'internal_error', item.error);
+  };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += value;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    lines.forEach(take);
+  }
+  take(buffered);
+  if (!summary)
+    throw new ApiError(0, 'network_error', 'The import was cut off before it finished; send the file again.');
+  return summary;
+}
+
 /** The file name a download answer suggests in Content-Disposition. */
 function attachmentName(response: Response, fallback: string): string {
   const header = response.headers.get('content-disposition') ?? '';
@@ -210,11 +256,8 @@ function attachmentName(response: Response, fallback: string): string {
   return plain?.[1] ?? fallback;
 }
 
-/** Fetches with the bearer header and hands the answer to the browser as a file download. */
-async function download(path: string, query: Query, fallbackName: string): Promise<string> {
-  const response = await send('GET', path, { query });
-  const blob = await response.blob();
-  const name = attachmentName(response, fallbackName);
+/** Hands `blob` to the browser as a file download named `name`. */
+export function saveFile(blob: Blob, name: string): void {
   const href = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = href;
@@ -224,6 +267,13 @@ async function download(path: string, query: Query, fallbackName: string): Promi
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
+}
+
+/** Fetches with the bearer header and hands the answer to the browser as a file download. */
+async function download(path: string, query: Query, fallbackName: string): Promise<string> {
+  const response = await send('GET', path, { query });
+  const name = attachmentName(response, fallbackName);
+  saveFile(await response.blob(), name);
   return name;
 }
 
@@ -253,6 +303,16 @@ export const api = {
     json<{ mailboxes: Mailbox[]; pagination: Pagination }>('GET', '/mailboxes', { query }),
   mailbox: (id: string) =>
     json<{ mailbox: Mailbox }>('GET', `/mailboxes/${encodeURIComponent(id)}`).then((r) => r.mailbox),
+  importMailboxes,
+  oauthProviders: () =>
+    json<{ providers: Array<{ id: OAuthProviderId; name: string }> }>('GET', '/oauth/providers').then(
+      (r) => r.providers,
+    ),
+  /** The provider's consent page for a new mailbox, or to reconnect `mailboxId`. */
+  authorizeOAuth: (provider: OAuthProviderId, mailboxId?: string) =>
+    json<{ authorization: { authorizationUrl: string } }>('POST', `/oauth/${provider}/authorize`, {
+      body: mailboxId ? { mailboxId } : {},
+    }).then((r) => r.authorization.authorizationUrl),
   createMailbox: (body: MailboxCreate) =>
     json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
   updateMailbox: (id: string, body: MailboxPatch) =>

@@ -5,6 +5,7 @@ import { Toasts } from './components/toasts.js';
 import { match, navigate, useLocation } from './router.js';
 import { MailboxDetailPage } from './pages/mailbox-detail.js';
 import { AddMailboxPage } from './pages/mailbox-form.js';
+import { ImportMailboxesPage } from './pages/mailbox-import.js';
 import { MailboxesPage } from './pages/mailboxes.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
@@ -17,6 +18,7 @@ function Page({ path }: { path: string }) {
   if (path === '/' || path === '') return <OverviewPage />;
   if (match('/mailboxes', path)) return <MailboxesPage />;
   if (match('/mailboxes/new', path)) return <AddMailboxPage />;
+  if (match('/mailboxes/import', path)) return <ImportMailboxesPage />;
   const mailbox = match('/mailboxes/:id', path);
   if (mailbox) return <MailboxDetailPage key={mailbox.id} id={mailbox.id!} />;
   if (match('/templates', path)) return <TemplatesPage />;

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import type { ConnectionType, MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
+import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 
 /*
@@ -97,6 +98,25 @@ export interface MailboxesTable {
   ramp_target: number | null;
   /** Why the last plan holds fewer sends than `ramp_target`: `pool_too_small`, or null. */
   plan_limited_by: string | null;
+  /** `google`, `microsoft` or `generic` for a mailbox that signs in with OAuth (connection_type `oauth2`). */
+  oauth_provider: OAuthProviderId | null;
+  /** AES-256-GCM ciphertexts (bound to the mailbox id) of its OAuth tokens; never returned. */
+  refresh_token_encrypted: string | null;
+  access_token_encrypted: string | null;
+  /** When the stored access token stops working (the provider's expires_in). */
+  access_token_expires_at: string | null;
+}
+
+/** One started OAuth consent flow, until its callback (once) or its expiry. */
+export interface OAuthStatesTable {
+  /** SHA-256 (hex) of the `state` parameter. */
+  id: string;
+  workspace_id: string;
+  provider: OAuthProviderId;
+  mailbox_id: string | null;
+  code_verifier_encrypted: string;
+  created_at: string;
+  expires_at: string;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
@@ -217,6 +237,7 @@ export interface Database {
   interactions: InteractionsTable;
   daily_stats: DailyStatsTable;
   leases: LeasesTable;
+  oauth_states: OAuthStatesTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 
 export const IdParams = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 100 }) },
@@ -29,3 +29,11 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Calendar day YYYY-MM-DD' });
+
+/**
+ * Fastify validates an omitted body as `null`, so a body that may be left out must accept null;
+ * a type list (not a union) keeps the errors about a present body precise.
+ */
+export function OmittableBody<T extends TObject>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'] });
+}

@@ -7,13 +7,38 @@
 // tenant must not learn banners or which ports are open on hosts it should not reach.
 import type { MailPolicy } from './policy.js';
 
+/**
+ * How a mailbox that signs in with OAuth 2.0 gets its access token (XOAUTH2 on IMAP and SMTP).
+ * `renew` is true after the server refused the last token: the source must get a new one.
+ */
+export interface OAuthLogin {
+  accessToken(renew: boolean): Promise<string>;
+}
+
+/**
+ * An access token could not be had: `revoked` (the user must sign in again) or the provider is
+ * unavailable (try later). The mail layer turns it into a MailConnectionError of its side.
+ */
+export class TokenUnavailableError extends Error {
+  override readonly name = 'TokenUnavailableError';
+  constructor(
+    message: string,
+    readonly revoked: boolean,
+  ) {
+    super(message);
+  }
+}
+
 export interface MailServerConfig {
   host: string;
   port: number;
   /** true: implicit TLS (465/993); false: STARTTLS, required unless the policy allows plaintext for the host. */
   secure: boolean;
   username: string;
+  /** The app password; empty for a mailbox that signs in with `oauth`. */
   password: string;
+  /** Sign in with an OAuth 2.0 access token (XOAUTH2) instead of the password. */
+  oauth?: OAuthLogin;
   /** The operator's rules for tenant-named hosts; without one, public hosts and TLS only. */
   policy?: MailPolicy;
 }
@@ -129,6 +154,65 @@ export function tlsFailureOf(err: unknown): TlsFailure | undefined {
   )
     return 'untrusted_certificate';
   return undefined;
+}
+
+/** The access token to log in with, or the failure to get one as this side's MailConnectionError. */
+export async function oauthAccessToken(
+  side: MailSide,
+  config: MailServerConfig & { oauth: OAuthLogin },
+  renew: boolean,
+): Promise<string> {
+  try {
+    return await config.oauth.accessToken(renew);
+  } catch (err) {
+    if (!(err instanceof TokenUnavailableError)) throw err;
+    // revoked: a refused login the user must fix; unavailable: like a server that is down
+    throw new MailConnectionError({
+      side,
+      kind: err.revoked ? 'auth' : 'connection',
+      message: `${side.toUpperCase()} sign-in for ${config.username}: ${err.message}`,
+      host: config.host,
+      port: config.port,
+      code: err.revoked ? 'OAUTH_REVOKED' : 'OAUTH_UNAVAILABLE',
+    });
+  }
+}
+
+/** A login refused with a token just renewed: the server does not let this account in with OAuth (IMAP or SMTP AUTH off). */
+export function refusedWithFreshToken(err: MailConnectionError): MailConnectionError {
+  if (err.kind !== 'auth' || err.code === 'OAUTH_REVOKED') return err;
+  return new MailConnectionError({
+    side: err.side,
+    kind: 'auth',
+    message: err.message,
+    host: err.host,
+    port: err.port,
+    ...(err.serverResponse !== undefined ? { serverResponse: err.serverResponse } : {}),
+    code: 'OAUTH_REFUSED',
+  });
+}
+
+/**
+ * Runs a login with the current access token and, when the server refuses it, once more with a
+ * renewed one (a token revoked or expired early). Password logins run once.
+ */
+export async function withTokenRetry<T>(
+  config: MailServerConfig,
+  attempt: (accessToken: string | undefined) => Promise<T>,
+  side: MailSide,
+): Promise<T> {
+  if (!config.oauth) return attempt(undefined);
+  const login = config as MailServerConfig & { oauth: OAuthLogin };
+  try {
+    return await attempt(await oauthAccessToken(side, login, false));
+  } catch (err) {
+    if (!(err instanceof MailConnectionError) || err.kind !== 'auth' || err.code === 'OAUTH_REVOKED') throw err;
+  }
+  try {
+    return await attempt(await oauthAccessToken(side, login, true));
+  } catch (err) {
+    throw err instanceof MailConnectionError ? refusedWithFreshToken(err) : err;
+  }
 }
 
 export function isMailConnectionError(err: unknown): err is MailConnectionError {

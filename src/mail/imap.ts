@@ -15,6 +15,7 @@ import {
   withDeadline,
   type MailErrorKind,
   type MailServerConfig,
+  withTokenRetry,
 } from './errors.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 
@@ -202,18 +203,29 @@ function isWarmupFolder(folder: FolderInfo): boolean {
 export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {}): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const endpoint = await resolveEndpoint(config, timeoutMs);
-  const client = new ImapFlow({ ...clientOptions(config, endpoint, timeoutMs), verifyOnly: true });
-  client.on('error', () => undefined);
-  try {
-    await withDeadline(client.connect(), timeoutMs, () => {
-      client.close();
-      return unreachableError('imap', config, `no greeting and login within ${formatSeconds(timeoutMs)}`, 'ETIMEOUT');
-    });
-  } catch (err) {
-    throw toMailError(err, config, timeoutMs, 'connect');
-  } finally {
-    if (!client.isClosed) client.close();
-  }
+  await withTokenRetry(
+    config,
+    async (accessToken) => {
+      const client = new ImapFlow({ ...clientOptions(config, endpoint, timeoutMs, accessToken), verifyOnly: true });
+      client.on('error', () => undefined);
+      try {
+        await withDeadline(client.connect(), timeoutMs, () => {
+          client.close();
+          return unreachableError(
+            'imap',
+            config,
+            `no greeting and login within ${formatSeconds(timeoutMs)}`,
+            'ETIMEOUT',
+          );
+        });
+      } catch (err) {
+        throw toMailError(err, config, timeoutMs, 'connect');
+      } finally {
+        if (!client.isClosed) client.close();
+      }
+    },
+    'imap',
+  );
 }
 
 /** Opens one logged-in connection. Throws MailConnectionError when that fails. */
@@ -232,7 +244,12 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   }
 }
 
-function clientOptions(config: MailServerConfig, endpoint: ResolvedEndpoint, timeoutMs: number): ImapFlowOptions {
+function clientOptions(
+  config: MailServerConfig,
+  endpoint: ResolvedEndpoint,
+  timeoutMs: number,
+  accessToken: string | undefined,
+): ImapFlowOptions {
   return {
     // the address that passed the policy check; the name stays for the certificate check
     host: endpoint.address,
@@ -242,7 +259,11 @@ function clientOptions(config: MailServerConfig, endpoint: ResolvedEndpoint, tim
     // without implicit TLS, STARTTLS is a must (a stripped STARTTLS fails instead of sending
     // the password in the clear), unless the operator allowed plaintext for this host
     ...(!config.secure && !endpoint.plaintextAllowed ? { doSTARTTLS: true } : {}),
-    auth: { user: config.username, pass: config.password },
+    // an OAuth mailbox logs in with AUTHENTICATE XOAUTH2 and its access token
+    auth:
+      accessToken !== undefined
+        ? { user: config.username, accessToken }
+        : { user: config.username, pass: config.password },
     tls: tlsOptions(config.policy),
     ...RESPONSE_LIMITS,
     logger: false,
@@ -301,7 +322,13 @@ class Session implements ImapSession {
     if (this.signal?.aborted) throw abortedError('imap', this.config);
     // resolved and checked on every (re)connection: the name may point elsewhere by now
     const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
-    const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs));
+    const client = await withTokenRetry(this.config, (accessToken) => this.login(endpoint, accessToken), 'imap');
+    this.client = client;
+    return client;
+  }
+
+  private async login(endpoint: ResolvedEndpoint, accessToken: string | undefined): Promise<ImapFlow> {
+    const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs, accessToken));
     client.on('error', () => undefined);
     try {
       await withDeadline(
@@ -322,7 +349,6 @@ class Session implements ImapSession {
       if (!client.isClosed) client.close();
       throw toMailError(err, this.config, this.timeoutMs, 'connect');
     }
-    this.client = client;
     return client;
   }
 

@@ -12,6 +12,9 @@ import {
   tlsFailureOf,
   unreachableError,
   withDeadline,
+  oauthAccessToken,
+  refusedWithFreshToken,
+  withTokenRetry,
   type MailServerConfig,
 } from './errors.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
@@ -63,6 +66,7 @@ function connectionOptions(
   config: MailServerConfig,
   endpoint: ResolvedEndpoint,
   timeoutMs: number,
+  accessToken: string | undefined,
 ): SMTPTransportOptions {
   return {
     // the address that passed the policy check; the name stays for the certificate check
@@ -73,7 +77,11 @@ function connectionOptions(
     // without implicit TLS, STARTTLS is a must (a stripped STARTTLS fails instead of sending
     // the password in the clear), unless the operator allowed plaintext for this host
     requireTLS: !config.secure && !endpoint.plaintextAllowed,
-    auth: { user: config.username, pass: config.password },
+    // an OAuth mailbox logs in with AUTH XOAUTH2 and its access token (never refreshed by nodemailer)
+    auth:
+      accessToken !== undefined
+        ? { type: 'OAuth2', user: config.username, accessToken }
+        : { user: config.username, pass: config.password },
     // Log in even where AUTH is not advertised: a check that skipped the login would
     // "verify" any password.
     forceAuth: true,
@@ -101,18 +109,24 @@ export async function verifySmtp(config: MailServerConfig, opts: SmtpOptions = {
   const timeoutMs = opts.timeoutMs ?? VERIFY_TIMEOUT_MS;
   const started = Date.now();
   const endpoint = await resolveEndpoint(config, timeoutMs);
-  const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
-  const transport = nodemailer.createTransport(connectionOptions(config, endpoint, remainingMs));
-  transport.on('error', () => undefined);
-  try {
-    // a little later than nodemailer's own timeouts, so a silent port is answered by those
-    // (generic, during connection) rather than by this deadline
-    await withDeadline(transport.verify(), remainingMs + 500, () => timeoutError(config, timeoutMs));
-  } catch (err) {
-    throw toMailError(err, config, timeoutMs);
-  } finally {
-    transport.close();
-  }
+  await withTokenRetry(
+    config,
+    async (accessToken) => {
+      const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
+      const transport = nodemailer.createTransport(connectionOptions(config, endpoint, remainingMs, accessToken));
+      transport.on('error', () => undefined);
+      try {
+        // a little later than nodemailer's own timeouts, so a silent port is answered by those
+        // (generic, during connection) rather than by this deadline
+        await withDeadline(transport.verify(), remainingMs + 500, () => timeoutError(config, timeoutMs));
+      } catch (err) {
+        throw toMailError(err, config, timeoutMs);
+      } finally {
+        transport.close();
+      }
+    },
+    'smtp',
+  );
 }
 
 function toSendMailOptions(message: OutgoingMail): SendMailOptions {
@@ -153,10 +167,10 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
   // Resolved and checked once, at the first send: every connection of the pool goes to
   // that address.
   let transport: Promise<ReturnType<typeof nodemailer.createTransport>> | undefined;
-  const openTransport = async () => {
+  const openTransport = async (accessToken: string | undefined) => {
     const endpoint = await resolveEndpoint(config, timeoutMs);
     const poolOptions: SMTPPoolOptions & { pool: true } = {
-      ...connectionOptions(config, endpoint, timeoutMs),
+      ...connectionOptions(config, endpoint, timeoutMs, accessToken),
       pool: true,
       maxConnections: 1,
       maxMessages: 100,
@@ -180,47 +194,72 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
   // a stopping caller does not wait for a hung server: the pool's socket goes at once
   opts.signal?.addEventListener('abort', closePool, { once: true });
 
+  async function sendOnce(message: OutgoingMail, renew: boolean): Promise<SendResult> {
+    transport ??= (async () =>
+      openTransport(
+        config.oauth ? await oauthAccessToken('smtp', { ...config, oauth: config.oauth }, renew) : undefined,
+      ))();
+    transport.catch(() => {
+      transport = undefined; // the next send resolves again
+    });
+    const pool = await transport;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    // one signal for the send: its deadline or the caller's stop, whichever comes first
+    const send = new AbortController();
+    const giveUp = (): void => send.abort();
+    deadline.addEventListener('abort', giveUp, { once: true });
+    opts.signal?.addEventListener('abort', giveUp, { once: true });
+    try {
+      const info = await pool.sendMail({ ...toSendMailOptions(message), signal: send.signal });
+      const accepted = info.accepted.map(String);
+      const rejected = info.rejected.map(String);
+      if (accepted.length === 0) {
+        throw new MailConnectionError({
+          side: 'smtp',
+          kind: 'rejected',
+          message: `SMTP server ${endpoint(config)} accepted no recipient: ${info.response}`,
+          host: config.host,
+          port: config.port,
+          serverResponse: info.response,
+          permanent: true,
+          secret: config.password,
+          username: config.username,
+        });
+      }
+      return { accepted, rejected, response: info.response };
+    } catch (err) {
+      if (err instanceof MailConnectionError) throw err;
+      if (opts.signal?.aborted) throw abortedError('smtp', config);
+      if (deadline.aborted) throw timeoutError(config, timeoutMs);
+      throw toMailError(err, config, timeoutMs);
+    } finally {
+      deadline.removeEventListener('abort', giveUp);
+      opts.signal?.removeEventListener('abort', giveUp);
+    }
+  }
+
   return {
     async send(message: OutgoingMail): Promise<SendResult> {
       if (closed) throw new Error('SMTP sender is closed');
       if (opts.signal?.aborted) throw abortedError('smtp', config);
-      transport ??= openTransport();
-      transport.catch(() => {
-        transport = undefined; // the next send resolves again
-      });
-      const pool = await transport;
-      const deadline = AbortSignal.timeout(timeoutMs);
-      // one signal for the send: its deadline or the caller's stop, whichever comes first
-      const send = new AbortController();
-      const giveUp = (): void => send.abort();
-      deadline.addEventListener('abort', giveUp, { once: true });
-      opts.signal?.addEventListener('abort', giveUp, { once: true });
       try {
-        const info = await pool.sendMail({ ...toSendMailOptions(message), signal: send.signal });
-        const accepted = info.accepted.map(String);
-        const rejected = info.rejected.map(String);
-        if (accepted.length === 0) {
-          throw new MailConnectionError({
-            side: 'smtp',
-            kind: 'rejected',
-            message: `SMTP server ${endpoint(config)} accepted no recipient: ${info.response}`,
-            host: config.host,
-            port: config.port,
-            serverResponse: info.response,
-            permanent: true,
-            secret: config.password,
-            username: config.username,
-          });
-        }
-        return { accepted, rejected, response: info.response };
+        return await sendOnce(message, false);
       } catch (err) {
-        if (err instanceof MailConnectionError) throw err;
-        if (opts.signal?.aborted) throw abortedError('smtp', config);
-        if (deadline.aborted) throw timeoutError(config, timeoutMs);
-        throw toMailError(err, config, timeoutMs);
-      } finally {
-        deadline.removeEventListener('abort', giveUp);
-        opts.signal?.removeEventListener('abort', giveUp);
+        // a refused access token (revoked or expired early): once more on a new pool with a new token
+        if (
+          !config.oauth ||
+          !(err instanceof MailConnectionError) ||
+          err.kind !== 'auth' ||
+          err.code === 'OAUTH_REVOKED'
+        )
+          throw err;
+        closePool();
+        transport = undefined;
+        try {
+          return await sendOnce(message, true);
+        } catch (retryErr) {
+          throw retryErr instanceof MailConnectionError ? refusedWithFreshToken(retryErr) : retryErr;
+        }
       }
     },
     close(): void {

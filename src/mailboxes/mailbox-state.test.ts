@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-d
 import {
   applyMailboxEvent,
   MAX_PERMANENT_FAILURES,
+  permanentError,
   retryDelayMs,
   RETRY_MAX_MS,
   transition,
@@ -234,6 +235,25 @@ describe('mailbox state transitions', () => {
       const paused = { ...ACTIVE, status: 'paused' as const, sendFailures: 2, syncRetries: 4 };
       expect(transition(paused, { type: 'reconnected' })).toEqual({ ...ACTIVE, status: 'paused' });
     });
+  });
+});
+
+describe('permanentError', () => {
+  it('tells an OAuth mailbox refused with a fresh token what to check, not an app password', () => {
+    const refused = (code?: string) =>
+      new MailConnectionError({
+        side: 'smtp',
+        kind: 'auth',
+        message: 'SMTP login refused',
+        host: 'smtp.office365.com',
+        port: 587,
+        serverResponse: '535 5.7.3 Authentication unsuccessful',
+        ...(code ? { code } : {}),
+      });
+    expect(permanentError(refused('OAUTH_REFUSED'))).toBe(
+      'SMTP login refused with a valid OAuth token: check that SMTP AUTH is allowed for this mailbox, or reconnect it (535 5.7.3 Authentication unsuccessful)',
+    );
+    expect(permanentError(refused())).toMatch(/^SMTP login refused: check the app password/);
   });
 });
 

@@ -109,6 +109,9 @@ export function transientError(error: MailConnectionError, retryAt: Date): strin
 export function permanentError(error: MailConnectionError): string {
   const label = error.side === 'smtp' ? 'SMTP' : 'IMAP';
   const answer = error.serverResponse ?? error.message;
+  if (error.kind === 'auth' && error.code === 'OAUTH_REFUSED') {
+    return `${label} login refused with a valid OAuth token: check that ${label === 'IMAP' ? 'IMAP' : 'SMTP AUTH'} is allowed for this mailbox, or reconnect it (${answer})`;
+  }
   if (error.kind === 'auth') return `${label} login refused: check the app password (${answer})`;
   if (error.kind === 'connection')
     return `${label} server ${error.host}:${error.port} cannot be used: ${diagnoseMailFailure(error).fix} (${error.message})`;

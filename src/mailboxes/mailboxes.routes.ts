@@ -1,11 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { AppError } from '../http/errors.js';
+import { PassThrough } from 'node:stream';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
+import { describeBytes, LimitExceededError } from '../http/limits.js';
+import { importMailboxes, IMPORT_COLUMNS, MAX_IMPORT_ROWS, parseMailboxCsv } from './mailboxes.import.js';
 import {
   CreateMailboxBody,
   InteractionList,
   InteractionListQuery,
   MailboxEnvelope,
+  MailboxImportEnvelope,
   MailboxList,
   MailboxListQuery,
   ProviderList,
@@ -68,6 +73,65 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
         return reply.code(201).header('Location', `${base}/${mailbox.id}`).send({ mailbox });
       },
     );
+
+    // Its own scope: only this route parses CSV, and every other body type here is a 415.
+    await app.register(async (scoped) => {
+      scoped.removeAllContentTypeParsers();
+      scoped.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+      scoped.post(
+        '/import',
+        {
+          bodyLimit: service.maxImportBytes,
+          errorHandler: (error) => {
+            if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+              throw new LimitExceededError(
+                413,
+                'payload_too_large',
+                `a mailbox import may be at most ${describeBytes(service.maxImportBytes)} (WARMUP_MAX_IMPORT_BYTES)`,
+              );
+            }
+            if ((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+              throw new AppError(415, 'unsupported_media_type', 'a mailbox import must be sent as text/csv');
+            }
+            throw error;
+          },
+          schema: {
+            tags,
+            operationId: 'importMailboxes',
+            summary: 'Import mailboxes from a CSV file',
+            description:
+              `The body is a CSV file (\`Content-Type: text/csv\`, UTF-8, comma-separated, a header line first; up to 10 MiB by default, WARMUP_MAX_IMPORT_BYTES, and ${MAX_IMPORT_ROWS.toLocaleString('en')} rows). ` +
+              `Columns: ${IMPORT_COLUMNS.join(', ')}. Only email and password are required; \`provider\` (as for a single mailbox) or imap_host and smtp_host for a custom server; \`username\` sets both logins; the warmup columns default as for a single mailbox. Headers are matched without case, spaces or underscores. ` +
+              'Every row is connected like `POST /api/mailboxes` (IMAP and SMTP logins checked, a few rows at a time); its round trip is left to the engine. The answer has one result per row: `created`, `exists` (already connected, or earlier in the file) or `failed` with the reason; passwords never appear. Importing the same file again creates nothing twice. ' +
+              'A file that is not CSV, has an unknown column or lacks email or password is a 400 and nothing is imported. With `Accept: application/x-ndjson` the answer streams one JSON line per row as it is decided, then a last line `{"import": {...}}` with the totals.',
+            body: { content: { 'text/csv': { schema: Type.String({ description: 'The CSV file' }) } } },
+            response: { 200: MailboxImportEnvelope, ...errorResponses(400, 401, 413, 415) },
+          },
+        },
+        async (request, reply) => {
+          // The whole file is checked first: a bad file is a 400 before anything is connected or streamed.
+          const rows = parseMailboxCsv(request.body as string);
+          const onError = (error: unknown) => request.log.error({ err: error }, 'mailbox import: a row failed');
+          if (!(request.headers.accept ?? '').includes('application/x-ndjson')) {
+            return { import: await importMailboxes(service, request.workspaceId, rows, { onError }) };
+          }
+          const stream = new PassThrough();
+          importMailboxes(service, request.workspaceId, rows, {
+            onRow: (row) => stream.write(`${JSON.stringify({ row })}\n`),
+            onError,
+          }).then(
+            (summary) => stream.end(`${JSON.stringify({ import: summary })}\n`),
+            (error: unknown) => {
+              request.log.error({ err: error }, 'mailbox import stopped');
+              stream.end(
+                `${JSON.stringify({ error: 'the import stopped on an internal error; see the server log' })}\n`,
+              );
+            },
+          );
+          return reply.type('application/x-ndjson; charset=utf-8').send(stream);
+        },
+      );
+    });
 
     app.get(
       '/:id',

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { IsoDate, Pagination, PaginationQuery } from '../http/common.schemas.js';
 import { INTERACTION_TYPES, PLACEMENTS } from '../interactions/interactions.schemas.js';
+import { OAUTH_PROVIDERS } from '../oauth/oauth.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDER_IDS } from './providers.js';
 
 // A plain `enum` (not a union of literals) so a wrong value answers "must be one of ...".
@@ -25,11 +26,18 @@ export const ProviderId = StringEnum(PROVIDER_IDS, {
 });
 export type ProviderId = Static<typeof ProviderId>;
 
-export const CONNECTION_TYPES = ['imap'] as const;
+export const CONNECTION_TYPES = ['imap', 'oauth2'] as const;
 export const ConnectionType = StringEnum(CONNECTION_TYPES, {
-  description: '`imap`: IMAP for reading, SMTP for sending, signing in with an app password',
+  description:
+    '`imap`: IMAP for reading, SMTP for sending, signing in with an app password; `oauth2`: the same servers, signing in with OAuth 2.0 tokens (XOAUTH2), connected through /api/oauth',
 });
 export type ConnectionType = Static<typeof ConnectionType>;
+
+/** What a client may create directly: OAuth mailboxes come from the consent flow only. */
+const CreatableConnectionType = StringEnum(['imap'] as const, {
+  description:
+    '`imap`: IMAP for reading, SMTP for sending, signing in with an app password. Mailboxes that sign in with OAuth are connected through POST /api/oauth/{provider}/authorize',
+});
 
 const Tls = Type.Object(
   {
@@ -136,7 +144,7 @@ export const CreateMailboxBody = Type.Object(
     }),
     password: Password,
     provider: ProviderId,
-    connectionType: ConnectionType,
+    connectionType: CreatableConnectionType,
     name: Type.Optional(MailboxName),
     imap: Type.Optional(ServerSettingsInput),
     smtp: Type.Optional(ServerSettingsInput),
@@ -241,6 +249,11 @@ export const Mailbox = Type.Object({
   name: Nullable(Type.String()),
   provider: ProviderId,
   connectionType: ConnectionType,
+  oauthProvider: Nullable(
+    StringEnum(OAUTH_PROVIDERS, {
+      description: 'The OAuth provider a `oauth2` mailbox signs in with; null for an app password',
+    }),
+  ),
   status: MailboxStatus,
   imap: ServerSettings,
   smtp: ServerSettings,
@@ -284,6 +297,16 @@ export const ProviderPreset = Type.Object({
   appPasswordRequired: Type.Boolean({
     description: 'The provider refuses the account password over IMAP/SMTP: make an app password',
   }),
+  passwordLogin: Type.Boolean({
+    description:
+      'The provider still lets a password (or app password) log in over IMAP and SMTP; false: connect with OAuth (`oauthProvider`)',
+  }),
+  oauthProvider: Nullable(
+    StringEnum(OAUTH_PROVIDERS, {
+      description:
+        'Connect with this OAuth provider instead of a password (POST /api/oauth/{provider}/authorize), when the operator set it up (GET /api/oauth/providers)',
+    }),
+  ),
   helpUrl: Type.String({ description: "The provider's instructions for app passwords and IMAP access" }),
   notes: Type.String(),
 });
@@ -322,3 +345,30 @@ export const InteractionListQuery = Type.Object(
 export type InteractionListQuery = Static<typeof InteractionListQuery>;
 
 export const InteractionList = Type.Object({ interactions: Type.Array(Interaction), pagination: Pagination });
+
+export const IMPORT_RESULTS = ['created', 'exists', 'failed'] as const;
+
+export const ImportRowResult = Type.Object({
+  line: Type.Integer({ description: 'Line of the file (the header is line 1)' }),
+  email: Nullable(Type.String()),
+  result: StringEnum(IMPORT_RESULTS, {
+    description:
+      '`created`: connected now; `exists`: the address is already connected in this workspace (or earlier in the file); `failed`: see `error`',
+  }),
+  mailboxId: Nullable(Type.String({ description: 'The new mailbox of a `created` row' })),
+  error: Nullable(
+    Type.String({ description: 'Why the row failed, naming its columns or quoting the server; never a password' }),
+  ),
+});
+export type ImportRowResult = Static<typeof ImportRowResult>;
+
+export const MailboxImport = Type.Object({
+  total: Type.Integer({ description: 'Data rows in the file' }),
+  created: Type.Integer(),
+  existing: Type.Integer(),
+  failed: Type.Integer(),
+  rows: Type.Array(ImportRowResult, { description: 'One per data row, in file order' }),
+});
+export type MailboxImport = Static<typeof MailboxImport>;
+
+export const MailboxImportEnvelope = Type.Object({ import: MailboxImport });

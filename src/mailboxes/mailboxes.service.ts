@@ -30,6 +30,7 @@ import type {
   Mailbox,
   MailboxListQuery,
   PoolMembership,
+  ProviderId,
   ServerSettings,
   ServerSettingsInput,
   UpdateMailboxBody,
@@ -39,6 +40,10 @@ import type {
 import { isKnownProvider, PROVIDERS } from './providers.js';
 import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
+import type { IssuedTokens } from '../oauth/oauth.client.js';
+import type { OAuthServer } from '../oauth/oauth.config.js';
+import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
+import { tokenColumns, type OAuthTokens } from '../oauth/oauth.tokens.js';
 
 /** The outlook's attention thresholds judge the last 7 days (as the health guard does). */
 const OUTLOOK_DAYS = 7;
@@ -54,12 +59,28 @@ export interface MailboxesServiceDeps {
   verifyTimeoutMs?: number;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
   maxMailboxes?: number;
+  /** Bytes a CSV import may have (WARMUP_MAX_IMPORT_BYTES, shared with template imports). */
+  maxImportBytes?: number;
   /** The operator's rules for the hosts a tenant may name (default: public hosts, TLS only). */
   mailPolicy?: MailPolicy;
   /** Where the real reason of a refused or unreachable host goes (never to the tenant). */
   logger?: { debug(details: object, message: string): void };
   /** How long the round trip waits for its test message to arrive (see round-trip.ts). */
   roundTripWaitMs?: number;
+  /** Access tokens of mailboxes that sign in with OAuth (oauth/oauth.tokens.ts). */
+  oauthTokens?: Pick<OAuthTokens, 'accessToken' | 'revocationOf'>;
+}
+
+/** A mailbox signed in to with OAuth, as the consent flow's callback hands it over. */
+export interface OAuthConnection {
+  oauthProvider: OAuthProviderId;
+  mailboxProvider: ProviderId;
+  email: string;
+  imap: OAuthServer;
+  smtp: OAuthServer;
+  tokens: IssuedTokens & { refreshToken: string };
+  /** The mailbox the flow reconnects, when it was started for one. */
+  mailboxId?: string;
 }
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
@@ -144,6 +165,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
     name: row.name,
     provider: row.provider,
     connectionType: row.connection_type,
+    oauthProvider: row.oauth_provider,
     status: row.status,
     imap: parseJson<ServerSettings>(row.imap),
     smtp: parseJson<ServerSettings>(row.smtp),
@@ -302,6 +324,14 @@ function throwIfInvalid(errors: FieldError[]): void {
   throw new ValidationError(`${where} ${first.message}${more}`, errors);
 }
 
+export function mailboxLimitReached(maxMailboxes: number): LimitExceededError {
+  return new LimitExceededError(
+    409,
+    'mailbox_limit_reached',
+    `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
+  );
+}
+
 function conflict(email: string): ConflictError {
   return new ConflictError(`${email} is already connected in this workspace`, [
     { path: '/body/email', message: 'is already connected' },
@@ -314,9 +344,11 @@ export function createMailboxesService({
   secretKey,
   verifyTimeoutMs = DEFAULT_VERIFY_TIMEOUT_MS,
   maxMailboxes = DEFAULT_LIMITS.maxMailboxes,
+  maxImportBytes = DEFAULT_LIMITS.maxImportBytes,
   mailPolicy = DEFAULT_MAIL_POLICY,
   logger,
   roundTripWaitMs,
+  oauthTokens,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -339,6 +371,26 @@ export function createMailboxesService({
     return {
       imap: serverConfig(parseJson<ServerSettings>(row.imap), password),
       smtp: serverConfig(parseJson<ServerSettings>(row.smtp), password),
+    };
+  }
+
+  /**
+   * Login settings of a stored mailbox: its password decrypted, or, for an OAuth mailbox, a source
+   * of access tokens that renews them as they expire.
+   */
+  function credentialsOf(
+    row: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted' | 'connection_type'>,
+  ): MailboxCredentials {
+    if (row.connection_type !== 'oauth2') return decryptCredentials(row);
+    const oauth = {
+      accessToken: (renew: boolean) => {
+        if (!oauthTokens) throw new Error('an OAuth mailbox needs the OAuth token source');
+        return oauthTokens.accessToken(row.id, renew);
+      },
+    };
+    return {
+      imap: { ...serverConfig(parseJson<ServerSettings>(row.imap), ''), oauth },
+      smtp: { ...serverConfig(parseJson<ServerSettings>(row.smtp), ''), oauth },
     };
   }
 
@@ -409,6 +461,97 @@ export function createMailboxesService({
   return {
     verifyConnection,
     decryptCredentials,
+    maxImportBytes,
+
+    /**
+     * Stores a mailbox the user just signed in to with OAuth, after logging in to IMAP and SMTP
+     * with its new access token (422 when refused). An address already connected in the workspace
+     * (or the mailbox the flow was started for) is reconnected in place: its history stays, an
+     * `error` mailbox becomes `active`, and a password it had is forgotten.
+     */
+    async connectOAuth(workspaceId: string, connection: OAuthConnection): Promise<Mailbox> {
+      const email = connection.email.trim();
+      const emailNormalized = email.toLowerCase();
+      let existing: MailboxRow | undefined;
+      if (connection.mailboxId !== undefined) {
+        existing = await findOrThrow(workspaceId, connection.mailboxId);
+        if (existing.email_normalized !== emailNormalized) {
+          throw new ValidationError(
+            `the account signed in to is ${email}, but this mailbox is ${existing.email}: sign in as ${existing.email}`,
+            [{ path: '/query/code', message: `signed in as ${email}, expected ${existing.email}` }],
+          );
+        }
+      } else {
+        existing = await repository.findByEmail(workspaceId, emailNormalized);
+      }
+      if (!existing && (await repository.countInWorkspace(workspaceId)) >= maxMailboxes) {
+        throw mailboxLimitReached(maxMailboxes);
+      }
+      const server = (side: OAuthServer): ServerSettings => ({
+        host: side.host,
+        port: side.port,
+        secure: side.secure,
+        username: email,
+      });
+      const imap = server(connection.imap);
+      const smtp = server(connection.smtp);
+      // the token was issued a moment ago: a refusal now is an answer, not a reason to renew
+      const oauth = { accessToken: async () => connection.tokens.accessToken };
+      await verifyConnection({
+        imap: { ...serverConfig(imap, ''), oauth },
+        smtp: { ...serverConfig(smtp, ''), oauth },
+      });
+      const now = clock.now();
+      const id = existing?.id ?? newId('mbx', now.getTime());
+      const columns: MailboxRowUpdate = {
+        provider: connection.mailboxProvider,
+        connection_type: 'oauth2',
+        oauth_provider: connection.oauthProvider,
+        imap: JSON.stringify(imap),
+        smtp: JSON.stringify(smtp),
+        password_encrypted: '',
+        ...tokenColumns(secretKey, id, connection.tokens),
+        updated_at: now.toISOString(),
+      };
+      if (existing) {
+        const moved =
+          movesServer(parseJson<ServerSettings>(existing.imap), imap) ||
+          movesServer(parseJson<ServerSettings>(existing.smtp), smtp);
+        // other servers prove nothing about the old ones: the mailbox proves itself again
+        if (moved)
+          Object.assign(columns, { proven_at: null, proof_note: NOT_RUN, next_proof_at: null, proof_attempts: 0 });
+        await repository.update(workspaceId, id, columns);
+        const reconnected = await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: now });
+        if (!reconnected) throw new NotFoundError(`no mailbox ${id}`);
+        return presentOne(workspaceId, reconnected.row);
+      }
+      try {
+        const row = await repository.insert({
+          ...(columns as Required<Pick<MailboxRowUpdate, 'provider' | 'imap' | 'smtp'>>),
+          id,
+          workspace_id: workspaceId,
+          email,
+          email_normalized: emailNormalized,
+          name: null,
+          connection_type: 'oauth2',
+          status: 'active',
+          password_encrypted: '',
+          warmup: JSON.stringify(DEFAULT_WARMUP),
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
+          proof_note: NOT_RUN,
+          proof_attempts: 0,
+          oauth_provider: connection.oauthProvider,
+          access_token_encrypted: columns.access_token_encrypted as string,
+          access_token_expires_at: columns.access_token_expires_at as string,
+          refresh_token_encrypted: columns.refresh_token_encrypted as string,
+        });
+        return presentOne(workspaceId, row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(email);
+        throw error;
+      }
+    },
 
     async list(
       workspaceId: string,
@@ -424,11 +567,25 @@ export function createMailboxesService({
       return { mailboxes: await present(workspaceId, rows), pagination: pagination(page, limit, total) };
     },
 
+    /** Mailboxes this workspace may still connect under WARMUP_MAX_MAILBOXES, and that limit. */
+    async remainingMailboxes(workspaceId: string): Promise<{ remaining: number; limit: number }> {
+      const remaining = Math.max(0, maxMailboxes - (await repository.countInWorkspace(workspaceId)));
+      return { remaining, limit: maxMailboxes };
+    },
+
     async get(workspaceId: string, id: string): Promise<Mailbox> {
       return presentOne(workspaceId, await findOrThrow(workspaceId, id));
     },
 
-    async create(workspaceId: string, body: CreateMailboxBody): Promise<Mailbox> {
+    /**
+     * `roundTrip: false` (bulk import) checks the logins only and leaves the round trip that admits
+     * the mailbox to the pool to the engine's next cycle.
+     */
+    async create(
+      workspaceId: string,
+      body: CreateMailboxBody,
+      options: { roundTrip?: boolean } = {},
+    ): Promise<Mailbox> {
       const errors: FieldError[] = [];
       const email = body.email.trim();
       const password = cleanPassword(body.password, errors);
@@ -445,17 +602,16 @@ export function createMailboxesService({
       if (await repository.findByEmail(workspaceId, emailNormalized)) throw conflict(email);
       // Checked before the login too; concurrent creates may pass it together and overshoot by their number.
       if ((await repository.countInWorkspace(workspaceId)) >= maxMailboxes) {
-        throw new LimitExceededError(
-          409,
-          'mailbox_limit_reached',
-          `this workspace has reached its limit of ${maxMailboxes} mailboxes (WARMUP_MAX_MAILBOXES); delete one first`,
-        );
+        throw mailboxLimitReached(maxMailboxes);
       }
       const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
       let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
       if (body.verify !== false) {
         await verifyConnection(credentials, body.provider);
-        proof = proofChanges(await roundTrip(email, credentials), clock.now(), 0);
+        proof =
+          options.roundTrip === false
+            ? { proof_note: NOT_RUN }
+            : proofChanges(await roundTrip(email, credentials), clock.now(), 0);
       }
 
       const now = clock.now();
@@ -499,6 +655,12 @@ export function createMailboxesService({
         body.imap !== undefined ||
         body.smtp !== undefined ||
         body.provider !== undefined;
+      if (reconnect && current.connection_type === 'oauth2') {
+        throw new ValidationError(
+          'this mailbox signs in with OAuth: reconnect it (POST /api/oauth/{provider}/authorize with its mailboxId) instead of sending a password, servers or provider',
+          [{ path: '/body', message: 'password, imap, smtp and provider cannot change on an OAuth mailbox' }],
+        );
+      }
       const errors: FieldError[] = [];
       const changes: MailboxRowUpdate = {};
 
@@ -577,8 +739,16 @@ export function createMailboxesService({
       return presentOne(workspaceId, reconnected?.row ?? updated);
     },
 
+    /** Deletes the mailbox; one that signed in with OAuth also gives its access back to the provider. */
     async remove(workspaceId: string, id: string): Promise<void> {
+      const current = await findOrThrow(workspaceId, id);
+      const revoke = current.connection_type === 'oauth2' ? await oauthTokens?.revocationOf(current.id) : undefined;
       if (!(await repository.delete(workspaceId, id))) throw new NotFoundError(`no mailbox ${id}`);
+      if (revoke) {
+        await revoke().catch((error: unknown) =>
+          logger?.debug({ mailboxId: id, err: error }, 'the OAuth provider did not take the revocation'),
+        );
+      }
     },
 
     /** active/error → paused; already paused answers the mailbox unchanged. `lastError` stays, so the user still sees why. */
@@ -598,7 +768,7 @@ export function createMailboxesService({
       if (current.status === 'active' && current.proven_at !== null) return presentOne(workspaceId, current);
       let credentials: MailboxCredentials;
       try {
-        credentials = decryptCredentials(current);
+        credentials = credentialsOf(current);
       } catch (error) {
         if (error instanceof SecretDecryptionError) throw new ConnectionFailedError(PASSWORD_UNREADABLE);
         throw error;
@@ -670,7 +840,7 @@ export function createMailboxesService({
         if (!claimed) return;
         let result: RoundTripResult;
         try {
-          result = await roundTrip(claimed.email, decryptCredentials(claimed));
+          result = await roundTrip(claimed.email, credentialsOf(claimed));
         } catch (error) {
           if (!(error instanceof SecretDecryptionError)) throw error;
           result = { proven: false, reason: PASSWORD_UNREADABLE };
@@ -694,7 +864,7 @@ export function createMailboxesService({
       const row = await repository.findByIdInAnyWorkspace(mailboxId);
       if (!row) throw new NotFoundError(`no mailbox ${mailboxId}`);
       try {
-        return decryptCredentials(row);
+        return credentialsOf(row);
       } catch (error) {
         // The key changed under a stored password: the engine can never log in with it, so the
         // mailbox stops with a reason the user can act on instead of failing every cycle.

@@ -63,8 +63,19 @@ describe('providers', () => {
       imap: { host: 'imap.gmail.com', port: 993, secure: true },
       smtp: { host: 'smtp.gmail.com', port: 465, secure: true },
       appPasswordRequired: true,
+      passwordLogin: true,
+      oauthProvider: 'google',
       helpUrl: expect.stringMatching(/^https:\/\//),
     });
+    // 2026: Microsoft takes no password on IMAP (and soon SMTP) any more, app passwords included
+    expect(providers.find((p: { id: string }) => p.id === 'outlook')).toMatchObject({
+      passwordLogin: false,
+      oauthProvider: 'microsoft',
+      notes: expect.stringMatching(/^Connect with Microsoft \(OAuth\)/),
+    });
+    for (const other of providers.filter((p: { id: string }) => !['gmail', 'outlook'].includes(p.id))) {
+      expect(other).toMatchObject({ passwordLogin: true, oauthProvider: null });
+    }
   });
 
   it('needs an API key like every /api route', async () => {
@@ -138,6 +149,7 @@ describe('create', () => {
         'name',
         'provider',
         'connectionType',
+        'oauthProvider',
         'status',
         'imap',
         'smtp',
@@ -166,6 +178,8 @@ describe('create', () => {
       email: alice.email,
       name: 'Alice',
       status: 'active',
+      connectionType: 'imap',
+      oauthProvider: null,
       imap: { host: 'imap.example.test', port: 993, secure: true, username: alice.email },
       warmup: {
         startVolume: 2,

@@ -1,5 +1,5 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox';
-import { Pagination, PaginationQuery } from '../http/common.schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { OmittableBody, Pagination, PaginationQuery } from '../http/common.schemas.js';
 import { KNOWN_VARIABLES } from './render.js';
 
 export const TEMPLATE_TYPES = ['initial', 'reply', 'followup'] as const;
@@ -67,14 +67,6 @@ export type TemplateListQuery = Static<typeof TemplateListQuery>;
 
 export const TemplateList = Type.Object({ templates: Type.Array(Template), pagination: Pagination });
 export type TemplateList = Static<typeof TemplateList>;
-
-/**
- * Fastify validates an omitted body as `null`, so a body that may be left out must accept null;
- * a type list (not a union) keeps the errors about a present body precise.
- */
-function OmittableBody<T extends TObject>(schema: T) {
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'] });
-}
 
 export const DuplicateTemplateBody = OmittableBody(
   Type.Object(

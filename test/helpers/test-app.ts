@@ -4,6 +4,7 @@ import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { Limits } from '../../src/config.js';
 import type { MailPolicy } from '../../src/mail/policy.js';
+import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -52,6 +53,8 @@ export async function createTestApp(
     mailPolicy?: MailPolicy;
     /** The local stack delivers in milliseconds: a mailbox that cannot prove itself should not cost 20 s. */
     roundTripWaitMs?: number;
+    /** OAuth providers, as loadConfig reads them from WARMUP_OAUTH_* (default: none). */
+    oauth?: OAuthSettings;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -65,6 +68,7 @@ export async function createTestApp(
     mailPolicy: options.mailPolicy ?? testMailPolicy(),
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
+    ...(options.oauth ? { oauth: options.oauth } : {}),
   });
   const app = await buildApp({
     services,

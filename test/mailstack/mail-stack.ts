@@ -41,6 +41,11 @@ export interface StartMailStackOptions {
   junkRecipients?: string[];
   /** Users whose server drops everything they receive from anyone but themselves. */
   discardRecipients?: string[];
+  /**
+   * Also accept OAuth tokens (XOAUTH2, OAUTHBEARER) on IMAP and SMTP submission, checked at this
+   * RFC 7662 introspection URL (credentials may ride in it: http://id:secret@host/...).
+   */
+  oauth2?: { introspectionUrl: string; usernameAttribute?: string };
   /** Seconds start.sh waits for every listener; default 20. */
   readyTimeoutSeconds?: number;
 }
@@ -150,6 +155,12 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
     MAILSTACK_JUNK_RECIPIENTS: (opts.junkRecipients ?? []).join(' '),
     MAILSTACK_DISCARD_RECIPIENTS: (opts.discardRecipients ?? []).join(' '),
     MAILSTACK_READY_TIMEOUT: String(readyTimeout),
+    ...(opts.oauth2
+      ? {
+          MAILSTACK_OAUTH2_INTROSPECTION_URL: opts.oauth2.introspectionUrl,
+          MAILSTACK_OAUTH2_USERNAME_ATTRIBUTE: opts.oauth2.usernameAttribute ?? 'username',
+        }
+      : {}),
   };
   // an inherited MAILSTACK_DIR would point every instance at one directory
   const inherited = { ...process.env };

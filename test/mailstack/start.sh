@@ -138,6 +138,26 @@ T="$HOME_DIR/templates"
 render "$T/dovecot.conf.in"      "$DIR/etc/dovecot.conf"
 render "$T/postfix-main.cf.in"   "$DIR/etc/postfix/main.cf"
 render "$T/postfix-master.cf.in" "$DIR/etc/postfix/master.cf"
+# Optional: tokens (XOAUTH2 / OAUTHBEARER) checked at an OAuth server's introspection endpoint,
+# after the password file. Postfix submission offers the mechanisms by itself (SASL via Dovecot).
+if [ -n "${MAILSTACK_OAUTH2_INTROSPECTION_URL:-}" ]; then
+  cat > "$DIR/etc/dovecot-oauth2.conf.ext" <<EOF
+introspection_mode = post
+introspection_url = $MAILSTACK_OAUTH2_INTROSPECTION_URL
+username_attribute = ${MAILSTACK_OAUTH2_USERNAME_ATTRIBUTE:-username}
+active_attribute = active
+active_value = true
+EOF
+  chmod 644 "$DIR/etc/dovecot-oauth2.conf.ext"
+  cat >> "$DIR/etc/dovecot.conf" <<EOF
+auth_mechanisms = plain login xoauth2 oauthbearer
+passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = $DIR/etc/dovecot-oauth2.conf.ext
+}
+EOF
+fi
 {
   cat "$T/before.sieve"
   for a in $JUNK_SENDERS; do

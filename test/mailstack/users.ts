@@ -79,6 +79,15 @@ export const MAIL_USERS = {
   ],
   /** People differ (engine end to end): two mailboxes and a junk sender, each acting in its own time. */
   people: [user('pia@people-one.test'), user('rex@people-two.test'), user('sly@people-junk.test')],
+  /** Bulk import of mailboxes (CSV): 4 users on 2 domains. */
+  mailboxImport: [
+    user('ivan@import-one.test'),
+    user('iris@import-one.test'),
+    user('ida@import-two.test'),
+    user('igor@import-two.test'),
+  ],
+  /** The dashboard's import page in the browser: 2 users. */
+  dashboardImport: [user('dora@import-page.test'), user('dirk@import-page.test')],
   /** Dashboard browser tests: 3 users. */
   dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
   /** Hostile-tenant tests of the mail layer (test/security): their own mailboxes. */

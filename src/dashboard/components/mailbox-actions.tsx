@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { WarmupSettingsDialog } from '../pages/mailbox-form.js';
 import { ConfirmDialog } from './dialog.js';
 import { IconEdit, IconPause, IconPlay, IconTrash } from './icons.js';
+import { ReconnectButton } from './oauth-connect.js';
 import { toast } from './toasts.js';
 import { Button, errorMessage } from './ui.js';
 
@@ -44,6 +45,7 @@ export function MailboxActions({
   const toggleLabel = canResume ? (paused ? 'Resume warmup' : 'Retry and resume') : 'Pause warmup';
   return (
     <div class={`row-actions ${compact ? 'compact' : ''}`}>
+      <ReconnectButton mailbox={mailbox} compact={compact} />
       <Button
         size="sm"
         variant={compact ? 'ghost' : canResume ? 'primary' : 'secondary'}

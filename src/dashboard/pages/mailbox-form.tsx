@@ -3,12 +3,14 @@ import type { Mailbox, MailboxCreate, ProviderPreset, ServerSettings, WarmupSett
 import { ApiError, api } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { IconExternal, IconLock } from '../components/icons.js';
+import { OAuthConnectCard } from '../components/oauth-connect.js';
 import { toast } from '../components/toasts.js';
 import {
   Button,
   Card,
   CheckboxField,
   ErrorBox,
+  Link,
   Loading,
   Notice,
   PageHeader,
@@ -295,7 +297,13 @@ type ProviderId = MailboxCreate['provider'];
 type ProviderChoice = Omit<ProviderPreset, 'id' | 'imap' | 'smtp' | 'helpUrl' | 'notes'> &
   Partial<Pick<ProviderPreset, 'imap' | 'smtp' | 'helpUrl' | 'notes'>> & { id: ProviderId };
 
-const CUSTOM: ProviderChoice = { id: 'custom', name: 'Other (IMAP/SMTP)', appPasswordRequired: false };
+const CUSTOM: ProviderChoice = {
+  id: 'custom',
+  name: 'Other (IMAP/SMTP)',
+  appPasswordRequired: false,
+  passwordLogin: true,
+  oauthProvider: null,
+};
 
 // On the provider picker the custom choice reads as the alternative to the named providers.
 const SHORT_NAMES: Record<string, string> = { ...PROVIDER_NAMES, custom: 'Other' };
@@ -504,7 +512,13 @@ export function AddMailboxPage() {
         title="Add a mailbox"
         subtitle="Connect over IMAP and SMTP. The login is checked before anything is saved."
         back={{ to: '/mailboxes', label: 'Mailboxes' }}
+        actions={
+          <Link to="/mailboxes/import" class="btn btn-secondary">
+            Import many from CSV
+          </Link>
+        }
       />
+      <OAuthConnectCard />
       <div class="form-layout">
         <form class="form-page" onSubmit={submit} noValidate aria-describedby={failure ? 'add-failure' : undefined}>
           <Card title="Mail provider">

@@ -7,6 +7,7 @@ import * as mailboxRetries from './005-mailbox-retries.js';
 import * as poolTrust from './006-pool-trust.js';
 import * as engagementPlan from './009-engagement-plan.js';
 import * as planOutlook from './010-plan-outlook.js';
+import * as oauth from './011-oauth.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '006-pool-trust': poolTrust,
   '009-engagement-plan': engagementPlan,
   '010-plan-outlook': planOutlook,
+  '011-oauth': oauth,
 };
 
 export const migrationProvider: MigrationProvider = {
