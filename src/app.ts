@@ -24,6 +24,8 @@ import { apiKeysRoutes, workspaceRoutes } from './workspaces/workspaces.routes.j
 import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
+import type { Metrics } from './metrics/metrics.js';
+import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -39,6 +41,10 @@ export interface AppOptions {
   healthCheck: () => Promise<void>;
   /** A request that takes longer is logged at `info` (default 1 s); every other one at `debug`. */
   slowRequestMs?: number;
+  /** Prometheus metrics of this process; GET /metrics is served only with `metricsToken` set. */
+  metrics?: Metrics;
+  /** The bearer token GET /metrics requires (WARMUP_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export const SLOW_REQUEST_MS = 1_000;
@@ -91,6 +97,8 @@ export async function buildApp({
   logger,
   healthCheck,
   slowRequestMs = SLOW_REQUEST_MS,
+  metrics,
+  metricsToken,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -173,6 +181,10 @@ export async function buildApp({
     await healthCheck();
     return { status: 'ok' };
   });
+  if (metrics) {
+    registerRequestMetrics(app, metrics);
+    if (metricsToken) await app.register(metricsRoutes(metrics, metricsToken));
+  }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
 

@@ -59,7 +59,12 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    const engine = options.engine ? createEngineFor({ ...server, logger, clock: systemClock }) : undefined;
+    const engine = options.engine
+      ? createEngineFor(
+          { ...server, logger, clock: systemClock },
+          { onStep: server.metrics.observeStep, onCycle: server.metrics.observeCycle },
+        )
+      : undefined;
     engine?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
     // The engine first: it waits for its running cycle and still needs the database.

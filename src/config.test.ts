@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
       logLevel: 'info',
+      metricsToken: undefined,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
       WARMUP_MAX_IMPORT_BYTES: '200000',
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
+      WARMUP_METRICS_TOKEN: 'm'.repeat(16),
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -51,6 +53,7 @@ describe('loadConfig', () => {
       limits: { maxMailboxes: 10, maxTemplates: 50, maxPreviewBytes: 100000, maxImportBytes: 200000 },
       statsCacheMs: 1000,
       logLevel: 'debug',
+      metricsToken: 'm'.repeat(16),
     });
   });
 
@@ -69,6 +72,8 @@ describe('loadConfig', () => {
     [{ WARMUP_MAX_TEMPLATES: '-3' }, /WARMUP_MAX_TEMPLATES/],
     [{ WARMUP_MAX_PREVIEW_BYTES: '10' }, /WARMUP_MAX_PREVIEW_BYTES/],
     [{ WARMUP_MAX_IMPORT_BYTES: '1e12' }, /WARMUP_MAX_IMPORT_BYTES/],
+    [{ WARMUP_METRICS_TOKEN: 'short' }, /WARMUP_METRICS_TOKEN must be at least 16 characters \(it has 5\)/],
+    [{ WARMUP_METRICS_TOKEN: 'has a space in it here' }, /WARMUP_METRICS_TOKEN must not contain spaces/],
   ])('rejects %o with a message that names the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -41,6 +41,8 @@ export interface Config {
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
+  /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
+  metricsToken: string | undefined;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -71,17 +73,18 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function bootstrapKey(env: NodeJS.ProcessEnv): string | undefined {
-  const key = env.WARMUP_API_KEY || undefined;
-  if (key === undefined) return undefined;
-  if (/\s/.test(key)) throw new ConfigError('WARMUP_API_KEY must not contain spaces');
-  if (key.length < MIN_BOOTSTRAP_KEY_LENGTH) {
-    // Never echo the key itself: this message ends up in logs.
+/** A secret given in a setting (a key, a token): no spaces, and long enough not to be guessed. */
+function secretSetting(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
+  const secret = env[name] || undefined;
+  if (secret === undefined) return undefined;
+  if (/\s/.test(secret)) throw new ConfigError(`${name} must not contain spaces`);
+  if (secret.length < minLength) {
+    // Never echo the secret itself: this message ends up in logs.
     throw new ConfigError(
-      `WARMUP_API_KEY must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters (it has ${key.length}); make one with: openssl rand -hex 32`,
+      `${name} must be at least ${minLength} characters (it has ${secret.length}); make one with: openssl rand -hex 32`,
     );
   }
-  return key;
+  return secret;
 }
 
 /** A comma- or space-separated list of host names, addresses and CIDR ranges. */
@@ -93,6 +96,9 @@ function hostListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   }
   return entries;
 }
+
+/** A metrics token shorter than this is refused (a bootstrap key needs MIN_BOOTSTRAP_KEY_LENGTH). */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -109,7 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.WARMUP_DATA_DIR || './data'),
     databaseUrl,
-    bootstrapApiKey: bootstrapKey(env),
+    bootstrapApiKey: secretSetting(env, 'WARMUP_API_KEY', MIN_BOOTSTRAP_KEY_LENGTH),
     secretKey: env.WARMUP_SECRET_KEY || undefined,
     rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
     authFailureLimit: integerSetting(env, 'WARMUP_AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
@@ -134,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
@@ -76,6 +77,8 @@ export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   database: DatabaseHandle;
+  /** This process's Prometheus metrics: the engine of `serve` reports its cycles here. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -87,8 +90,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     if (revokedKeys > 0) logger.info({ revokedKeys }, 'WARMUP_API_KEY changed: the previous bootstrap key is revoked');
   }
 
+  const metrics = createMetrics({ db: database.db, clock: systemClock });
   const app = await buildApp({
     services,
+    metrics,
+    metricsToken: config.metricsToken,
     rateLimit: config.rateLimit,
     authFailureLimit: config.authFailureLimit,
     trustProxy: config.trustProxy,
@@ -116,6 +122,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     app,
     services,
     database,
+    metrics,
     close: () => {
       // Stop accepting, let in-flight requests finish, then release the database.
       closing ??= (async () => {

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import type { Limits } from '../../src/config.js';
 import type { MailPolicy } from '../../src/mail/policy.js';
 import { createServices, type Services } from '../../src/services.js';
+import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -20,6 +21,8 @@ export interface TestApp {
   database: TestDatabase;
   services: Services;
   clock: Clock;
+  /** The app's Prometheus metrics (GET /metrics answers only with `metricsToken` given). */
+  metrics: Metrics;
   /** A workspace made the way `warmup workspace create` makes one (with the default templates). */
   workspace: TestWorkspace;
   createWorkspace(name: string): Promise<TestWorkspace>;
@@ -52,6 +55,8 @@ export async function createTestApp(
     mailPolicy?: MailPolicy;
     /** The local stack delivers in milliseconds: a mailbox that cannot prove itself should not cost 20 s. */
     roundTripWaitMs?: number;
+    /** Serves GET /metrics behind this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -66,8 +71,11 @@ export async function createTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
   });
+  const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
     services,
+    metrics,
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     rateLimit: options.rateLimit ?? 0,
     authFailureLimit: options.authFailureLimit ?? 0,
     trustProxy: options.trustProxy,
@@ -92,6 +100,7 @@ export async function createTestApp(
     database,
     services,
     clock,
+    metrics,
     workspace: await createWorkspace('test'),
     createWorkspace,
     close: async () => {
