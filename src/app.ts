@@ -25,6 +25,7 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
 import type { Metrics } from './metrics/metrics.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 
 export interface AppOptions {
@@ -171,6 +172,7 @@ export async function buildApp({
         { name: 'stats', description: 'Deliverability statistics and reports' },
         { name: 'workspace', description: 'The workspace an API key belongs to' },
         { name: 'keys', description: "The workspace's API keys" },
+        { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -221,6 +223,7 @@ export async function buildApp({
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
+      await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
     },
     { prefix: '/api' },
   );

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   closeOnSignals,
   createEngineFor,
+  createWebhookDispatcherFor,
   createLogger,
   openMigratedDatabase,
   openRuntime,
@@ -65,11 +66,21 @@ program
           { onStep: server.metrics.observeStep, onCycle: server.metrics.observeCycle },
         )
       : undefined;
+    const webhooks = engine
+      ? createWebhookDispatcherFor({
+          ...server,
+          logger,
+          clock: systemClock,
+          config: settings,
+          workerId: engine.deps.workerId,
+        })
+      : undefined;
     engine?.start();
+    webhooks?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
     // The engine first: it waits for its running cycle and still needs the database.
     closeOnSignals(logger, async () => {
-      await engine?.stop();
+      await Promise.all([engine?.stop(), webhooks?.stop()]);
       await server.close();
     });
   });
@@ -97,13 +108,18 @@ program
         ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
       },
     );
+    const webhooks = createWebhookDispatcherFor(
+      { ...runtime, logger, config: settings, workerId: engine.deps.workerId },
+      options.lease ? { leaseMs: options.lease } : {},
+    );
     engine.start();
+    webhooks.start();
     logger.info(
       { workerId: engine.deps.workerId },
       `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`,
     );
     closeOnSignals(logger, async () => {
-      await engine.stop();
+      await Promise.all([engine.stop(), webhooks.stop()]);
       await database.close();
     });
   });

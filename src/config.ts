@@ -41,6 +41,8 @@ export interface Config {
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
   logLevel: string;
+  /** WARMUP_WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook, in ms; unset: the Standard Webhooks schedule. */
+  webhookRetrySchedule: number[] | undefined;
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
   metricsToken: string | undefined;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
@@ -100,6 +102,19 @@ function hostListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
 /** A metrics token shorter than this is refused (a bootstrap key needs MIN_BOOTSTRAP_KEY_LENGTH). */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
 
+/** Seconds between webhook attempts, comma-separated (`5,300,1800`): 1 to 20 waits of 1 s to 2 days. */
+function retryScheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const waits = raw.split(',').map((part) => Number(part.trim()));
+  if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
+    throw new ConfigError(
+      `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
+    );
+  }
+  return waits.map((wait) => wait * 1000);
+}
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -140,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),

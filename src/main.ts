@@ -9,6 +9,13 @@ import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { loadSecretKey } from './mailboxes/credentials.js';
+import {
+  createWebhookDispatcher,
+  DEFAULT_WEBHOOK_SETTINGS,
+  type WebhookDispatcher,
+  type WebhookSettings,
+} from './webhooks/webhook-dispatcher.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /** `stderr: true` keeps stdout for a command's own output (run-once prints its JSON summary there). */
@@ -58,6 +65,30 @@ export function createEngineFor(
     settings,
   });
   return createEngine(deps, options);
+}
+
+/**
+ * The webhook outbox's delivery loop: it runs wherever an engine runs (`serve`, `worker`), with
+ * the engine's worker id, so its claims are given back with the engine's on shutdown.
+ */
+export function createWebhookDispatcherFor(
+  parts: { database: DatabaseHandle; logger: Logger; clock: Clock; config: Config; workerId: string },
+  settings: Partial<WebhookSettings> = {},
+): WebhookDispatcher {
+  return createWebhookDispatcher({
+    db: parts.database.db,
+    dialect: parts.database.dialect,
+    clock: parts.clock,
+    logger: parts.logger,
+    secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
+    policy: loadMailPolicy(parts.config.mail),
+    workerId: parts.workerId,
+    settings: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),
+      ...settings,
+    },
+  });
 }
 
 /** Opens the database from the config and brings its schema up to date; a failure is a one-line StartupError. */

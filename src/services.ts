@@ -8,6 +8,7 @@ import { createMailboxesService } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
+import { createWebhooksService } from './webhooks/webhooks.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -45,17 +46,19 @@ export function createServices({
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
+  const key = loadSecretKey({ secretKey, dataDir });
   const mailboxes = createMailboxesService({
     db,
     clock,
-    secretKey: loadSecretKey({ secretKey, dataDir }),
+    secretKey: key,
     maxMailboxes: limits.maxMailboxes,
     mailPolicy,
     logger,
     roundTripWaitMs,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
-  return { workspaces, templates, mailboxes, stats };
+  const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
+  return { workspaces, templates, mailboxes, stats, webhooks };
 }
 
 export type Services = ReturnType<typeof createServices>;
