@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       statsCacheMs: 0,
       logLevel: 'info',
       metricsToken: undefined,
+      webhookRetrySchedule: undefined,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
       WARMUP_METRICS_TOKEN: 'm'.repeat(16),
+      WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -54,6 +56,7 @@ describe('loadConfig', () => {
       statsCacheMs: 1000,
       logLevel: 'debug',
       metricsToken: 'm'.repeat(16),
+      webhookRetrySchedule: [5_000, 300_000, 1_800_000],
     });
   });
 
@@ -72,6 +75,8 @@ describe('loadConfig', () => {
     [{ WARMUP_MAX_TEMPLATES: '-3' }, /WARMUP_MAX_TEMPLATES/],
     [{ WARMUP_MAX_PREVIEW_BYTES: '10' }, /WARMUP_MAX_PREVIEW_BYTES/],
     [{ WARMUP_MAX_IMPORT_BYTES: '1e12' }, /WARMUP_MAX_IMPORT_BYTES/],
+    [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,0' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE must list 1 to 20 waits/],
+    [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,soon' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE/],
     [{ WARMUP_METRICS_TOKEN: 'short' }, /WARMUP_METRICS_TOKEN must be at least 16 characters \(it has 5\)/],
     [{ WARMUP_METRICS_TOKEN: 'has a space in it here' }, /WARMUP_METRICS_TOKEN must not contain spaces/],
   ])('rejects %o with a message that names the setting', (env, message) => {
