@@ -26,6 +26,7 @@ import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
+import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 
 export interface AppOptions {
@@ -222,6 +223,7 @@ export async function buildApp({
       await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
+      await api.register(mailboxChecksRoutes(services.checks), { prefix: '/mailboxes' });
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
     },

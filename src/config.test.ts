@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       metricsToken: undefined,
       webhookRetrySchedule: undefined,
+      dnsServers: [],
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       WARMUP_METRICS_TOKEN: 'm'.repeat(16),
       WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
+      WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -57,6 +59,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       metricsToken: 'm'.repeat(16),
       webhookRetrySchedule: [5_000, 300_000, 1_800_000],
+      dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
     });
   });
 
@@ -77,6 +80,8 @@ describe('loadConfig', () => {
     [{ WARMUP_MAX_IMPORT_BYTES: '1e12' }, /WARMUP_MAX_IMPORT_BYTES/],
     [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,0' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE must list 1 to 20 waits/],
     [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,soon' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE/],
+    [{ WARMUP_DNS_SERVERS: 'dns.example.com' }, /WARMUP_DNS_SERVERS must list IP addresses/],
+    [{ WARMUP_DNS_SERVERS: '127.0.0.1:99999' }, /WARMUP_DNS_SERVERS/],
     [{ WARMUP_METRICS_TOKEN: 'short' }, /WARMUP_METRICS_TOKEN must be at least 16 characters \(it has 5\)/],
     [{ WARMUP_METRICS_TOKEN: 'has a space in it here' }, /WARMUP_METRICS_TOKEN must not contain spaces/],
   ])('rejects %o with a message that names the setting', (env, message) => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { isValidHostEntry } from './mail/policy.js';
 
@@ -43,6 +44,8 @@ export interface Config {
   logLevel: string;
   /** WARMUP_WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook, in ms; unset: the Standard Webhooks schedule. */
   webhookRetrySchedule: number[] | undefined;
+  /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
+  dnsServers: string[];
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
   metricsToken: string | undefined;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
@@ -115,6 +118,25 @@ function retryScheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] | 
   return waits.map((wait) => wait * 1000);
 }
 
+/** Resolver addresses: `1.1.1.1`, `127.0.0.1:5353`, `::1` or `[::1]:5353`. */
+function dnsServersSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
+  const valid = (entry: string) => {
+    const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry);
+    const v4port = /^([\d.]+):(\d{1,5})$/.exec(entry);
+    if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2]) <= 65535;
+    if (v4port) return isIP(v4port[1]!) === 4 && Number(v4port[2]) <= 65535;
+    return isIP(entry) !== 0;
+  };
+  const bad = entries.find((entry) => !valid(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `${name} must list IP addresses, optionally with a port (127.0.0.1:5353, [::1]:5353), got "${bad}"`,
+    );
+  }
+  return entries;
+}
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -155,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
     logLevel,
+    dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
     mail: {

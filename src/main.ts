@@ -42,6 +42,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     statsCacheMs: config.statsCacheMs,
     limits: config.limits,
     mailPolicy: loadMailPolicy(config.mail),
+    dnsServers: config.dnsServers,
     ...(logger ? { logger } : {}),
   });
   return { database, services, clock };

@@ -9,6 +9,8 @@ import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
+import { createChecksService } from './checks/checks.service.js';
+import { createDnsResolver } from './checks/dns-resolver.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -23,6 +25,8 @@ export interface ServiceDeps {
   limits?: Partial<Limits>;
   /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
   mailPolicy?: MailPolicy;
+  /** WARMUP_DNS_SERVERS: the resolvers the DNS checks ask (default: the system's). */
+  dnsServers?: readonly string[];
   /** Receives details kept out of responses (e.g. why a mail host was refused). */
   logger?: { debug(details: object, message: string): void };
 }
@@ -38,6 +42,7 @@ export function createServices({
   limits: given,
   mailPolicy,
   logger,
+  dnsServers,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -58,7 +63,8 @@ export function createServices({
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
-  return { workspaces, templates, mailboxes, stats, webhooks };
+  const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
+  return { workspaces, templates, mailboxes, stats, webhooks, checks };
 }
 
 export type Services = ReturnType<typeof createServices>;

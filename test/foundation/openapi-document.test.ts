@@ -76,6 +76,7 @@ describe('GET /openapi.json', () => {
         'GET /api/stats/engagement getEngagementStats',
         'GET /api/stats/export exportStats',
         'GET /api/stats/daily-summary getDailySummary',
+        'GET /api/mailboxes/{id}/checks getMailboxChecks',
         'GET /api/webhooks listWebhooks',
         'POST /api/webhooks createWebhook',
         'GET /api/webhooks/{id} getWebhook',

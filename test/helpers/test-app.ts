@@ -55,6 +55,8 @@ export async function createTestApp(
     mailPolicy?: MailPolicy;
     /** The local stack delivers in milliseconds: a mailbox that cannot prove itself should not cost 20 s. */
     roundTripWaitMs?: number;
+    /** The resolvers of the DNS checks (a test DNS server on loopback). */
+    dnsServers?: string[];
     /** Serves GET /metrics behind this bearer token. */
     metricsToken?: string;
   } = {},
@@ -70,6 +72,7 @@ export async function createTestApp(
     mailPolicy: options.mailPolicy ?? testMailPolicy(),
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
+    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
