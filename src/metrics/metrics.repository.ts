@@ -75,3 +75,14 @@ export async function countClaimedMessages(db: Kysely<Database>, now: string): P
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
+
+/** Webhook deliveries still to be sent (pending) and given up (failed), installation-wide. */
+export async function countWebhookDeliveries(db: Kysely<Database>): Promise<Array<{ status: string; count: number }>> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('status', 'in', ['pending', 'failed'])
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { createEngine, type CycleSummary } from '../engine/engine.js';
 import { acquireLease } from '../engine/leases.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { createStackMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { insertMailbox, insertMessage, insertWorkspace } from '../../test/helpers/engine-fixtures.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
@@ -114,6 +115,15 @@ describe('GET /metrics', () => {
       .execute();
     await acquireLease(db, 'plan', 'w1', 60_000, new Date(now));
     await acquireLease(db, 'sync:expired', 'w2', 1, new Date(now - 60_000));
+    // a mailbox stopped with a webhook registered: one delivery pending in the outbox
+    const hook = await testApp.workspace.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { url: 'https://hooks.example.com/warmup', events: ['mailbox.error'] },
+    });
+    expect(hook.statusCode).toBe(201);
+    const cy = await insertMailbox(db, testApp.workspace.id, { email: 'cy@gauge-three.test' });
+    await applyMailboxEvent(db, cy.id, { type: 'stopped', lastError: 'login refused' }, { at: new Date(now) });
 
     const samples = await scrape(testApp);
     // the claimed row is still `planned` and due: the backlog counts rows no worker finished
@@ -122,6 +132,9 @@ describe('GET /metrics', () => {
     expect(value(samples, 'warmup_leases_held', { kind: 'message' })).toBe(1);
     expect(value(samples, 'warmup_mailboxes', { status: 'active' })).toBe(1);
     expect(value(samples, 'warmup_mailboxes', { status: 'paused' })).toBe(1);
+    expect(value(samples, 'warmup_mailboxes', { status: 'error' })).toBe(1);
+    expect(value(samples, 'warmup_webhook_deliveries', { status: 'pending' })).toBe(1);
+    expect(value(samples, 'warmup_webhook_deliveries', { status: 'failed' })).toBe(0);
     // the process's own metrics come along
     expect(value(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });

@@ -14,6 +14,7 @@ import {
   countDueMessages,
   countHeldLeases,
   countMailboxesByStatus,
+  countWebhookDeliveries,
   sumTodayCounts,
 } from './metrics.repository.js';
 
@@ -122,6 +123,18 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
     async collect() {
       this.reset();
       for (const { status, count } of await countMailboxesByStatus(db)) this.set({ status }, count);
+    },
+  });
+
+  new Gauge({
+    name: 'warmup_webhook_deliveries',
+    help: 'Webhook deliveries of the whole installation still pending (retrying) or given up as failed (kept 30 days)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      this.set({ status: 'pending' }, 0);
+      this.set({ status: 'failed' }, 0);
+      for (const { status, count } of await countWebhookDeliveries(db)) this.set({ status }, count);
     },
   });
 

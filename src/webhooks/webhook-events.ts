@@ -1,7 +1,7 @@
 // Where the events come from. A mailbox's state change is written into the outbox where it
 // happens (mailboxes/mailbox-state.ts). The daily ones are noticed by the dispatcher's pass, by any
 // worker: each carries a dedupe key, so it is made once however many workers notice it.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { addDays, utcDay } from '../calendar.js';
 import type { Database, MailboxRow } from '../db/schema.js';
 import { enqueueEvent } from './webhooks.repository.js';
@@ -107,6 +107,16 @@ async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<voi
     .where('m.workspace_id', 'in', workspaces)
     .where('s.reputation', 'is not', null)
     .where((eb) => eb('m.reputation', '<=', eb('s.reputation', '-', REPUTATION_DROP_POINTS)))
+    // noticed once a day: the drops already in the outbox are not looked at again every pass
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_events')
+            .select('id')
+            .where('dedupe_key', '=', sql<string>`'reputation.dropped:' || m.id || ${`:${today}`}`),
+        ),
+      ),
+    )
     .execute();
   for (const row of dropped) {
     await enqueueEvent(db, {
