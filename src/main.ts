@@ -10,6 +10,7 @@ import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
+import { createDnsResolver } from './checks/dns-resolver.js';
 import {
   createWebhookDispatcher,
   DEFAULT_WEBHOOK_SETTINGS,
@@ -84,6 +85,7 @@ export function createWebhookDispatcherFor(
     secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
     policy: loadMailPolicy(parts.config.mail),
     workerId: parts.workerId,
+    resolve: createDnsResolver({ servers: parts.config.dnsServers }),
     settings: {
       ...DEFAULT_WEBHOOK_SETTINGS,
       ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),

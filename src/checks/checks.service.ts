@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
 import type { MailboxChecks, MailboxChecksQuery } from './checks.schemas.js';
-import { checkDkim, checkDmarc, checkMx, checkSpf, sendingAddresses } from './dns-checks.js';
+import { runMailboxChecks } from './dns-checks.js';
 import type { DnsResolve } from './dns-resolver.js';
 
 export interface ChecksServiceDeps {
@@ -24,14 +24,7 @@ export function createChecksService({ db, clock, resolve }: ChecksServiceDeps) {
         .where('id', '=', mailboxId)
         .executeTakeFirst();
       if (!mailbox) throw new NotFoundError(`mailbox ${mailboxId} not found`);
-      const domain = mailbox.email.slice(mailbox.email.lastIndexOf('@') + 1).toLowerCase();
-      const smtpHost = (JSON.parse(mailbox.smtp) as { host: string }).host;
-      const checks = await Promise.all([
-        checkMx(resolve, domain),
-        sendingAddresses(resolve, smtpHost).then((ips) => checkSpf(resolve, domain, ips)),
-        checkDmarc(resolve, domain),
-        checkDkim(resolve, domain, query.dkimSelector),
-      ]);
+      const { domain, checks } = await runMailboxChecks(resolve, mailbox, query.dkimSelector);
       return { domain, checkedAt: clock.now().toISOString(), checks };
     },
   };

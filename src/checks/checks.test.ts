@@ -7,7 +7,9 @@ import dns2 from 'dns2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { emitScheduledEvents } from '../webhooks/webhook-events.js';
 import type { MailboxChecks } from './checks.schemas.js';
+import { createDnsResolver } from './dns-resolver.js';
 
 const { Packet } = dns2;
 
@@ -206,5 +208,58 @@ describe('GET /api/mailboxes/:id/checks', () => {
       url: `/api/mailboxes/${mailbox.id}/checks?dkimSelector=a%20b`,
     });
     expect(bad.statusCode).toBe(400);
+  });
+
+  it('runs daily for workspaces that want check.failed: one event per failing check and day, results kept', async () => {
+    const { db } = testApp.database;
+    const workspace = await testApp.createWorkspace('daily-checks');
+    const hook = await workspace.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { url: 'https://hooks.example.com/warmup', events: ['check.failed'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const good = await insertMailbox(db, workspace.id, { email: 'kim@good.test' });
+    const bad = await insertMailbox(db, workspace.id, { email: 'lou@bad.test' });
+    const resolve = createDnsResolver({ servers: [dns.address] });
+    const now = new Date('2026-03-02T08:00:00.000Z');
+
+    await emitScheduledEvents(db, now, resolve);
+    await emitScheduledEvents(db, new Date(now.getTime() + 60_000), resolve);
+    const events = await db
+      .selectFrom('webhook_events')
+      .select(['type', 'payload'])
+      .where('workspace_id', '=', workspace.id)
+      .execute();
+    const failed = events.map((event) => JSON.parse(event.payload) as { type: string; data: Record<string, unknown> });
+    expect(failed.map((event) => event.type)).toEqual(['check.failed', 'check.failed', 'check.failed']);
+    expect(failed.map((event) => event.data.check).sort()).toEqual(['dmarc', 'mx', 'spf']);
+    for (const event of failed) {
+      expect(event.data).toMatchObject({
+        mailbox: { id: bad.id, email: 'lou@bad.test' },
+        domain: 'bad.test',
+        status: 'fail',
+      });
+      expect(event.data.fix).toEqual(expect.any(String));
+    }
+    const kept = await db
+      .selectFrom('mailbox_checks')
+      .select(['mailbox_id', 'check', 'status'])
+      .where('mailbox_id', 'in', [good.id, bad.id])
+      .orderBy('mailbox_id')
+      .orderBy('check')
+      .execute();
+    expect(kept.filter((row) => row.mailbox_id === good.id).map((row) => row.status)).toEqual([
+      'skipped',
+      'pass',
+      'pass',
+      'pass',
+    ]);
+    expect(kept.filter((row) => row.mailbox_id === bad.id)).toHaveLength(4);
+
+    // the next day the checks run again, and a check still failing is told again
+    await emitScheduledEvents(db, new Date(now.getTime() + 86_400_000), resolve);
+    const after = await db.selectFrom('webhook_events').select('id').where('workspace_id', '=', workspace.id).execute();
+    expect(after).toHaveLength(6);
   });
 });

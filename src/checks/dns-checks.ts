@@ -188,3 +188,20 @@ export async function sendingAddresses(resolve: DnsResolve, host: string): Promi
   const found = await Promise.allSettled([resolve(host, 'A'), resolve(host, 'AAAA')]);
   return found.flatMap((result) => (result.status === 'fulfilled' ? (result.value as string[]) : []));
 }
+
+/** Every check of the mailbox's domain, side by side. */
+export async function runMailboxChecks(
+  resolve: DnsResolve,
+  mailbox: { email: string; smtp: string },
+  dkimSelector?: string,
+): Promise<{ domain: string; checks: DnsCheck[] }> {
+  const domain = mailbox.email.slice(mailbox.email.lastIndexOf('@') + 1).toLowerCase();
+  const smtpHost = (JSON.parse(mailbox.smtp) as { host: string }).host;
+  const checks = await Promise.all([
+    checkMx(resolve, domain),
+    sendingAddresses(resolve, smtpHost).then((ips) => checkSpf(resolve, domain, ips)),
+    checkDmarc(resolve, domain),
+    checkDkim(resolve, domain, dkimSelector),
+  ]);
+  return { domain, checks };
+}

@@ -251,6 +251,18 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+/** The latest result of one DNS check of a mailbox's domain (see checks/). */
+export interface MailboxChecksTable {
+  mailbox_id: string;
+  /** mx | spf | dmarc | dkim */
+  check: string;
+  /** pass | fail | unreachable | skipped */
+  status: string;
+  detail: string;
+  fix: string | null;
+  checked_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -265,6 +277,7 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  mailbox_checks: MailboxChecksTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

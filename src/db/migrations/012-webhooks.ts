@@ -4,8 +4,8 @@ import type { Kysely } from 'kysely';
  * Webhooks: the endpoints a workspace registers, an outbox of events (one row per event, unique
  * on an optional dedupe key so a daily event is made once however many workers notice it), one
  * delivery per event and endpoint (the unit that is retried, claimed with a lease like a planned
- * send), and a log row per delivery attempt. Also an index on daily_stats(day) for the metrics
- * that sum today's rollups across the installation.
+ * send), and a log row per delivery attempt. Also the latest DNS check results of each mailbox,
+ * and an index on daily_stats(day) for the metrics that sum today's rollups across the installation.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -78,12 +78,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['delivery_id', 'attempt'])
     .execute();
 
+  // The latest result of each DNS check of a mailbox's domain (checks/), kept for the daily run.
+  await db.schema
+    .createTable('mailbox_checks')
+    .addColumn('mailbox_id', 'text', (c) => c.notNull().references('mailboxes.id').onDelete('cascade'))
+    .addColumn('check', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('detail', 'text', (c) => c.notNull())
+    .addColumn('fix', 'text')
+    .addColumn('checked_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('mailbox_checks_pk', ['mailbox_id', 'check'])
+    .execute();
+
   await db.schema.createIndex('daily_stats_day').on('daily_stats').column('day').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('daily_stats_day').execute();
-  for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_events', 'webhook_endpoints']) {
+  for (const table of [
+    'mailbox_checks',
+    'webhook_attempts',
+    'webhook_deliveries',
+    'webhook_events',
+    'webhook_endpoints',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }
