@@ -11,6 +11,8 @@ import {
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
 import { runOnce } from './engine/engine.js';
+import { createMetrics } from './metrics/metrics.js';
+import { listenForMetrics } from './metrics/metrics.routes.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
@@ -100,9 +102,12 @@ program
     const logger = createLogger(settings);
     const runtime = await openRuntime(settings, systemClock, logger);
     const { database } = runtime;
+    const metrics = createMetrics({ db: database.db, clock: systemClock });
     const engine = createEngineFor(
       { ...runtime, logger },
       {
+        onStep: metrics.observeStep,
+        onCycle: metrics.observeCycle,
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
         ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
@@ -112,6 +117,14 @@ program
       { ...runtime, logger, config: settings, workerId: engine.deps.workerId },
       options.lease ? { leaseMs: options.lease } : {},
     );
+    const metricsServer =
+      settings.metricsToken && settings.metricsPort
+        ? await listenForMetrics(metrics, {
+            token: settings.metricsToken,
+            port: settings.metricsPort,
+            host: settings.host,
+          })
+        : undefined;
     engine.start();
     webhooks.start();
     logger.info(
@@ -119,6 +132,7 @@ program
       `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`,
     );
     closeOnSignals(logger, async () => {
+      metricsServer?.close();
       await Promise.all([engine.stop(), webhooks.stop()]);
       await database.close();
     });

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       statsCacheMs: 0,
       logLevel: 'info',
       metricsToken: undefined,
+      metricsPort: undefined,
       webhookRetrySchedule: undefined,
       dnsServers: [],
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
       WARMUP_METRICS_TOKEN: 'm'.repeat(16),
+      WARMUP_METRICS_PORT: '9464',
       WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
       WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
     });
@@ -58,6 +60,7 @@ describe('loadConfig', () => {
       statsCacheMs: 1000,
       logLevel: 'debug',
       metricsToken: 'm'.repeat(16),
+      metricsPort: 9464,
       webhookRetrySchedule: [5_000, 300_000, 1_800_000],
       dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
     });
@@ -82,6 +85,7 @@ describe('loadConfig', () => {
     [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,soon' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE/],
     [{ WARMUP_DNS_SERVERS: 'dns.example.com' }, /WARMUP_DNS_SERVERS must list IP addresses/],
     [{ WARMUP_DNS_SERVERS: '127.0.0.1:99999' }, /WARMUP_DNS_SERVERS/],
+    [{ WARMUP_METRICS_PORT: '0' }, /WARMUP_METRICS_PORT must be an integer between 1 and 65535/],
     [{ WARMUP_METRICS_TOKEN: 'short' }, /WARMUP_METRICS_TOKEN must be at least 16 characters \(it has 5\)/],
     [{ WARMUP_METRICS_TOKEN: 'has a space in it here' }, /WARMUP_METRICS_TOKEN must not contain spaces/],
   ])('rejects %o with a message that names the setting', (env, message) => {

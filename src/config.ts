@@ -46,6 +46,8 @@ export interface Config {
   webhookRetrySchedule: number[] | undefined;
   /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
   dnsServers: string[];
+  /** WARMUP_METRICS_PORT: where a `warmup worker` serves GET /metrics (with WARMUP_METRICS_TOKEN); unset: nowhere. */
+  metricsPort: number | undefined;
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
   metricsToken: string | undefined;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
+    metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { bearerToken } from '../http/auth.js';
 import { UnauthorizedError } from '../http/errors.js';
@@ -33,4 +34,36 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
       reply.elapsedTime,
     );
   });
+}
+
+/**
+ * GET /metrics of a `warmup worker` (which serves no API): a bare HTTP listener on its own port
+ * (WARMUP_METRICS_PORT), behind the same token. Anything else is a 404.
+ */
+export async function listenForMetrics(
+  metrics: Metrics,
+  options: { token: string; port: number; host: string },
+): Promise<http.Server> {
+  const tokenHash = hashApiKey(options.token);
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (given === undefined || !sameHash(hashApiKey(given), tokenHash)) {
+      response.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized\n');
+      return;
+    }
+    metrics.render().then(
+      (text) => response.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text),
+      () => response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return server;
 }

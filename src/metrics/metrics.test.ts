@@ -12,6 +12,8 @@ import { insertMailbox, insertMessage, insertWorkspace } from '../../test/helper
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { describeWithMailStack, requireMailStack } from '../../test/mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../../test/mailstack/users.js';
+import { freePort, startWarmup } from '../../test/helpers/processes.js';
+import { TEST_SECRET_KEY } from '../../test/helpers/test-app.js';
 import type { Metrics } from './metrics.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -238,5 +240,45 @@ describeWithMailStack('GET /metrics after engine cycles on the mail stack', () =
     );
     expect(queried.length).toBeGreaterThan(10);
     expect(queried.filter((name) => !names.has(name))).toEqual([]);
+  });
+});
+
+describe('GET /metrics of a worker process (WARMUP_METRICS_PORT)', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await createTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  it('serves its engine cycles behind the token on its own port', async () => {
+    const port = await freePort();
+    const worker = await startWarmup(
+      ['worker', '--interval', '200'],
+      {
+        ...testApp.database.env,
+        WARMUP_SECRET_KEY: TEST_SECRET_KEY,
+        WARMUP_METRICS_TOKEN: TOKEN,
+        WARMUP_METRICS_PORT: String(port),
+        LOG_LEVEL: 'info',
+      },
+      /warmup worker started/,
+    );
+    try {
+      const url = `http://127.0.0.1:${port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      expect((await fetch(url, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+      let cycles = 0;
+      for (let i = 0; i < 100 && cycles < 2; i += 1) {
+        const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(response.status).toBe(200);
+        cycles = value(parseExposition(await response.text()), 'warmup_engine_cycle_duration_seconds_count') ?? 0;
+        if (cycles < 2) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(cycles).toBeGreaterThanOrEqual(2);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
   });
 });
