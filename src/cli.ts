@@ -80,7 +80,7 @@ program
     engine?.start();
     webhooks?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
-    // The engine first: it waits for its running cycle and still needs the database.
+    // The engine and the webhook dispatcher first: they give their claims back, which needs the database.
     closeOnSignals(logger, async () => {
       await Promise.all([engine?.stop(), webhooks?.stop()]);
       await server.close();
