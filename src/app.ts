@@ -25,6 +25,10 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
 import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
+import type { Metrics } from './metrics/metrics.js';
+import { webhooksRoutes } from './webhooks/webhooks.routes.js';
+import { mailboxChecksRoutes } from './checks/checks.routes.js';
+import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -40,6 +44,10 @@ export interface AppOptions {
   healthCheck: () => Promise<void>;
   /** A request that takes longer is logged at `info` (default 1 s); every other one at `debug`. */
   slowRequestMs?: number;
+  /** Prometheus metrics of this process; GET /metrics is served only with `metricsToken` set. */
+  metrics?: Metrics;
+  /** The bearer token GET /metrics requires (WARMUP_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export const SLOW_REQUEST_MS = 1_000;
@@ -100,6 +108,8 @@ export async function buildApp({
   logger,
   healthCheck,
   slowRequestMs = SLOW_REQUEST_MS,
+  metrics,
+  metricsToken,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -172,6 +182,7 @@ export async function buildApp({
         { name: 'stats', description: 'Deliverability statistics and reports' },
         { name: 'workspace', description: 'The workspace an API key belongs to' },
         { name: 'keys', description: "The workspace's API keys" },
+        { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -182,6 +193,10 @@ export async function buildApp({
     await healthCheck();
     return { status: 'ok' };
   });
+  if (metrics) {
+    registerRequestMetrics(app, metrics);
+    if (metricsToken) await app.register(metricsRoutes(metrics, metricsToken));
+  }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
   await app.register(oauthCallbackRoutes(services.oauth));
@@ -218,8 +233,10 @@ export async function buildApp({
       await api.register(templatesRoutes(services.templates), { prefix: '/templates' });
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
+      await api.register(mailboxChecksRoutes(services.checks), { prefix: '/mailboxes' });
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
+      await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
     },
     { prefix: '/api' },
   );

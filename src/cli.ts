@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   closeOnSignals,
   createEngineFor,
+  createWebhookDispatcherFor,
   createLogger,
   openMigratedDatabase,
   openRuntime,
@@ -11,6 +12,8 @@ import {
 import { fixedClock, systemClock } from './clock.js';
 import { runOnce } from './engine/engine.js';
 import { formatChecks, hasFailure, runDoctor } from './doctor.js';
+import { createMetrics } from './metrics/metrics.js';
+import { listenForMetrics } from './metrics/metrics.routes.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
@@ -60,12 +63,27 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    const engine = options.engine ? createEngineFor({ ...server, logger, clock: systemClock }) : undefined;
+    const engine = options.engine
+      ? createEngineFor(
+          { ...server, logger, clock: systemClock },
+          { onStep: server.metrics.observeStep, onCycle: server.metrics.observeCycle },
+        )
+      : undefined;
+    const webhooks = engine
+      ? createWebhookDispatcherFor({
+          ...server,
+          logger,
+          clock: systemClock,
+          config: settings,
+          workerId: engine.deps.workerId,
+        })
+      : undefined;
     engine?.start();
+    webhooks?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
-    // The engine first: it waits for its running cycle and still needs the database.
+    // The engine and the webhook dispatcher first: they give their claims back, which needs the database.
     closeOnSignals(logger, async () => {
-      await engine?.stop();
+      await Promise.all([engine?.stop(), webhooks?.stop()]);
       await server.close();
     });
   });
@@ -85,21 +103,38 @@ program
     const logger = createLogger(settings);
     const runtime = await openRuntime(settings, systemClock, logger);
     const { database } = runtime;
+    const metrics = createMetrics({ db: database.db, clock: systemClock });
     const engine = createEngineFor(
       { ...runtime, logger },
       {
+        onStep: metrics.observeStep,
+        onCycle: metrics.observeCycle,
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
         ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
       },
     );
+    const webhooks = createWebhookDispatcherFor(
+      { ...runtime, logger, config: settings, workerId: engine.deps.workerId },
+      options.lease ? { leaseMs: options.lease } : {},
+    );
+    const metricsServer =
+      settings.metricsToken && settings.metricsPort
+        ? await listenForMetrics(metrics, {
+            token: settings.metricsToken,
+            port: settings.metricsPort,
+            host: settings.host,
+          })
+        : undefined;
     engine.start();
+    webhooks.start();
     logger.info(
       { workerId: engine.deps.workerId },
       `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`,
     );
     closeOnSignals(logger, async () => {
-      await engine.stop();
+      metricsServer?.close();
+      await Promise.all([engine.stop(), webhooks.stop()]);
       await database.close();
     });
   });

@@ -19,6 +19,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logFormat: 'auto',
       oauth: { publicUrl: undefined, providers: {} },
+      metricsToken: undefined,
+      metricsPort: undefined,
+      webhookRetrySchedule: undefined,
+      dnsServers: [],
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -40,6 +44,10 @@ describe('loadConfig', () => {
       WARMUP_MAX_IMPORT_BYTES: '200000',
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
+      WARMUP_METRICS_TOKEN: 'm'.repeat(16),
+      WARMUP_METRICS_PORT: '9464',
+      WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
+      WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -53,6 +61,10 @@ describe('loadConfig', () => {
       limits: { maxMailboxes: 10, maxTemplates: 50, maxPreviewBytes: 100000, maxImportBytes: 200000 },
       statsCacheMs: 1000,
       logLevel: 'debug',
+      metricsToken: 'm'.repeat(16),
+      metricsPort: 9464,
+      webhookRetrySchedule: [5_000, 300_000, 1_800_000],
+      dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
     });
   });
 
@@ -72,6 +84,13 @@ describe('loadConfig', () => {
     [{ WARMUP_MAX_TEMPLATES: '-3' }, /WARMUP_MAX_TEMPLATES/],
     [{ WARMUP_MAX_PREVIEW_BYTES: '10' }, /WARMUP_MAX_PREVIEW_BYTES/],
     [{ WARMUP_MAX_IMPORT_BYTES: '1e12' }, /WARMUP_MAX_IMPORT_BYTES/],
+    [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,0' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE must list 1 to 20 waits/],
+    [{ WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,soon' }, /WARMUP_WEBHOOK_RETRY_SCHEDULE/],
+    [{ WARMUP_DNS_SERVERS: 'dns.example.com' }, /WARMUP_DNS_SERVERS must list IP addresses/],
+    [{ WARMUP_DNS_SERVERS: '127.0.0.1:99999' }, /WARMUP_DNS_SERVERS/],
+    [{ WARMUP_METRICS_PORT: '0' }, /WARMUP_METRICS_PORT must be an integer between 1 and 65535/],
+    [{ WARMUP_METRICS_TOKEN: 'short' }, /WARMUP_METRICS_TOKEN must be at least 16 characters \(it has 5\)/],
+    [{ WARMUP_METRICS_TOKEN: 'has a space in it here' }, /WARMUP_METRICS_TOKEN must not contain spaces/],
   ])('rejects %o with a message that names the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

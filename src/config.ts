@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { isValidHostEntry } from './mail/policy.js';
 import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
@@ -46,6 +47,14 @@ export interface Config {
   logFormat: LogFormat;
   /** OAuth providers mailboxes may sign in with (WARMUP_OAUTH_*), and WARMUP_PUBLIC_URL. */
   oauth: OAuthSettings;
+  /** WARMUP_WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook, in ms; unset: the Standard Webhooks schedule. */
+  webhookRetrySchedule: number[] | undefined;
+  /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
+  dnsServers: string[];
+  /** WARMUP_METRICS_PORT: where a `warmup worker` serves GET /metrics (with WARMUP_METRICS_TOKEN); unset: nowhere. */
+  metricsPort: number | undefined;
+  /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
+  metricsToken: string | undefined;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -78,17 +87,18 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function bootstrapKey(env: NodeJS.ProcessEnv): string | undefined {
-  const key = env.WARMUP_API_KEY || undefined;
-  if (key === undefined) return undefined;
-  if (/\s/.test(key)) throw new ConfigError('WARMUP_API_KEY must not contain spaces');
-  if (key.length < MIN_BOOTSTRAP_KEY_LENGTH) {
-    // Never echo the key itself: this message ends up in logs.
+/** A secret given in a setting (a key, a token): no spaces, and long enough not to be guessed. */
+function secretSetting(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
+  const secret = env[name] || undefined;
+  if (secret === undefined) return undefined;
+  if (/\s/.test(secret)) throw new ConfigError(`${name} must not contain spaces`);
+  if (secret.length < minLength) {
+    // Never echo the secret itself: this message ends up in logs.
     throw new ConfigError(
-      `WARMUP_API_KEY must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters (it has ${key.length}); make one with: openssl rand -hex 32`,
+      `${name} must be at least ${minLength} characters (it has ${secret.length}); make one with: openssl rand -hex 32`,
     );
   }
-  return key;
+  return secret;
 }
 
 /** A comma- or space-separated list of host names, addresses and CIDR ranges. */
@@ -97,6 +107,41 @@ function hostListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   const bad = entries.find((entry) => !isValidHostEntry(entry));
   if (bad !== undefined) {
     throw new ConfigError(`${name} must list host names, IP addresses or CIDR ranges (e.g. 10.0.0.0/8), got "${bad}"`);
+  }
+  return entries;
+}
+
+/** A metrics token shorter than this is refused (a bootstrap key needs MIN_BOOTSTRAP_KEY_LENGTH). */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
+
+/** Seconds between webhook attempts, comma-separated (`5,300,1800`): 1 to 20 waits of 1 s to 2 days. */
+function retryScheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const waits = raw.split(',').map((part) => Number(part.trim()));
+  if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
+    throw new ConfigError(
+      `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
+    );
+  }
+  return waits.map((wait) => wait * 1000);
+}
+
+/** Resolver addresses: `1.1.1.1`, `127.0.0.1:5353`, `::1` or `[::1]:5353`. */
+function dnsServersSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
+  const valid = (entry: string) => {
+    const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry);
+    const v4port = /^([\d.]+):(\d{1,5})$/.exec(entry);
+    if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2]) <= 65535;
+    if (v4port) return isIP(v4port[1]!) === 4 && Number(v4port[2]) <= 65535;
+    return isIP(entry) !== 0;
+  };
+  const bad = entries.find((entry) => !valid(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `${name} must list IP addresses, optionally with a port (127.0.0.1:5353, [::1]:5353), got "${bad}"`,
+    );
   }
   return entries;
 }
@@ -120,7 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.WARMUP_DATA_DIR || './data'),
     databaseUrl,
-    bootstrapApiKey: bootstrapKey(env),
+    bootstrapApiKey: secretSetting(env, 'WARMUP_API_KEY', MIN_BOOTSTRAP_KEY_LENGTH),
     secretKey: env.WARMUP_SECRET_KEY || undefined,
     rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
     authFailureLimit: integerSetting(env, 'WARMUP_AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
@@ -147,6 +192,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     logFormat,
     oauth: loadOAuthSettings(env),
+    dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
+    webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
+    metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
+    metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

@@ -10,6 +10,15 @@ import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { loadSecretKey } from './mailboxes/credentials.js';
+import { createDnsResolver } from './checks/dns-resolver.js';
+import {
+  createWebhookDispatcher,
+  DEFAULT_WEBHOOK_SETTINGS,
+  type WebhookDispatcher,
+  type WebhookSettings,
+} from './webhooks/webhook-dispatcher.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /**
@@ -59,6 +68,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     limits: config.limits,
     mailPolicy: loadMailPolicy(config.mail),
     oauth: config.oauth,
+    dnsServers: config.dnsServers,
     ...(logger ? { logger } : {}),
   });
   return { database, services, clock };
@@ -84,6 +94,31 @@ export function createEngineFor(
   return createEngine(deps, options);
 }
 
+/**
+ * The webhook outbox's delivery loop: it runs wherever an engine runs (`serve`, `worker`), with
+ * the engine's worker id, so its claims are given back with the engine's on shutdown.
+ */
+export function createWebhookDispatcherFor(
+  parts: { database: DatabaseHandle; logger: Logger; clock: Clock; config: Config; workerId: string },
+  settings: Partial<WebhookSettings> = {},
+): WebhookDispatcher {
+  return createWebhookDispatcher({
+    db: parts.database.db,
+    dialect: parts.database.dialect,
+    clock: parts.clock,
+    logger: parts.logger,
+    secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
+    policy: loadMailPolicy(parts.config.mail),
+    workerId: parts.workerId,
+    resolve: createDnsResolver({ servers: parts.config.dnsServers }),
+    settings: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),
+      ...settings,
+    },
+  });
+}
+
 /** Opens the database from the config and brings its schema up to date; a failure is a one-line StartupError. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
   let handle: DatabaseHandle | undefined;
@@ -101,6 +136,8 @@ export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   database: DatabaseHandle;
+  /** This process's Prometheus metrics: the engine of `serve` reports its cycles here. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -112,8 +149,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     if (revokedKeys > 0) logger.info({ revokedKeys }, 'WARMUP_API_KEY changed: the previous bootstrap key is revoked');
   }
 
+  const metrics = createMetrics({ db: database.db, clock: systemClock });
   const app = await buildApp({
     services,
+    metrics,
+    metricsToken: config.metricsToken,
     rateLimit: config.rateLimit,
     authFailureLimit: config.authFailureLimit,
     trustProxy: config.trustProxy,
@@ -141,6 +181,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     app,
     services,
     database,
+    metrics,
     close: () => {
       // Stop accepting, let in-flight requests finish, then release the database.
       closing ??= (async () => {

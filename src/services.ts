@@ -12,6 +12,9 @@ import { createOAuthClient } from './oauth/oauth.client.js';
 import type { OAuthSettings } from './oauth/oauth.config.js';
 import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
+import { createWebhooksService } from './webhooks/webhooks.service.js';
+import { createChecksService } from './checks/checks.service.js';
+import { createDnsResolver } from './checks/dns-resolver.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -26,6 +29,8 @@ export interface ServiceDeps {
   limits?: Partial<Limits>;
   /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
   mailPolicy?: MailPolicy;
+  /** WARMUP_DNS_SERVERS: the resolvers the DNS checks ask (default: the system's). */
+  dnsServers?: readonly string[];
   /** Receives details kept out of responses (e.g. why a mail host was refused). */
   logger?: { debug(details: object, message: string): void };
   /** OAuth providers the operator set up (default: none). */
@@ -44,6 +49,7 @@ export function createServices({
   mailPolicy,
   logger,
   oauth = { publicUrl: undefined, providers: {} },
+  dnsServers,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -75,7 +81,9 @@ export function createServices({
     mailboxes,
     publicUrl: oauth.publicUrl,
   });
-  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows };
+  const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
+  const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
+  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -26,6 +26,7 @@ import type {
   Totals,
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
+import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/webhooks.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
@@ -60,6 +61,8 @@ export type {
   TemplateListQuery,
   Totals,
   WarmupSettings,
+  Webhook,
+  WebhookDelivery,
 };
 
 export type InteractionType = Interaction['type'];
@@ -278,6 +281,14 @@ async function download(path: string, query: Query, fallbackName: string): Promi
 }
 
 export const api = {
+  webhooks: () => json<{ webhooks: Webhook[] }>('GET', '/webhooks').then((r) => r.webhooks),
+  createWebhook: (body: { url: string; events: string[] }) =>
+    json<{ webhook: Webhook; secret: string }>('POST', '/webhooks', { body }),
+  deleteWebhook: (id: string) => json<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
+  testWebhook: (id: string) =>
+    json<{ delivery: WebhookDelivery }>('POST', `/webhooks/${encodeURIComponent(id)}/test`).then((r) => r.delivery),
+  webhookDeliveries: (id: string) =>
+    json<WebhookDeliveryList>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`, { query: { limit: 20 } }),
   workspace: (key?: string) => json<{ workspace: { id: string; name: string } }>('GET', '/workspace', { key }),
 
   dashboard: () => json<{ stats: DashboardStats }>('GET', '/stats/dashboard').then((r) => r.stats),

@@ -13,6 +13,7 @@ import { ReportsPage } from './pages/reports.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TemplateEditorPage } from './pages/template-editor.js';
 import { TemplatesPage } from './pages/templates.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
 function Page({ path }: { path: string }) {
   if (path === '/' || path === '') return <OverviewPage />;
@@ -26,6 +27,7 @@ function Page({ path }: { path: string }) {
   const template = match('/templates/:id', path);
   if (template) return <TemplateEditorPage key={template.id} id={template.id} />;
   if (match('/reports', path)) return <ReportsPage />;
+  if (match('/webhooks', path)) return <WebhooksPage />;
   return <NotFoundPage />;
 }
 

@@ -227,6 +227,75 @@ export interface LeasesTable {
   expires_at: string;
 }
 
+/** A URL a workspace has events delivered to (see webhooks/). */
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of the event types delivered to it. */
+  events: string;
+  /** AES-256-GCM ciphertext of the `whsec_…` signing secret (as mailbox passwords). */
+  secret_encrypted: string;
+  /** 1 or 0. */
+  enabled: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The outbox: one row per event, written where it happened. */
+export interface WebhookEventsTable {
+  id: string;
+  workspace_id: string;
+  type: string;
+  /** The JSON body as sent: `{type, timestamp, data}`. */
+  payload: string;
+  /** Makes an event that several workers may notice (a daily one) exist once; null for the rest. */
+  dedupe_key: string | null;
+  created_at: string;
+}
+
+/** One event to one endpoint: retried with backoff until a 2xx or the last attempt. */
+export interface WebhookDeliveriesTable {
+  /** Sent as `webhook-id`: the same on every attempt, so a receiver can drop a second copy. */
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  workspace_id: string;
+  /** pending | delivered | failed */
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  attempted_at: string;
+  /** The receiver's HTTP status; null when there was no answer (refused, timed out, blocked host). */
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** The latest result of one DNS check of a mailbox's domain (see checks/). */
+export interface MailboxChecksTable {
+  mailbox_id: string;
+  /** mx | spf | dmarc | dkim */
+  check: string;
+  /** pass | fail | unreachable | skipped */
+  status: string;
+  detail: string;
+  fix: string | null;
+  checked_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -238,6 +307,11 @@ export interface Database {
   daily_stats: DailyStatsTable;
   leases: LeasesTable;
   oauth_states: OAuthStatesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  mailbox_checks: MailboxChecksTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;
@@ -249,3 +323,6 @@ export type MailboxRowUpdate = Updateable<MailboxesTable>;
 export type WarmupMessageRow = Selectable<WarmupMessagesTable>;
 export type InteractionRow = Selectable<InteractionsTable>;
 export type DailyStatsRow = Selectable<DailyStatsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

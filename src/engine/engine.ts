@@ -116,6 +116,9 @@ export interface CycleSummary {
   durationMs: number;
 }
 
+/** The steps of a cycle, in order. */
+export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health';
+
 export interface EngineOptions {
   /** Pause between cycles of the scheduler (default 2 min). */
   intervalMs?: number;
@@ -123,6 +126,10 @@ export interface EngineOptions {
   jitter?: number;
   /** Scheduled cycles too treat the whole day as due now (`worker --ignore-schedule`: tests, benchmarks). */
   ignoreSchedule?: boolean;
+  /** Told how long each step took and whether it threw (metrics). */
+  onStep?: (step: EngineStep, durationMs: number, failed: boolean) => void;
+  /** Told the summary of every finished cycle, scheduled or run by hand (metrics). */
+  onCycle?: (summary: CycleSummary) => void;
 }
 
 export interface Engine {
@@ -174,6 +181,7 @@ function stopSignal(): AbortController {
 }
 
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
+  const { onStep, onCycle } = options;
   let stopping = false;
   // Aborted by stop(): the send and sync steps check it between mailboxes and messages, and the
   // mail clients drop their sockets on it.
@@ -202,22 +210,23 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     };
 
     // Each step is safe on its own (leases, idempotent writes), so one failing does not skip the rest.
-    async function step<K extends 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health'>(
-      name: K,
-      work: () => Promise<CycleSummary[K]>,
-    ): Promise<void> {
+    async function step<K extends EngineStep>(name: K, work: () => Promise<CycleSummary[K]>): Promise<void> {
       if (stopping) {
         summary.stopped = true;
         return;
       }
+      const stepStarted = performance.now();
+      let failed = false;
       try {
         summary[name] = await work();
         if (signal.aborted) summary.stopped = true;
       } catch (error) {
+        failed = true;
         const message = error instanceof Error ? error.message : String(error);
         deps.logger.error({ err: error, step: name }, `engine step ${name} failed`);
         summary.errors.push({ step: name, message });
       }
+      onStep?.(name, performance.now() - stepStarted, failed);
     }
 
     await step('prove', () => deps.mailboxes.proveDueMailboxes(now()));
@@ -243,7 +252,10 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
   });
 
   function runCycle(options: CycleOptions = {}): Promise<CycleSummary> {
-    const running = cycle(options);
+    const running = cycle(options).then((summary) => {
+      onCycle?.(summary);
+      return summary;
+    });
     current.add(running);
     return running.finally(() => current.delete(running));
   }

@@ -17,6 +17,7 @@ import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';
 import { classifyMailFailure, diagnoseMailFailure, type MailConnectionError } from '../mail/errors.js';
 import type { MailboxStatus } from './mailboxes.schemas.js';
+import { emitMailboxStatusEvent } from '../webhooks/webhook-events.js';
 
 /** Permanent failures in a row (on one side) that stop a mailbox. */
 export const MAX_PERMANENT_FAILURES = 3;
@@ -247,7 +248,11 @@ export async function applyMailboxEvent(
       update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
     }
     const written = await update.returningAll().executeTakeFirst();
-    if (written) return { row: written, changed: true, stopped: before.status !== 'error' && after.status === 'error' };
+    if (written) {
+      // into or out of `error`: the workspace's webhooks hear of it (mailbox.error, mailbox.recovered)
+      await emitMailboxStatusEvent(db, written, before.status, options.at ?? new Date());
+      return { row: written, changed: true, stopped: before.status !== 'error' && after.status === 'error' };
+    }
   }
   throw new Error(`mailbox ${mailboxId}: its state kept changing under event ${event.type}`);
 }

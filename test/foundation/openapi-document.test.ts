@@ -80,6 +80,15 @@ describe('GET /openapi.json', () => {
         'GET /api/stats/engagement getEngagementStats',
         'GET /api/stats/export exportStats',
         'GET /api/stats/daily-summary getDailySummary',
+        'GET /api/mailboxes/{id}/checks getMailboxChecks',
+        'GET /api/webhooks listWebhooks',
+        'POST /api/webhooks createWebhook',
+        'GET /api/webhooks/{id} getWebhook',
+        'PATCH /api/webhooks/{id} updateWebhook',
+        'DELETE /api/webhooks/{id} deleteWebhook',
+        'POST /api/webhooks/{id}/rotate-secret rotateWebhookSecret',
+        'POST /api/webhooks/{id}/test testWebhook',
+        'GET /api/webhooks/{id}/deliveries listWebhookDeliveries',
       ].sort(),
     );
   });

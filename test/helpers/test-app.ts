@@ -6,6 +6,7 @@ import type { Limits } from '../../src/config.js';
 import type { MailPolicy } from '../../src/mail/policy.js';
 import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createServices, type Services } from '../../src/services.js';
+import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -21,6 +22,8 @@ export interface TestApp {
   database: TestDatabase;
   services: Services;
   clock: Clock;
+  /** The app's Prometheus metrics (GET /metrics answers only with `metricsToken` given). */
+  metrics: Metrics;
   /** A workspace made the way `warmup workspace create` makes one (with the default templates). */
   workspace: TestWorkspace;
   createWorkspace(name: string): Promise<TestWorkspace>;
@@ -55,6 +58,10 @@ export async function createTestApp(
     roundTripWaitMs?: number;
     /** OAuth providers, as loadConfig reads them from WARMUP_OAUTH_* (default: none). */
     oauth?: OAuthSettings;
+    /** The resolvers of the DNS checks (a test DNS server on loopback). */
+    dnsServers?: string[];
+    /** Serves GET /metrics behind this bearer token. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -69,9 +76,13 @@ export async function createTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
     ...(options.oauth ? { oauth: options.oauth } : {}),
+    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
+  const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
     services,
+    metrics,
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     rateLimit: options.rateLimit ?? 0,
     authFailureLimit: options.authFailureLimit ?? 0,
     trustProxy: options.trustProxy,
@@ -96,6 +107,7 @@ export async function createTestApp(
     database,
     services,
     clock,
+    metrics,
     workspace: await createWorkspace('test'),
     createWorkspace,
     close: async () => {

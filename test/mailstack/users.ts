@@ -92,6 +92,8 @@ export const MAIL_USERS = {
   dashboard: [user('olive@oscar.test'), user('paul@papa.test'), user('quinn@quebec.test')],
   /** Hostile-tenant tests of the mail layer (test/security): their own mailboxes. */
   securityMail: [user('tess@tango.test'), user('uri@uniform.test')],
+  /** Metrics, webhooks and DNS checks (src/metrics, src/webhooks, src/checks): mike@metrics-junk.test is a junk sender. */
+  deliverability: [user('mona@metrics-one.test'), user('max@metrics-two.test'), user('mike@metrics-junk.test')],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),
@@ -108,7 +110,12 @@ export const MAIL_USERS = {
 export type MailUserSuite = keyof typeof MAIL_USERS;
 
 /** Senders whose mail the stack's Sieve script files into the recipient's Junk folder. */
-export const JUNK_SENDERS: readonly string[] = ['junky@delta.test', 'spammer@mail-junk.test', 'sly@people-junk.test'];
+export const JUNK_SENDERS: readonly string[] = [
+  'junky@delta.test',
+  'spammer@mail-junk.test',
+  'sly@people-junk.test',
+  'mike@metrics-junk.test',
+];
 
 /** Receivers whose server files everything they receive into Junk. */
 export const JUNK_RECIPIENTS: readonly string[] = ['xena@xray.test'];

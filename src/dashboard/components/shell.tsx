@@ -1,6 +1,15 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { IconLogOut, IconMailbox, IconMenu, IconClose, IconOverview, IconReport, IconTemplate } from './icons.js';
+import {
+  IconExternal,
+  IconLogOut,
+  IconMailbox,
+  IconMenu,
+  IconClose,
+  IconOverview,
+  IconReport,
+  IconTemplate,
+} from './icons.js';
 import { Link } from './ui.js';
 
 const NAV = [
@@ -8,6 +17,7 @@ const NAV = [
   { to: '/mailboxes', label: 'Mailboxes', icon: IconMailbox, match: (path: string) => path.startsWith('/mailboxes') },
   { to: '/templates', label: 'Templates', icon: IconTemplate, match: (path: string) => path.startsWith('/templates') },
   { to: '/reports', label: 'Reports', icon: IconReport, match: (path: string) => path.startsWith('/reports') },
+  { to: '/webhooks', label: 'Webhooks', icon: IconExternal, match: (path: string) => path.startsWith('/webhooks') },
 ];
 
 export function Logo() {

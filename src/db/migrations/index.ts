@@ -8,6 +8,7 @@ import * as poolTrust from './006-pool-trust.js';
 import * as engagementPlan from './009-engagement-plan.js';
 import * as planOutlook from './010-plan-outlook.js';
 import * as oauth from './011-oauth.js';
+import * as webhooks from './012-webhooks.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '009-engagement-plan': engagementPlan,
   '010-plan-outlook': planOutlook,
   '011-oauth': oauth,
+  '012-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,199 @@
+// Delivers the outbox: claims due deliveries (any number of workers share them through leases),
+// signs each per Standard Webhooks, POSTs it, logs the attempt and either finishes the delivery or
+// schedules the next attempt. At least once: a delivery is finished only after a 2xx was seen, so
+// a worker that dies mid-request leaves it to be claimed again when its lease expires (with the
+// same webhook-id, which receivers use to drop a second copy).
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { DnsResolve } from '../checks/dns-resolver.js';
+import type { Clock } from '../clock.js';
+import type { Dialect } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { forEachLimited } from '../engine/concurrency.js';
+import { createScheduler } from '../engine/scheduler.js';
+import type { MailPolicy } from '../mail/policy.js';
+import { decryptSecret } from '../mailboxes/credentials.js';
+import { emitScheduledEvents } from './webhook-events.js';
+import { postWebhook } from './webhook-http.js';
+import {
+  claimDueDeliveries,
+  pruneEvents,
+  recordAttempt,
+  releaseDeliveryClaims,
+  type DueDelivery,
+} from './webhooks.repository.js';
+
+export interface WebhookSettings {
+  /** Pause between two passes over the outbox. */
+  intervalMs: number;
+  /** How long a claim on a delivery holds before another worker may take it over. */
+  leaseMs: number;
+  /** How long one POST may take. */
+  timeoutMs: number;
+  /** The waits before the 2nd, 3rd, … attempt; after the last one the delivery is `failed`. */
+  retryDelaysMs: readonly number[];
+  /** Events (and their logs) are kept this long once no delivery of theirs is pending. */
+  retentionMs: number;
+}
+
+/** The Standard Webhooks schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts in about a day). */
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  intervalMs: 5_000,
+  leaseMs: 60_000,
+  timeoutMs: 10_000,
+  retryDelaysMs: [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000],
+  retentionMs: 30 * 24 * 3_600_000,
+};
+
+export interface WebhookDispatcherDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  logger: Logger;
+  /** The key that encrypts signing secrets (as mailbox passwords). */
+  secretKey: Buffer;
+  /** Endpoint hosts follow the mail hosts' rules. */
+  policy: MailPolicy;
+  workerId: string;
+  settings: WebhookSettings;
+  random?: () => number;
+  /** The resolver of the daily DNS checks behind `check.failed`; without one they do not run. */
+  resolve?: DnsResolve;
+}
+
+export interface DeliverySummary {
+  delivered: number;
+  retried: number;
+  failed: number;
+}
+
+/** Deliveries sent at the same time, and claimed at once: two rounds of 10 s timeouts stay well inside a lease. */
+const CONCURRENCY = 4;
+const CLAIM_BATCH = 2 * CONCURRENCY;
+
+/** The three Standard Webhooks headers for one attempt. */
+export function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, body),
+  };
+}
+
+/** One pass: every due delivery, claimed in batches, until none is left or the signal fires. */
+export async function deliverDueWebhooks(
+  deps: WebhookDispatcherDeps,
+  options: { signal?: AbortSignal } = {},
+): Promise<DeliverySummary> {
+  const summary: DeliverySummary = { delivered: 0, retried: 0, failed: 0 };
+  for (;;) {
+    if (options.signal?.aborted) return summary;
+    const now = deps.clock.now();
+    const batch = await claimDueDeliveries(deps.db, {
+      dialect: deps.dialect,
+      now,
+      workerId: deps.workerId,
+      leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
+      limit: CLAIM_BATCH,
+    });
+    if (batch.length === 0) return summary;
+    await forEachLimited(batch, CONCURRENCY, async (delivery) => {
+      if (options.signal?.aborted) return;
+      const status = await attempt(deps, delivery, options.signal);
+      if (status) summary[status === 'pending' ? 'retried' : status] += 1;
+    });
+    if (batch.length < CLAIM_BATCH) return summary;
+  }
+}
+
+async function attempt(
+  deps: WebhookDispatcherDeps,
+  delivery: DueDelivery,
+  signal: AbortSignal | undefined,
+): Promise<'delivered' | 'pending' | 'failed' | undefined> {
+  const attemptedAt = deps.clock.now();
+  const started = performance.now();
+  let answer: { statusCode: number | null; error: string | null };
+  try {
+    const secret = decryptSecret(deps.secretKey, delivery.secretEncrypted, delivery.endpointId);
+    answer = await postWebhook(
+      {
+        url: delivery.url,
+        body: delivery.payload,
+        headers: signedHeaders(secret, delivery.id, attemptedAt, delivery.payload),
+      },
+      { policy: deps.policy, timeoutMs: deps.settings.timeoutMs, signal },
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed before sending');
+    answer = { statusCode: null, error: 'the delivery could not be prepared (see the service log)' };
+  }
+  // Stopping mid-request proves nothing about the receiver: the claim is given back, not spent.
+  if (signal?.aborted) return undefined;
+  const attemptNumber = delivery.attempts + 1;
+  const delay = deps.settings.retryDelaysMs[attemptNumber - 1];
+  const status = answer.error === null ? 'delivered' : delay === undefined ? 'failed' : 'pending';
+  const nextAttemptAt = status === 'pending' ? new Date(attemptedAt.getTime() + jittered(delay!, deps.random)) : null;
+  const recorded = await recordAttempt(deps.db, delivery, deps.workerId, {
+    attemptedAt,
+    statusCode: answer.statusCode,
+    error: answer.error,
+    durationMs: performance.now() - started,
+    status,
+    nextAttemptAt,
+  });
+  if (status !== 'delivered') {
+    deps.logger.debug({ delivery: delivery.id, attempt: attemptNumber, error: answer.error }, 'webhook not delivered');
+  }
+  return recorded ? status : undefined;
+}
+
+/** Up to a tenth more, so the retries of endpoints that failed together spread out. */
+function jittered(delayMs: number, random: (() => number) | undefined): number {
+  return Math.round(delayMs * (1 + 0.1 * (random ?? Math.random)()));
+}
+
+export interface WebhookDispatcher {
+  /** One pass: the scheduled events, then every due delivery. */
+  runOnce(): Promise<DeliverySummary>;
+  start(): void;
+  /** Stops at once: requests in flight are dropped and their claims given back. */
+  stop(): Promise<void>;
+}
+
+export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  let abort = new AbortController();
+  let lastPrune = 0;
+
+  async function runOnce(): Promise<DeliverySummary> {
+    const now = deps.clock.now();
+    await emitScheduledEvents(deps.db, now, deps.resolve);
+    if (now.getTime() - lastPrune > 3_600_000) {
+      lastPrune = now.getTime();
+      await pruneEvents(deps.db, new Date(now.getTime() - deps.settings.retentionMs));
+    }
+    return deliverDueWebhooks(deps, { signal: abort.signal });
+  }
+
+  const scheduler = createScheduler({
+    intervalMs: deps.settings.intervalMs,
+    jitter: 0.2,
+    random: deps.random ?? Math.random,
+    logger: deps.logger,
+    cycle: runOnce,
+  });
+
+  return {
+    runOnce,
+    start() {
+      if (abort.signal.aborted) abort = new AbortController();
+      scheduler.start();
+    },
+    async stop() {
+      abort.abort();
+      await scheduler.stop();
+      await releaseDeliveryClaims(deps.db, deps.workerId);
+    },
+  };
+}

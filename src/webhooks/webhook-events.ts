@@ -1,0 +1,174 @@
+// Where the events come from. A mailbox's state change is written into the outbox where it
+// happens (mailboxes/mailbox-state.ts). The daily ones are noticed by the dispatcher's pass, by any
+// worker: each carries a dedupe key, so it is made once however many workers notice it.
+import { sql, type Kysely } from 'kysely';
+import { addDays, utcDay } from '../calendar.js';
+import type { Database, MailboxRow } from '../db/schema.js';
+import { mailboxesDueForChecks, saveChecks } from '../checks/checks.repository.js';
+import { runMailboxChecks } from '../checks/dns-checks.js';
+import type { DnsResolve } from '../checks/dns-resolver.js';
+import { enqueueEvent } from './webhooks.repository.js';
+import type { WebhookEventType } from './webhooks.schemas.js';
+
+/** A reputation this many points below the day before's is `reputation.dropped`. */
+export const REPUTATION_DROP_POINTS = 10;
+
+function mailboxRef(row: Pick<MailboxRow, 'id' | 'email' | 'name'>) {
+  return { id: row.id, email: row.email, name: row.name };
+}
+
+/** `mailbox.error` when a mailbox went into `error`, `mailbox.recovered` when it left it for `active`. */
+export async function emitMailboxStatusEvent(
+  db: Kysely<Database>,
+  row: MailboxRow,
+  previousStatus: string,
+  at: Date,
+): Promise<void> {
+  let type: WebhookEventType | undefined;
+  if (row.status === 'error' && previousStatus !== 'error') type = 'mailbox.error';
+  else if (previousStatus === 'error' && row.status === 'active') type = 'mailbox.recovered';
+  if (!type) return;
+  await enqueueEvent(db, {
+    workspaceId: row.workspace_id,
+    type,
+    at,
+    data: {
+      mailbox: mailboxRef(row),
+      status: row.status,
+      previousStatus,
+      ...(type === 'mailbox.error' ? { lastError: row.last_error } : {}),
+    },
+  });
+}
+
+/** Workspaces with an enabled endpoint that subscribes to `type`. */
+async function subscribedWorkspaces(db: Kysely<Database>, type: WebhookEventType): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['workspace_id', 'events'])
+    .where('enabled', '=', 1)
+    .execute();
+  return [
+    ...new Set(
+      rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type)).map((row) => row.workspace_id),
+    ),
+  ];
+}
+
+async function eventExists(db: Kysely<Database>, dedupeKey: string): Promise<boolean> {
+  return (
+    (await db.selectFrom('webhook_events').select('id').where('dedupe_key', '=', dedupeKey).executeTakeFirst()) !==
+    undefined
+  );
+}
+
+const COUNT_COLUMNS = ['sent', 'inbox', 'spam', 'promotions', 'other', 'bounced', 'lost'] as const;
+
+/** `daily.summary` of the UTC day before `now`, once per workspace. */
+async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<void> {
+  const day = addDays(utcDay(now), -1);
+  for (const workspaceId of await subscribedWorkspaces(db, 'daily.summary')) {
+    const dedupeKey = `daily.summary:${workspaceId}:${day}`;
+    if (await eventExists(db, dedupeKey)) continue;
+    const rows = await db
+      .selectFrom('mailboxes as m')
+      .leftJoin('daily_stats as s', (join) => join.onRef('s.mailbox_id', '=', 'm.id').on('s.day', '=', day))
+      .select(['m.id', 'm.email', 'm.name', 'm.status', 'm.reputation', ...COUNT_COLUMNS.map((c) => `s.${c}` as const)])
+      .where('m.workspace_id', '=', workspaceId)
+      .orderBy('m.email')
+      .execute();
+    const mailboxes = rows.map((row) => {
+      const counts = Object.fromEntries(COUNT_COLUMNS.map((c) => [c, Number(row[c] ?? 0)])) as Record<
+        (typeof COUNT_COLUMNS)[number],
+        number
+      >;
+      return { ...mailboxRef(row), status: row.status, reputation: Number(row.reputation), ...counts };
+    });
+    const totals = Object.fromEntries(
+      COUNT_COLUMNS.map((c) => [c, mailboxes.reduce((sum, mailbox) => sum + mailbox[c], 0)]),
+    );
+    await enqueueEvent(db, {
+      workspaceId,
+      type: 'daily.summary',
+      at: now,
+      dedupeKey,
+      data: { day, totals, mailboxes },
+    });
+  }
+}
+
+/** `reputation.dropped` for a mailbox whose reputation today is REPUTATION_DROP_POINTS below yesterday's, once a day. */
+async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<void> {
+  const today = utcDay(now);
+  const yesterday = addDays(today, -1);
+  const workspaces = await subscribedWorkspaces(db, 'reputation.dropped');
+  if (workspaces.length === 0) return;
+  const dropped = await db
+    .selectFrom('mailboxes as m')
+    .innerJoin('daily_stats as s', (join) => join.onRef('s.mailbox_id', '=', 'm.id').on('s.day', '=', yesterday))
+    .select(['m.id', 'm.email', 'm.name', 'm.workspace_id', 'm.reputation', 's.reputation as previous'])
+    .where('m.workspace_id', 'in', workspaces)
+    .where('s.reputation', 'is not', null)
+    .where((eb) => eb('m.reputation', '<=', eb('s.reputation', '-', REPUTATION_DROP_POINTS)))
+    // noticed once a day: the drops already in the outbox are not looked at again every pass
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_events')
+            .select('id')
+            .where('dedupe_key', '=', sql<string>`'reputation.dropped:' || m.id || ${`:${today}`}`),
+        ),
+      ),
+    )
+    .execute();
+  for (const row of dropped) {
+    await enqueueEvent(db, {
+      workspaceId: row.workspace_id,
+      type: 'reputation.dropped',
+      at: now,
+      dedupeKey: `reputation.dropped:${row.id}:${today}`,
+      data: {
+        mailbox: mailboxRef(row),
+        reputation: Number(row.reputation),
+        previous: Number(row.previous),
+        day: today,
+      },
+    });
+  }
+}
+
+/** Mailboxes whose DNS is checked per pass: each waits on DNS, and the deliveries wait on the pass. */
+const CHECKS_PER_PASS = 4;
+
+/**
+ * The daily DNS checks (checks/) of the active mailboxes of workspaces that subscribe to
+ * `check.failed`, once per UTC day each (a new mailbox on the next pass): the results are kept,
+ * and each failing check is a `check.failed` event, at most once a day per mailbox and check.
+ */
+async function emitCheckFailures(db: Kysely<Database>, resolve: DnsResolve, now: Date): Promise<void> {
+  const today = utcDay(now);
+  const workspaces = await subscribedWorkspaces(db, 'check.failed');
+  const due = await mailboxesDueForChecks(db, workspaces, new Date(`${today}T00:00:00.000Z`), CHECKS_PER_PASS);
+  await Promise.all(
+    due.map(async (mailbox) => {
+      const { domain, checks } = await runMailboxChecks(resolve, mailbox);
+      await saveChecks(db, mailbox.id, checks, now);
+      for (const check of checks.filter((c) => c.status === 'fail')) {
+        await enqueueEvent(db, {
+          workspaceId: mailbox.workspace_id,
+          type: 'check.failed',
+          at: now,
+          dedupeKey: `check.failed:${mailbox.id}:${check.check}:${today}`,
+          data: { mailbox: mailboxRef(mailbox), domain, ...check, day: today },
+        });
+      }
+    }),
+  );
+}
+
+/** The events that come from time passing: run by every dispatcher pass (DNS checks only with a resolver). */
+export async function emitScheduledEvents(db: Kysely<Database>, now: Date, resolve?: DnsResolve): Promise<void> {
+  await emitDailySummaries(db, now);
+  await emitReputationDrops(db, now);
+  if (resolve) await emitCheckFailures(db, resolve, now);
+}
