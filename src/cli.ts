@@ -9,13 +9,18 @@ import {
   startServer,
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
-import { runOnce } from './engine/engine.js';
+import { runOnce, type EngineSettings } from './engine/engine.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
 
 function stackOf(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** What the engine takes from the configuration. */
+function engineSettings(settings: Config): Partial<EngineSettings> {
+  return { warmupFolderRetentionDays: settings.warmupFolderRetentionDays };
 }
 
 /** The settings of this run once loaded: the failure report below needs their paths and log level. */
@@ -59,7 +64,9 @@ program
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
-    const engine = options.engine ? createEngineFor({ ...server, logger, clock: systemClock }) : undefined;
+    const engine = options.engine
+      ? createEngineFor({ ...server, logger, clock: systemClock }, { settings: engineSettings(settings) })
+      : undefined;
     engine?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
     // The engine first: it waits for its running cycle and still needs the database.
@@ -89,7 +96,7 @@ program
       {
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
-        ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
+        settings: { ...engineSettings(settings), ...(options.lease ? { leaseMs: options.lease } : {}) },
       },
     );
     engine.start();
@@ -121,7 +128,7 @@ program
     const logger = createLogger(settings, { stderr: true });
     const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock, logger);
     const { database } = runtime;
-    const engine = createEngineFor({ ...runtime, logger });
+    const engine = createEngineFor({ ...runtime, logger }, { settings: engineSettings(settings) });
     // A signal lets the running step finish, skips the rest and gives the leases back.
     const stop = (): void => void engine.stop();
     process.once('SIGTERM', stop);

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
       logLevel: 'info',
+      warmupFolderRetentionDays: 30,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
       WARMUP_MAX_IMPORT_BYTES: '200000',
       WARMUP_STATS_CACHE_MS: '1000',
       LOG_LEVEL: 'debug',
+      WARMUP_FOLDER_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -51,6 +53,7 @@ describe('loadConfig', () => {
       limits: { maxMailboxes: 10, maxTemplates: 50, maxPreviewBytes: 100000, maxImportBytes: 200000 },
       statsCacheMs: 1000,
       logLevel: 'debug',
+      warmupFolderRetentionDays: 7,
     });
   });
 
@@ -61,6 +64,7 @@ describe('loadConfig', () => {
     [{ WARMUP_RATE_LIMIT: '-1' }, /WARMUP_RATE_LIMIT/],
     [{ WARMUP_STATS_CACHE_MS: '1.5' }, /WARMUP_STATS_CACHE_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ WARMUP_FOLDER_RETENTION_DAYS: '0' }, /WARMUP_FOLDER_RETENTION_DAYS must be an integer between 1/],
     [{ WARMUP_API_KEY: 'short' }, /WARMUP_API_KEY must be at least 32 characters \(it has 5\)/],
     [{ WARMUP_API_KEY: `${'k'.repeat(31)}` }, /WARMUP_API_KEY must be at least 32 characters/],
     [{ WARMUP_AUTH_FAILURE_LIMIT: 'many' }, /WARMUP_AUTH_FAILURE_LIMIT/],

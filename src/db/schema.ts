@@ -93,6 +93,12 @@ export interface MailboxesTable {
   next_proof_at: string | null;
   /** Round trips that failed in a row; spaces the engine's retries out. */
   proof_attempts: Generated<number>;
+  /** When an automatic reply of this mailbox to warmup mail was last seen; while recent it receives no warmup mail. */
+  auto_reply_at: string | null;
+  /** When old warmup mail was last removed from its Warmup folder. */
+  warmup_folder_pruned_at: string | null;
+  /** When its folders were last searched for answers (a person's or automatic) to its warmup mail. */
+  answers_scanned_at: string | null;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
@@ -194,6 +200,18 @@ export interface LeasesTable {
   expires_at: string;
 }
 
+/** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
+export interface MailScanMarksTable {
+  mailbox_id: string;
+  /** The folder's path on the server. */
+  folder: string;
+  /** UIDVALIDITY as text (it may exceed 2^53); a new one starts the folder over. */
+  uid_validity: string;
+  /** Everything at or below this UID was downloaded already. */
+  last_uid: ColumnType<number | string, number, number>;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -204,6 +222,7 @@ export interface Database {
   interactions: InteractionsTable;
   daily_stats: DailyStatsTable;
   leases: LeasesTable;
+  mail_scan_marks: MailScanMarksTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

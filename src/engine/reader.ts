@@ -17,6 +17,7 @@ import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
+import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -25,6 +26,14 @@ import type { EngineDeps } from './engine.js';
 import { acquireLease, withLease } from './leases.js';
 import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
+import {
+  answerCandidates,
+  answerScanDue,
+  fileAnswers,
+  pruneWarmupFolder,
+  type OwnerMailContext,
+} from './owner-mail.js';
+import { findAutoReplyAt, loadScanMarks, saveScanMarks } from './owner-mail.repository.js';
 import {
   insertPlannedReply,
   listPendingForRecipient,
@@ -67,6 +76,12 @@ export interface SyncSummary {
   filed: number;
   bounced: number;
   lost: number;
+  /** Replies a person wrote to warmup threads, filed into Warmup (never counted as warmup replies). */
+  humanReplies: number;
+  /** Automatic replies to warmup mail, filed into Warmup; their senders receive no warmup mail for a while. */
+  autoReplies: number;
+  /** Old warmup mail removed from Warmup folders. */
+  pruned: number;
   /** Mailboxes this call put into `error`. */
   mailboxErrors: string[];
 }
@@ -108,6 +123,9 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
     filed: 0,
     bounced: 0,
     lost: 0,
+    humanReplies: 0,
+    autoReplies: 0,
+    pruned: 0,
     mailboxErrors: [],
   };
   const now = options.now;
@@ -155,7 +173,12 @@ async function syncMailbox(
     PENDING_LIMIT,
   );
 
-  if (pending.length > 0 || ownSent.length > 0) {
+  // its own recent mail, which a person's or an automatic reply may answer
+  const answerable = await answerCandidates(deps.db, mailboxId, now);
+
+  const answersDue = answerable.length > 0 && answerScanDue(mailbox.answers_scanned_at, now);
+
+  if (pending.length > 0 || ownSent.length > 0 || answersDue) {
     let session: ImapSession | null = null;
     let server: { host: string; port: number } = { host: '', port: 0 };
     // The whole sync has a deadline: past it the session is dropped like at a stop, and the
@@ -179,6 +202,26 @@ async function syncMailbox(
       };
       if (pending.length > 0) await readMail(context, pending);
       if (ownSent.length > 0) await findBounces(context, ownSent);
+      const ownerMail: OwnerMailContext = {
+        db: deps.db,
+        session,
+        mailboxId,
+        now,
+        log,
+        warmupPath: async () => (context.warmupPath ??= await context.session.ensureFolder(WARMUP_FOLDER)),
+      };
+      if (answerable.length > 0 && !signal.aborted) {
+        const answers = await fileAnswers(ownerMail, answerable);
+        summary.humanReplies += answers.humanReplies;
+        summary.autoReplies += answers.autoReplies;
+      }
+      if (!signal.aborted) {
+        summary.pruned += await pruneWarmupFolder(
+          ownerMail,
+          mailbox.warmup_folder_pruned_at,
+          deps.settings.warmupFolderRetentionDays,
+        );
+      }
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
       if (options.signal?.aborted) return;
       if (deadline.aborted) throw syncDeadlineError(server, deps.settings.syncDeadlineMs);
@@ -409,7 +452,9 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
     if (await record(context, row, 'flagged')) summary.flagged += 1;
   }
   if (!done.has('replied') && row.turn < MAX_TURNS && deps.random() < replyProbability(habits.replyRate, row.turn)) {
-    if (await planReply(context, row)) summary.replied += 1;
+    // a mailbox whose owner answers automatically receives no warmup mail, replies included
+    const away = answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
+    if (!away && (await planReply(context, row))) summary.replied += 1;
   }
 
   if (folder.toLowerCase() !== WARMUP_FOLDER.toLowerCase()) {
@@ -476,10 +521,14 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
   );
   // IMAP SINCE is a calendar day on the server's clock; a day's margin keeps zone differences out.
   const since = new Date(new Date(earliest).getTime() - 24 * 60 * 60_000);
-  const bounces = await session.findBounces(
+  // each report is downloaded once: the scan goes on from where the last one stopped
+  const marks = await loadScanMarks(deps.db, mailbox.id);
+  const scan = await session.scanBounces(
     ownSent.map((row) => row.message_id),
     since,
+    marks,
   );
+  const bounces = scan.bounces;
   const byMessageId = new Map(ownSent.map((row) => [row.message_id, row]));
   const reports = new Map<string, { folder: string; uid: number }>();
   for (const bounce of bounces) {
@@ -504,6 +553,7 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
     });
     if (recorded) summary.bounced += 1;
   }
+  await saveScanMarks(deps.db, mailbox.id, scan.marks, now);
   // The reports are about warmup mail: out of the owner's inbox with the rest of it.
   for (const report of reports.values()) {
     try {

@@ -19,12 +19,14 @@ import { verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
+import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
   Interaction,
   InteractionListQuery,
+  AutoReplyState,
   Mailbox,
   MailboxListQuery,
   PoolMembership,
@@ -104,11 +106,21 @@ function poolMembership(row: MailboxRow): PoolMembership {
   return { member: true, provenAt: row.proven_at, reason: null };
 }
 
+function autoReplyState(row: MailboxRow, now: Date): AutoReplyState | null {
+  if (!answersAutomatically(row.auto_reply_at, now) || row.auto_reply_at === null) return null;
+  const until = receivesAgainAt(row.auto_reply_at).toISOString();
+  return {
+    lastSeenAt: row.auto_reply_at,
+    receivesAgainAt: until,
+    reason: `This mailbox answers warmup mail automatically (out of office or vacation), so it receives no warmup mail until ${until}, 3 days after its last automatic reply. Turn the automatic reply off, then resume the mailbox to receive warmup mail again at once.`,
+  };
+}
+
 function parseJson<T>(text: string): T {
   return JSON.parse(text) as T;
 }
 
-function toMailbox(row: MailboxRow): Mailbox {
+function toMailbox(row: MailboxRow, now: Date): Mailbox {
   return {
     id: row.id,
     email: row.email,
@@ -125,6 +137,7 @@ function toMailbox(row: MailboxRow): Mailbox {
     lastSyncAt: row.last_sync_at,
     lastError: row.last_error,
     pool: poolMembership(row),
+    autoReply: autoReplyState(row, now),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -361,11 +374,11 @@ export function createMailboxesService({
         { status: query.status, provider: query.provider, q: query.q },
         { offset: (page - 1) * limit, limit },
       );
-      return { mailboxes: rows.map(toMailbox), pagination: pagination(page, limit, total) };
+      return { mailboxes: rows.map((row) => toMailbox(row, clock.now())), pagination: pagination(page, limit, total) };
     },
 
     async get(workspaceId: string, id: string): Promise<Mailbox> {
-      return toMailbox(await findOrThrow(workspaceId, id));
+      return toMailbox(await findOrThrow(workspaceId, id), clock.now());
     },
 
     async create(workspaceId: string, body: CreateMailboxBody): Promise<Mailbox> {
@@ -421,7 +434,7 @@ export function createMailboxesService({
           next_proof_at: proof.next_proof_at ?? null,
           proof_attempts: proof.proof_attempts ?? 0,
         });
-        return toMailbox(row);
+        return toMailbox(row, clock.now());
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(email);
         throw error;
@@ -500,7 +513,7 @@ export function createMailboxesService({
         if (body.password !== undefined) changes.password_encrypted = encryptSecret(secretKey, password, current.id);
       }
       throwIfInvalid(errors);
-      if (Object.keys(changes).length === 0) return toMailbox(current);
+      if (Object.keys(changes).length === 0) return toMailbox(current, clock.now());
 
       if (credentials) {
         await verifyConnection(credentials);
@@ -514,7 +527,7 @@ export function createMailboxesService({
       const reconnected = credentials
         ? await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: clock.now() })
         : undefined;
-      return toMailbox(reconnected?.row ?? updated);
+      return toMailbox(reconnected?.row ?? updated, clock.now());
     },
 
     async remove(workspaceId: string, id: string): Promise<void> {
@@ -525,7 +538,7 @@ export function createMailboxesService({
     async pause(workspaceId: string, id: string): Promise<Mailbox> {
       const paused = await applyMailboxEvent(db, id, { type: 'paused' }, { workspaceId, at: clock.now() });
       if (!paused) throw new NotFoundError(`no mailbox ${id}`);
-      return toMailbox(paused.row);
+      return toMailbox(paused.row, clock.now());
     },
 
     /**
@@ -534,8 +547,13 @@ export function createMailboxesService({
      * logs in and runs its round trip now (how an owner need not wait for the engine).
      */
     async resume(workspaceId: string, id: string): Promise<Mailbox> {
-      const current = await findOrThrow(workspaceId, id);
-      if (current.status === 'active' && current.proven_at !== null) return toMailbox(current);
+      let current = await findOrThrow(workspaceId, id);
+      // the owner says the automatic reply is over: it receives warmup mail again at once
+      if (current.auto_reply_at !== null) {
+        await repository.update(workspaceId, id, { auto_reply_at: null, updated_at: clock.now().toISOString() });
+        current = await findOrThrow(workspaceId, id);
+      }
+      if (current.status === 'active' && current.proven_at !== null) return toMailbox(current, clock.now());
       let credentials: MailboxCredentials;
       try {
         credentials = decryptCredentials(current);
@@ -549,10 +567,10 @@ export function createMailboxesService({
       if (Object.keys(proof).length > 0) {
         await repository.update(workspaceId, id, { ...proof, updated_at: clock.now().toISOString() });
       }
-      if (current.status === 'active') return toMailbox(await findOrThrow(workspaceId, id));
+      if (current.status === 'active') return toMailbox(await findOrThrow(workspaceId, id), clock.now());
       const resumed = await applyMailboxEvent(db, id, { type: 'resumed' }, { workspaceId, at: clock.now() });
       if (!resumed) throw new NotFoundError(`no mailbox ${id}`);
-      return toMailbox(resumed.row);
+      return toMailbox(resumed.row, clock.now());
     },
 
     async listInteractions(

@@ -148,6 +148,7 @@ describe('create', () => {
         'lastSyncAt',
         'lastError',
         'pool',
+        'autoReply',
         'createdAt',
         'updatedAt',
       ].sort(),
@@ -171,6 +172,7 @@ describe('create', () => {
       dailyTarget: 0,
       // stored unchecked: out of the pool until a round trip proves it
       pool: { member: false, provenAt: null, reason: expect.stringMatching(/^not proven yet: .*verify: false/) },
+      autoReply: null,
     });
     expect(mailbox.imap).not.toHaveProperty('tls');
     expect(mailbox.reputation).toBeGreaterThanOrEqual(0);
