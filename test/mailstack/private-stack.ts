@@ -5,7 +5,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { mailStackPortsFree, startMailStack, stopMailStack, type MailStack } from './mail-stack.js';
+import {
+  mailStackPortsFree,
+  startMailStack,
+  stopMailStack,
+  type MailStack,
+  type StartMailStackOptions,
+} from './mail-stack.js';
 import type { MailUser } from './users.js';
 
 const run = promisify(execFile);
@@ -46,11 +52,20 @@ async function freeBasePort(): Promise<number> {
   throw new Error('private mail stack: no free port range');
 }
 
-export async function startPrivateMailStack(name: string, users: MailUser[]): Promise<PrivateMailStack> {
+export async function startPrivateMailStack(
+  name: string,
+  users: MailUser[],
+  options: Pick<StartMailStackOptions, 'vacationRecipients' | 'imapCapability' | 'junkSenders'> = {},
+): Promise<PrivateMailStack> {
   let stack: MailStack | undefined;
   for (let attempt = 1; !stack; attempt += 1) {
     try {
-      stack = await startMailStack({ name: `${name}-${process.pid}`, basePort: await freeBasePort(), users });
+      stack = await startMailStack({
+        ...options,
+        name: `${name}-${process.pid}`,
+        basePort: await freeBasePort(),
+        users,
+      });
     } catch (err) {
       if (attempt >= 3 || !/already in use/.test(String(err))) throw err;
     }
