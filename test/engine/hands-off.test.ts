@@ -282,6 +282,14 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
           .execute();
         expect(later.length).toBeGreaterThan(0);
         expect(later.filter((r) => r.recipient_mailbox_id === ids.get(otto.email))).toEqual([]);
+
+        // 6. Its owner is back and resumes it: it receives warmup mail again at once.
+        const resumed = await testApp.workspace.request({
+          method: 'POST',
+          url: `/api/mailboxes/${ids.get(otto.email)}/resume`,
+        });
+        expect(resumed.statusCode).toBe(200);
+        expect((resumed.json() as { mailbox: { autoReply: unknown } }).mailbox.autoReply).toBeNull();
       },
     );
   });

@@ -241,6 +241,13 @@ export function MailboxDetailPage({ id }: { id: string }) {
         </Notice>
       )}
 
+      {m.autoReply && (
+        <Notice tone="info" title="Receives no warmup mail while it answers automatically">
+          <p>{m.autoReply.reason}</p>
+          <p>Its automatic replies were filed into the Warmup folder of the mailboxes that received them.</p>
+        </Notice>
+      )}
+
       <div class="section-bar">
         <h2 class="section-title">Performance</h2>
         <Segmented label="Period" options={PERIODS} value={period} onChange={setPeriod} />
