@@ -25,8 +25,9 @@ import {
 /** Answers are looked for to the mailbox's mail sent this recently. */
 export const ANSWER_WINDOW_MS = 7 * 24 * 60 * 60_000;
 /**
- * Answers are looked for in every session the reader opens anyway, and at least this often while
- * the mailbox has recent mail that could be answered (a login of its own only for that is rare).
+ * Answers are looked for this often while the mailbox has recent mail that could be answered:
+ * each look is a few searches per folder, too many for every sync, and a reply waiting an hour
+ * in the owner's inbox does no harm.
  */
 export const ANSWER_SCAN_INTERVAL_MS = 60 * 60_000;
 /** At most this many of its sent messages are looked for answers per sync. */

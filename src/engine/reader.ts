@@ -210,7 +210,7 @@ async function syncMailbox(
         log,
         warmupPath: async () => (context.warmupPath ??= await context.session.ensureFolder(WARMUP_FOLDER)),
       };
-      if (answerable.length > 0 && !signal.aborted) {
+      if (answersDue && !signal.aborted) {
         const answers = await fileAnswers(ownerMail, answerable);
         summary.humanReplies += answers.humanReplies;
         summary.autoReplies += answers.autoReplies;
