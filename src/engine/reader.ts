@@ -3,7 +3,8 @@
  * a time, whatever the number of workers), log in, find the warmup mail addressed to it by
  * Message-ID, and act like a person would: take it out of spam, read it, sometimes flag it,
  * sometimes answer, then file it into `Warmup`. It also finds bounces of the mailbox's own mail and
- * gives up on mail never found.
+ * gives up on mail never found. Answers to its warmup mail (a person's, an automatic reply) and the
+ * Warmup folder's retention are owner-mail.ts's: nothing else of the owner's mail is touched.
  *
  * Every step records its interaction only after the IMAP action succeeded, and interactions are
  * unique on (mailbox, message, type): a crash in the middle repeats the IMAP action at most, never

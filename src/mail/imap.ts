@@ -137,12 +137,17 @@ export interface ImapSession {
   /**
    * Looks for messages by Message-ID in INBOX, spam, promotions and every other folder
    * except sent, trash, drafts and WARMUP_FOLDER. A message is reported from the first folder
-   * in that order where it is found: once, or each copy there with `everyCopy`.
+   * in that order where it is found: once, or each copy there with `everyCopy`. \Deleted
+   * messages are never reported (the owner's to expunge, or our copy left behind by a move).
    */
   findMessages(messageIds: string[], opts?: FindMessagesOptions): Promise<FoundMessage[]>;
   markSeen(folder: string, uid: number): Promise<void>;
   flag(folder: string, uid: number): Promise<void>;
-  /** Moves a message; resolves to its UID in the destination when the server says (UIDPLUS). */
+  /**
+   * Moves a message; resolves to its UID in the destination when the server says (UIDPLUS).
+   * Without MOVE: COPY, \Deleted on this message, UID EXPUNGE of it with UIDPLUS, else it stays
+   * \Deleted; never a plain EXPUNGE (which would take the owner's \Deleted messages too).
+   */
   move(folder: string, uid: number, destination: string): Promise<number | undefined>;
   /** Creates (and subscribes) the folder unless it exists; resolves to its path. */
   ensureFolder(name: string): Promise<string>;
