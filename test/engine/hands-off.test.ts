@@ -18,7 +18,7 @@ import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
-import { WARMUP_FOLDER } from '../../src/mail/imap.js';
+import { openImapSession, WARMUP_FOLDER } from '../../src/mail/imap.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';
 import { createStackMailbox, testEngineDeps } from '../helpers/engine.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -38,6 +38,8 @@ const CYCLE_USERS = [owen, olive, otto, opal];
 /** Dovecot's own list without MOVE and UIDPLUS (and without CONDSTORE/QRESYNC, which imply neither). */
 const OLD_SERVER_CAPABILITIES =
   'IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE SORT THREAD=REFERENCES MULTIAPPEND UNSELECT CHILDREN NAMESPACE LIST-EXTENDED I18NLEVEL=1 ESEARCH SEARCHRES WITHIN LIST-STATUS BINARY LITERAL+ SPECIAL-USE';
+/** The same with UIDPLUS: a move is COPY, then UID EXPUNGE of exactly the moved message. */
+const UIDPLUS_ONLY_CAPABILITIES = `${OLD_SERVER_CAPABILITIES} UIDPLUS`;
 const WARMUP = { startVolume: 3, rampUpIncrement: 0, dailyLimit: 3, replyRate: 100, timezone: 'UTC' };
 const DAY_MS = 24 * 60 * 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -450,4 +452,47 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
       },
     );
   });
+});
+
+describeWithMailStack('a move on a server with UIDPLUS but without MOVE', () => {
+  const uma = user('uma@uidplus-one.test');
+  let own: PrivateMailStack;
+
+  beforeAll(async () => {
+    own = await startPrivateMailStack('handsoff-uidplus', [uma], { imapCapability: UIDPLUS_ONLY_CAPABILITIES });
+  }, 60_000);
+
+  afterAll(async () => {
+    await own?.stop();
+  }, 30_000);
+
+  it(
+    'expunges exactly the moved message by its UID: the owner’s \\Deleted mail stays',
+    { timeout: 60_000 },
+    async () => {
+      const previous = stack;
+      stack = own; // the helpers above look at the current stack
+      try {
+        await append(uma, 'INBOX', ownerMessage(uma, '<bin@uidplus-one.test>', 'Old newsletter'), ['\\Deleted']);
+        await append(uma, 'INBOX', ownerMessage(uma, '<ours@uidplus-one.test>', 'Quarterly numbers'));
+        const session = await openImapSession(mailServerConfigs(own, uma).imap, { timeoutMs: 10_000 });
+        try {
+          const [found] = await session.findMessages(['<ours@uidplus-one.test>']);
+          const warmup = await session.ensureFolder(WARMUP_FOLDER);
+          expect(await session.move(found!.folder, found!.uid, warmup)).toEqual(expect.any(Number));
+        } finally {
+          await session.close();
+        }
+        const inbox = await contents(uma, 'INBOX');
+        expect(inbox.map((m) => [m.messageId, m.flags])).toEqual([['<bin@uidplus-one.test>', ['\\Deleted']]]);
+        expect((await contents(uma, WARMUP_FOLDER)).map((m) => m.messageId)).toEqual(['<ours@uidplus-one.test>']);
+        await sleep(1_000);
+        // one message expunged in all, and by UID: the \\Deleted one of the owner is still there
+        const expunged = sessionLines(uma).reduce((sum, line) => sum + counter(line, 'expunged'), 0);
+        expect(expunged).toBe(1);
+      } finally {
+        stack = previous;
+      }
+    },
+  );
 });
