@@ -55,10 +55,13 @@ export interface AnswerSummary {
   autoReplies: number;
 }
 
-/** Whether answers are due to be looked for even when nothing else needs a session. */
+/**
+ * Whether answers are due to be looked for. Never before the mailbox sent anything: the first look
+ * comes an interval after its first recent mail was seen (`answersScannedAt` starts that clock).
+ */
 export function answerScanDue(answersScannedAt: string | null, now: Date): boolean {
   return (
-    answersScannedAt === null || answersScannedAt <= new Date(now.getTime() - ANSWER_SCAN_INTERVAL_MS).toISOString()
+    answersScannedAt !== null && answersScannedAt <= new Date(now.getTime() - ANSWER_SCAN_INTERVAL_MS).toISOString()
   );
 }
 
@@ -120,7 +123,7 @@ export async function fileAnswers(
 }
 
 /**
- * Once a day: removes from the Warmup folder the warmup mail older than `retentionDays` — mail
+ * Once a day (the first time a day after the mailbox's first sync): removes from the Warmup folder the warmup mail older than `retentionDays` — mail
  * whose Message-ID is warmup mail or whose In-Reply-To/References name warmup mail. Anything
  * else in the folder (the owner put it there) stays.
  */
@@ -132,6 +135,9 @@ export async function pruneWarmupFolder(
   const { db, session, mailboxId, now, log } = context;
   if (lastPrunedAt !== null && lastPrunedAt > new Date(now.getTime() - DAY_MS).toISOString()) return 0;
   if (!(await claimWarmupFolderPrune(db, mailboxId, new Date(now.getTime() - DAY_MS), now))) return 0;
+  // A mailbox's first sync starts the daily clock instead: its Warmup folder holds nothing old yet
+  // (or the owner's), and the first sync of a new mailbox has enough to do.
+  if (lastPrunedAt === null) return 0;
   const old = await session.findOlderThan(WARMUP_FOLDER, new Date(now.getTime() - retentionDays * DAY_MS), PRUNE_BATCH);
   if (old.length === 0) return 0;
   const known = await knownMessageIds(

@@ -34,7 +34,7 @@ import {
   pruneWarmupFolder,
   type OwnerMailContext,
 } from './owner-mail.js';
-import { findAutoReplyAt, loadScanMarks, saveScanMarks } from './owner-mail.repository.js';
+import { findAutoReplyAt, loadScanMarks, noteAnswersScanned, saveScanMarks } from './owner-mail.repository.js';
 import {
   insertPlannedReply,
   listPendingForRecipient,
@@ -178,6 +178,8 @@ async function syncMailbox(
   const answerable = await answerCandidates(deps.db, mailboxId, now);
 
   const answersDue = answerable.length > 0 && answerScanDue(mailbox.answers_scanned_at, now);
+  // its first recent mail starts the clock of the hourly look for answers
+  if (answerable.length > 0 && mailbox.answers_scanned_at === null) await noteAnswersScanned(deps.db, mailboxId, now);
 
   if (pending.length > 0 || ownSent.length > 0 || answersDue) {
     let session: ImapSession | null = null;

@@ -428,7 +428,11 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
         await append(dirk, WARMUP_FOLDER, ownerMessage(dirk, recentWarmup, 'Quarterly numbers'), ['\\Seen']);
         // the owner filed a message of their own in there, long ago
         await append(dirk, WARMUP_FOLDER, ownerMessage(dirk, '<owners-note@dsn-two.test>', 'My note'), [], old);
-        await db.updateTable('mailboxes').set({ warmup_folder_pruned_at: null }).execute();
+        // pruned two days ago: due again
+        await db
+          .updateTable('mailboxes')
+          .set({ warmup_folder_pruned_at: new Date(clock.now().getTime() - 2 * DAY_MS).toISOString() })
+          .execute();
         // pruning rides on a sync that has mail to look for
         await sentByDora('<pending-3@dsn-one.test>', start);
 
