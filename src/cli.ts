@@ -10,7 +10,7 @@ import {
   startServer,
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
-import { runOnce } from './engine/engine.js';
+import { runOnce, type EngineSettings } from './engine/engine.js';
 import { formatChecks, hasFailure, runDoctor } from './doctor.js';
 import { createMetrics } from './metrics/metrics.js';
 import { listenForMetrics } from './metrics/metrics.routes.js';
@@ -20,6 +20,11 @@ import { describeStartupFailure, StartupError } from './startup-errors.js';
 
 function stackOf(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** What the engine takes from the configuration. */
+function engineSettings(settings: Config): Partial<EngineSettings> {
+  return { warmupFolderRetentionDays: settings.warmupFolderRetentionDays };
 }
 
 /** The settings of this run once loaded: the failure report below needs their paths and log level. */
@@ -66,7 +71,11 @@ program
     const engine = options.engine
       ? createEngineFor(
           { ...server, logger, clock: systemClock },
-          { onStep: server.metrics.observeStep, onCycle: server.metrics.observeCycle },
+          {
+            onStep: server.metrics.observeStep,
+            onCycle: server.metrics.observeCycle,
+            settings: engineSettings(settings),
+          },
         )
       : undefined;
     const webhooks = engine
@@ -111,7 +120,7 @@ program
         onCycle: metrics.observeCycle,
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
-        ...(options.lease ? { settings: { leaseMs: options.lease } } : {}),
+        settings: { ...engineSettings(settings), ...(options.lease ? { leaseMs: options.lease } : {}) },
       },
     );
     const webhooks = createWebhookDispatcherFor(
@@ -157,7 +166,7 @@ program
     const logger = createLogger(settings, { stderr: true });
     const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock, logger);
     const { database } = runtime;
-    const engine = createEngineFor({ ...runtime, logger });
+    const engine = createEngineFor({ ...runtime, logger }, { settings: engineSettings(settings) });
     // A signal lets the running step finish, skips the rest and gives the leases back.
     const stop = (): void => void engine.stop();
     process.once('SIGTERM', stop);

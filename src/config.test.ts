@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       metricsPort: undefined,
       webhookRetrySchedule: undefined,
       dnsServers: [],
+      warmupFolderRetentionDays: 30,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -48,6 +49,7 @@ describe('loadConfig', () => {
       WARMUP_METRICS_PORT: '9464',
       WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
       WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
+      WARMUP_FOLDER_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -65,6 +67,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       webhookRetrySchedule: [5_000, 300_000, 1_800_000],
       dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
+      warmupFolderRetentionDays: 7,
     });
   });
 
@@ -76,6 +79,7 @@ describe('loadConfig', () => {
     [{ WARMUP_STATS_CACHE_MS: '1.5' }, /WARMUP_STATS_CACHE_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of auto, pretty, json/],
+    [{ WARMUP_FOLDER_RETENTION_DAYS: '0' }, /WARMUP_FOLDER_RETENTION_DAYS must be an integer between 1/],
     [{ WARMUP_API_KEY: 'short' }, /WARMUP_API_KEY must be at least 32 characters \(it has 5\)/],
     [{ WARMUP_API_KEY: `${'k'.repeat(31)}` }, /WARMUP_API_KEY must be at least 32 characters/],
     [{ WARMUP_AUTH_FAILURE_LIMIT: 'many' }, /WARMUP_AUTH_FAILURE_LIMIT/],

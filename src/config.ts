@@ -55,6 +55,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
   metricsToken: string | undefined;
+  /** WARMUP_FOLDER_RETENTION_DAYS: days the Warmup folder keeps warmup mail before it is removed (default 30). */
+  warmupFolderRetentionDays: number;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
+    warmupFolderRetentionDays: integerSetting(env, 'WARMUP_FOLDER_RETENTION_DAYS', 30, 1, 3650),
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

@@ -105,6 +105,12 @@ export interface MailboxesTable {
   access_token_encrypted: string | null;
   /** When the stored access token stops working (the provider's expires_in). */
   access_token_expires_at: string | null;
+  /** When an automatic reply of this mailbox to warmup mail was last seen; while recent it receives no warmup mail. */
+  auto_reply_at: string | null;
+  /** When old warmup mail was last removed from its Warmup folder. */
+  warmup_folder_pruned_at: string | null;
+  /** When its folders were last searched for answers (a person's or automatic) to its warmup mail. */
+  answers_scanned_at: string | null;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */
@@ -296,6 +302,18 @@ export interface MailboxChecksTable {
   checked_at: string;
 }
 
+/** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
+export interface MailScanMarksTable {
+  mailbox_id: string;
+  /** The folder's path on the server. */
+  folder: string;
+  /** UIDVALIDITY as text (it may exceed 2^53); a new one starts the folder over. */
+  uid_validity: string;
+  /** Everything at or below this UID was downloaded already. */
+  last_uid: ColumnType<number | string, number, number>;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -312,6 +330,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   mailbox_checks: MailboxChecksTable;
+  mail_scan_marks: MailScanMarksTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

@@ -34,6 +34,8 @@ export interface EngineSettings {
    * starts a second session meanwhile.
    */
   syncDeadlineMs: number;
+  /** Days the Warmup folder keeps warmup mail before it is removed (WARMUP_FOLDER_RETENTION_DAYS). */
+  warmupFolderRetentionDays: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -41,6 +43,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   imapTimeoutMs: 30_000,
   smtpTimeoutMs: 30_000,
   syncDeadlineMs: 3 * 60_000,
+  warmupFolderRetentionDays: 30,
 };
 
 /** Everything the engine touches, passed in: time and chance included, so a test can replay days. */

@@ -34,10 +34,10 @@ export async function findMailboxEmail(db: Kysely<Database>, id: string): Promis
  */
 export async function listActiveForPlanning(
   db: Kysely<Database>,
-): Promise<Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day'>>> {
+): Promise<Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day' | 'auto_reply_at'>>> {
   return db
     .selectFrom('mailboxes')
-    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
+    .select(['id', 'email_normalized', 'warmup', 'last_plan_day', 'auto_reply_at'])
     .where('status', '=', 'active')
     .where('proven_at', 'is not', null)
     .orderBy('id')

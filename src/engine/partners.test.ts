@@ -159,6 +159,16 @@ describe('candidatesFor', () => {
     ]);
   });
 
+  it('leaves out a mailbox whose owner answers automatically', () => {
+    const sender = { id: 'm1', emailNormalized: 'ann@alpha.test' };
+    const pool = [
+      sender,
+      { id: 'm2', emailNormalized: 'bob@beta.test', answersAutomatically: true },
+      { id: 'm3', emailNormalized: 'cat@gamma.test', answersAutomatically: false },
+    ];
+    expect(candidatesFor(sender, pool, new Map(), new Map()).map((c) => c.mailboxId)).toEqual(['m3']);
+  });
+
   it('emailDomain is the lower-cased part after the @', () => {
     expect(emailDomain('Ann.Lee@Mail.Example.COM')).toBe('mail.example.com');
   });

@@ -88,11 +88,14 @@ export function choosePartners({ senderDomain, candidates, count, random }: Part
 export interface PoolMember {
   id: string;
   emailNormalized: string;
+  /** Its owner answers automatically (see mailboxes/auto-reply-rule.ts): it receives no warmup mail. */
+  answersAutomatically?: boolean;
 }
 
 /**
  * The candidates one sender may write to: every other member of the pool, except a mailbox with
- * the same address (the same account connected in two workspaces would be writing to itself).
+ * the same address (the same account connected in two workspaces would be writing to itself) and
+ * a mailbox whose owner answers automatically.
  */
 export function candidatesFor(
   sender: PoolMember,
@@ -101,7 +104,10 @@ export function candidatesFor(
   pairs: ReadonlyMap<string, { week: number; today: number }>,
 ): PartnerCandidate[] {
   return pool
-    .filter((member) => member.id !== sender.id && member.emailNormalized !== sender.emailNormalized)
+    .filter(
+      (member) =>
+        member.id !== sender.id && member.emailNormalized !== sender.emailNormalized && !member.answersAutomatically,
+    )
     .map((member) => ({
       mailboxId: member.id,
       domain: emailDomain(member.emailNormalized),

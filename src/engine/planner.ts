@@ -7,6 +7,7 @@ import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
 import { claimPlanDay, findActiveRamp, listActiveForPlanning, recordPlan } from './mailbox-engine-state.repository.js';
+import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { candidatesFor, choosePartners, emailDomain, type PoolMember } from './partners.js';
 import { shuffled, type Random } from './random.js';
 import { insertPlannedMessages, loadPairCounts, loadPoolTraffic } from './warmup-messages.repository.js';
@@ -130,7 +131,11 @@ export async function planDay(
 async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
   const { db, random } = deps;
   const active = await listActiveForPlanning(db);
-  const pool: PoolMember[] = active.map((m) => ({ id: m.id, emailNormalized: m.email_normalized }));
+  const pool: PoolMember[] = active.map((m) => ({
+    id: m.id,
+    emailNormalized: m.email_normalized,
+    answersAutomatically: answersAutomatically(m.auto_reply_at, at),
+  }));
 
   const due: Array<{ member: PoolMember; day: string; settings: WarmupSettings }> = [];
   for (const mailbox of active) {

@@ -359,6 +359,34 @@ describe('syncMailboxes', () => {
     expect((await syncMailboxes(deps, { now: NOW, ignoreSchedule: true })).replied).toBe(0);
   });
 
+  it('never replies to a mailbox whose owner answers automatically, until the rule ends', async () => {
+    await database.db
+      .updateTable('mailboxes')
+      .set({ auto_reply_at: at(-hours(1)).toISOString() })
+      .where('id', '=', erin.id)
+      .execute();
+    const row = await sentToFrank('INBOX');
+    deps.random = always;
+    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    // read and filed as ever, but not answered: erin receives no warmup mail meanwhile
+    expect(summary).toMatchObject({ received: 1, opened: 1, replied: 0, filed: 1 });
+    const replies = await database.db
+      .selectFrom('warmup_messages')
+      .select('id')
+      .where('parent_message_id', '=', row.message_id)
+      .execute();
+    expect(replies).toEqual([]);
+
+    // four days without an automatic reply: the next email is answered again
+    await database.db
+      .updateTable('mailboxes')
+      .set({ auto_reply_at: at(-hours(96)).toISOString() })
+      .where('id', '=', erin.id)
+      .execute();
+    await sentToFrank('INBOX');
+    expect((await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true })).replied).toBe(1);
+  });
+
   it('leaves mail that has not arrived yet for the next sync', async () => {
     const row = await sentToFrank(null);
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });

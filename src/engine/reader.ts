@@ -3,7 +3,8 @@
  * a time, whatever the number of workers), log in, find the warmup mail addressed to it by
  * Message-ID, and act like a person would: take it out of spam, read it, sometimes flag it,
  * sometimes answer, then file it into `Warmup`. It also finds bounces of the mailbox's own mail and
- * gives up on mail never found.
+ * gives up on mail never found. Answers to its warmup mail (a person's, an automatic reply) and the
+ * Warmup folder's retention are owner-mail.ts's: nothing else of the owner's mail is touched.
  *
  * Every step records its interaction only after the IMAP action succeeded, and interactions are
  * unique on (mailbox, message, type): a crash in the middle repeats the IMAP action at most, never
@@ -17,6 +18,7 @@ import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
+import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -26,6 +28,14 @@ import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, ty
 import { acquireLease, withLease } from './leases.js';
 import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
+import {
+  answerCandidates,
+  answerScanDue,
+  fileAnswers,
+  pruneWarmupFolder,
+  type OwnerMailContext,
+} from './owner-mail.js';
+import { findAutoReplyAt, loadScanMarks, noteAnswersScanned, saveScanMarks } from './owner-mail.repository.js';
 import {
   engagementPlanColumns,
   engagementPlanOf,
@@ -73,6 +83,12 @@ export interface SyncSummary {
   filed: number;
   bounced: number;
   lost: number;
+  /** Replies a person wrote to warmup threads, filed into Warmup (never counted as warmup replies). */
+  humanReplies: number;
+  /** Automatic replies to warmup mail, filed into Warmup; their senders receive no warmup mail for a while. */
+  autoReplies: number;
+  /** Old warmup mail removed from Warmup folders. */
+  pruned: number;
   /** Mailboxes this call put into `error`. */
   mailboxErrors: string[];
 }
@@ -107,6 +123,9 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
     filed: 0,
     bounced: 0,
     lost: 0,
+    humanReplies: 0,
+    autoReplies: 0,
+    pruned: 0,
     mailboxErrors: [],
   };
   const now = options.now;
@@ -155,7 +174,14 @@ async function syncMailbox(
     PENDING_LIMIT,
   );
 
-  if (pending.length > 0 || ownSent.length > 0) {
+  // its own recent mail, which a person's or an automatic reply may answer
+  const answerable = await answerCandidates(deps.db, mailboxId, now);
+
+  const answersDue = answerable.length > 0 && answerScanDue(mailbox.answers_scanned_at, now);
+  // its first recent mail starts the clock of the hourly look for answers
+  if (answerable.length > 0 && mailbox.answers_scanned_at === null) await noteAnswersScanned(deps.db, mailboxId, now);
+
+  if (pending.length > 0 || ownSent.length > 0 || answersDue) {
     let session: ImapSession | null = null;
     let server: { host: string; port: number } = { host: '', port: 0 };
     // The whole sync has a deadline: past it the session is dropped like at a stop, and the
@@ -179,6 +205,26 @@ async function syncMailbox(
       };
       if (pending.length > 0) await readMail(context, pending);
       if (ownSent.length > 0) await findBounces(context, ownSent);
+      const ownerMail: OwnerMailContext = {
+        db: deps.db,
+        session,
+        mailboxId,
+        now,
+        log,
+        warmupPath: async () => (context.warmupPath ??= await context.session.ensureFolder(WARMUP_FOLDER)),
+      };
+      if (answersDue && !signal.aborted) {
+        const answers = await fileAnswers(ownerMail, answerable);
+        summary.humanReplies += answers.humanReplies;
+        summary.autoReplies += answers.autoReplies;
+      }
+      if (!signal.aborted) {
+        summary.pruned += await pruneWarmupFolder(
+          ownerMail,
+          mailbox.warmup_folder_pruned_at,
+          deps.settings.warmupFolderRetentionDays,
+        );
+      }
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
       if (options.signal?.aborted) return;
       if (deadline.aborted) throw syncDeadlineError(server, deps.settings.syncDeadlineMs);
@@ -462,12 +508,14 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
   const reply = async () => {
     if (await planReply(context, row)) summary.replied += 1;
   };
-  // The steps not taken yet, in order; null: not taken at all.
+  // A mailbox whose owner answers automatically receives no warmup mail, replies included.
+  const away = answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
+  // The steps not taken yet, in order; null: not taken (now).
   const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
     { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
     { at: done.has('opened') ? null : plan.openAt, take: open },
     { at: done.has('flagged') ? null : plan.flagAt, take: flag },
-    { at: done.has('replied') || row.turn >= MAX_TURNS ? null : plan.replyAt, take: reply },
+    { at: done.has('replied') || row.turn >= MAX_TURNS || away ? null : plan.replyAt, take: reply },
   ];
   for (const [index, step] of steps.entries()) {
     if (!due(step.at)) continue;
@@ -545,10 +593,14 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
   );
   // IMAP SINCE is a calendar day on the server's clock; a day's margin keeps zone differences out.
   const since = new Date(new Date(earliest).getTime() - 24 * 60 * 60_000);
-  const bounces = await session.findBounces(
+  // each report is downloaded once: the scan goes on from where the last one stopped
+  const marks = await loadScanMarks(deps.db, mailbox.id);
+  const scan = await session.scanBounces(
     ownSent.map((row) => row.message_id),
     since,
+    marks,
   );
+  const bounces = scan.bounces;
   const byMessageId = new Map(ownSent.map((row) => [row.message_id, row]));
   const reports = new Map<string, { folder: string; uid: number }>();
   for (const bounce of bounces) {
@@ -573,6 +625,7 @@ async function findBounces(context: SessionContext, ownSent: WarmupMessageRow[])
     });
     if (recorded) summary.bounced += 1;
   }
+  await saveScanMarks(deps.db, mailbox.id, scan.marks, now);
   // The reports are about warmup mail: out of the owner's inbox with the rest of it.
   for (const report of reports.values()) {
     try {

@@ -490,6 +490,75 @@ describeWithMailStack('IMAP against the local mail stack', () => {
     }
   });
 
+  it('scanBounces downloads a report once: the next scan goes on above the mark', async () => {
+    const session = await openImapSession(codyImap);
+    try {
+      const ourId = `<${randomUUID()}@mail-gamma.test>`;
+      const since = new Date(Date.now() - 60_000);
+      await session.append('INBOX', dsn({ to: cody.email, ourId, recipient: 'gone@mail-beta.test' }));
+      const first = await session.scanBounces([ourId], since, {});
+      expect(first.bounces.map((b) => b.messageId)).toEqual([ourId]);
+      expect(first.marks.INBOX).toEqual({ uidValidity: expect.any(String), lastUid: first.bounces[0]!.uid });
+      // the report is still there, but below the mark: not fetched, not reported again
+      const again = await session.scanBounces([ourId], since, first.marks);
+      expect(again.bounces).toEqual([]);
+      expect(again.marks.INBOX).toEqual(first.marks.INBOX);
+      // a new UIDVALIDITY (the folder was renumbered) starts the folder over
+      const renumbered = await session.scanBounces([ourId], since, {
+        INBOX: { uidValidity: 'other', lastUid: first.marks.INBOX!.lastUid },
+      });
+      expect(renumbered.bounces.map((b) => b.messageId)).toEqual([ourId]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('findAnswers finds what answers our mail, a person’s and an automatic reply, and nothing else', async () => {
+    const session = await openImapSession(codyImap);
+    try {
+      const ourId = `<${randomUUID()}@mail-gamma.test>`;
+      const since = new Date(Date.now() - 60_000);
+      const message = (id: string, extra: string[]) =>
+        [`From: ${ann.email}`, `To: ${cody.email}`, `Message-ID: ${id}`, ...extra, '', 'text', ''].join('\r\n');
+      const human = `<${randomUUID()}@mail-alpha.test>`;
+      const automatic = `<${randomUUID()}@mail-alpha.test>`;
+      await session.append('INBOX', message(human, ['Subject: Re: numbers', `In-Reply-To: ${ourId}`]));
+      await session.append(
+        'INBOX',
+        message(automatic, [
+          'Subject: Automatic reply: numbers',
+          `References: <x@y.test> ${ourId}`,
+          'Auto-Submitted: auto-replied',
+        ]),
+      );
+      // names another id that merely contains ours; and an answer its owner deleted
+      await session.append('INBOX', message(`<${randomUUID()}@a.test>`, [`In-Reply-To: <pre-${ourId.slice(1)}`]));
+      await session.append('INBOX', message(`<${randomUUID()}@a.test>`, [`In-Reply-To: ${ourId}`]), ['\\Deleted']);
+      const answers = await session.findAnswers([ourId], since, 10);
+      expect(answers.map((a) => [a.messageId, a.answers, a.automatic])).toEqual([
+        [human, [ourId], null],
+        [automatic, [ourId], 'Auto-Submitted: auto-replied'],
+      ]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('remove expunges exactly our messages (UID EXPUNGE): the owner’s \\Deleted mail stays', async () => {
+    const session = await openImapSession(codyImap);
+    try {
+      const folder = await session.ensureFolder(`Kept-${randomUUID().slice(0, 8)}`);
+      const raw = (id: string) => `From: ${ann.email}\r\nSubject: x\r\nMessage-ID: <${id}@a.test>\r\n\r\nx\r\n`;
+      const owners = await session.append(folder, raw('owners'), ['\\Deleted']);
+      const ours = await session.append(folder, raw('ours'));
+      expect(await session.remove(folder, [ours!])).toEqual({ expunged: true });
+      await expect(session.fetchRaw(folder, ours!)).rejects.toThrow(/no such message/);
+      expect((await session.fetchRaw(folder, owners!)).toString()).toContain('<owners@a.test>');
+    } finally {
+      await session.close();
+    }
+  });
+
   it('a session reconnects after the server dropped it', async () => {
     const session = await openImapSession(codyImap);
     try {

@@ -3,7 +3,14 @@
 // a mailbox. Every server round trip has a deadline, so a server that hangs or drops
 // fails the call with a MailConnectionError instead of hanging the engine.
 import { ImapFlow } from 'imapflow';
-import type { FetchMessageObject, ImapFlowError, ImapFlowOptions, ListResponse, MailboxLockObject } from 'imapflow';
+import type {
+  FetchMessageObject,
+  ImapFlowError,
+  ImapFlowOptions,
+  ListResponse,
+  MailboxLockObject,
+  SearchObject,
+} from 'imapflow';
 import {
   MailConnectionError,
   abortedError,
@@ -17,6 +24,15 @@ import {
   type MailServerConfig,
   withTokenRetry,
 } from './errors.js';
+import { automaticReplySign } from './auto-reply.js';
+import {
+  angleTokens,
+  answeredMessageIds,
+  fieldValues,
+  headerBlock,
+  headerFields,
+  MAX_HEADER_CHARS,
+} from './headers.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
@@ -61,6 +77,43 @@ export interface FoundBounce {
   uid: number;
 }
 
+/** How far a folder was scanned: what is at or below `lastUid` was downloaded already. */
+export interface ScanMark {
+  /** The folder's UIDVALIDITY (a number that may exceed 2^53, as text); a new one starts over. */
+  uidValidity: string;
+  lastUid: number;
+}
+
+export interface BounceScan {
+  bounces: FoundBounce[];
+  /** Per folder path, how far it is scanned now: pass them to the next scan. */
+  marks: Record<string, ScanMark>;
+}
+
+/** A message in the owner's folders that answers one of our messages (a person's or an automatic reply). */
+export interface FoundAnswer {
+  folder: string;
+  role: FolderRole;
+  uid: number;
+  /** Its own Message-ID, with angle brackets ('' when it has none). */
+  messageId: string;
+  /** Which of our Message-IDs (as the caller passed them) it names, In-Reply-To first. */
+  answers: string[];
+  /** Sender address. */
+  from: string;
+  /** Why it is an automatic reply (e.g. `Auto-Submitted: auto-replied`); null: a person wrote it. */
+  automatic: string | null;
+}
+
+/** A message of a folder, by the Message-IDs that identify it. */
+export interface FolderMessage {
+  uid: number;
+  /** With angle brackets ('' when it has none). */
+  messageId: string;
+  /** The Message-IDs it answers (In-Reply-To, then References), with angle brackets. */
+  answers: string[];
+}
+
 export interface FindMessagesOptions {
   /** Also search these folders (e.g. WARMUP_FOLDER), which are otherwise skipped. */
   includeFolders?: string[];
@@ -86,12 +139,17 @@ export interface ImapSession {
   /**
    * Looks for messages by Message-ID in INBOX, spam, promotions and every other folder
    * except sent, trash, drafts and WARMUP_FOLDER. A message is reported from the first folder
-   * in that order where it is found: once, or each copy there with `everyCopy`.
+   * in that order where it is found: once, or each copy there with `everyCopy`. \Deleted
+   * messages are never reported (the owner's to expunge, or our copy left behind by a move).
    */
   findMessages(messageIds: string[], opts?: FindMessagesOptions): Promise<FoundMessage[]>;
   markSeen(folder: string, uid: number): Promise<void>;
   flag(folder: string, uid: number): Promise<void>;
-  /** Moves a message; resolves to its UID in the destination when the server says (UIDPLUS). */
+  /**
+   * Moves a message; resolves to its UID in the destination when the server says (UIDPLUS).
+   * Without MOVE: COPY, \Deleted on this message, UID EXPUNGE of it with UIDPLUS, else it stays
+   * \Deleted; never a plain EXPUNGE (which would take the owner's \Deleted messages too).
+   */
   move(folder: string, uid: number, destination: string): Promise<number | undefined>;
   /** Creates (and subscribes) the folder unless it exists; resolves to its path. */
   ensureFolder(name: string): Promise<string>;
@@ -100,6 +158,25 @@ export interface ImapSession {
   fetchRaw(folder: string, uid: number): Promise<Buffer>;
   /** Delivery status notifications in INBOX and spam since `since` that name one of our Message-IDs. */
   findBounces(ourMessageIds: string[], since: Date): Promise<FoundBounce[]>;
+  /**
+   * `findBounces` that downloads each report once: only what lies above each folder's mark is
+   * fetched, and the marks after this scan come back. (Added for the engine's scan state.)
+   */
+  scanBounces(ourMessageIds: string[], since: Date, marks: Record<string, ScanMark>): Promise<BounceScan>;
+  /**
+   * Messages in INBOX, spam and promotions since `since`, not \Deleted, whose In-Reply-To or
+   * References name one of our Message-IDs, at most `limit` per folder (oldest first), each with
+   * whether it is an automatic reply. Reads a bounded start of each (MAX_HEADER_CHARS).
+   */
+  findAnswers(ourMessageIds: string[], since: Date, limit: number): Promise<FoundAnswer[]>;
+  /** Messages of `folder` that arrived before `before` and are not \Deleted, at most `limit`, oldest first. */
+  findOlderThan(folder: string, before: Date, limit: number): Promise<FolderMessage[]>;
+  /**
+   * Removes exactly these messages: \Deleted, then UID EXPUNGE of these UIDs when the server has
+   * UIDPLUS. Without UIDPLUS they stay \Deleted (`expunged: false`): a plain EXPUNGE would take
+   * the owner's \Deleted messages with them.
+   */
+  remove(folder: string, uids: number[]): Promise<{ expunged: boolean }>;
   /** Logs out (or drops the connection if the server does not answer). Never throws. */
   close(): Promise<void>;
 }
@@ -453,7 +530,9 @@ class Session implements ImapSession {
           const foundHere = new Map<string, string>();
           for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
             const batch = ids.slice(i, i + SEARCH_BATCH);
+            // a \Deleted message is the owner's to expunge (or our own copy left behind by a move)
             const query = {
+              deleted: false,
               or: batch.map((id) => ({ header: { 'message-id': id } })),
               ...(opts.since ? { since: opts.since } : {}),
             };
@@ -498,12 +577,46 @@ class Session implements ImapSession {
     });
   }
 
+  /**
+   * MOVE where the server has it. Without MOVE: COPY, then \Deleted on this one message, then
+   * UID EXPUNGE of its UID only when the server has UIDPLUS. Never a plain EXPUNGE: it removes
+   * every \Deleted message of the folder, the owner's too (imapflow's own fallback does that).
+   * Without UIDPLUS the source copy stays behind, marked \Deleted, for the owner's client or the
+   * server to expunge; every search of the engine skips \Deleted messages.
+   */
   async move(folder: string, uid: number, destination: string): Promise<number | undefined> {
     return this.inFolder(folder, async (client) => {
+      if (!capable(client, 'MOVE')) {
+        const copied = await this.step('COPY', client, () =>
+          client.messageCopy(String(uid), destination, { uid: true }),
+        );
+        if (!copied) throw this.refused(`COPY of UID ${uid} from ${folder} to ${destination}`);
+        await this.removeSelected(client, folder, [uid]);
+        return copied.uidMap?.get(uid);
+      }
       const res = await this.step('MOVE', client, () => client.messageMove(String(uid), destination, { uid: true }));
       if (!res) throw this.refused(`MOVE of UID ${uid} from ${folder} to ${destination}`);
       return res.uidMap?.get(uid);
     });
+  }
+
+  async remove(folder: string, uids: number[]): Promise<{ expunged: boolean }> {
+    if (uids.length === 0) return { expunged: capable(await this.connect(), 'UIDPLUS') };
+    return this.inFolder(folder, (client) => this.removeSelected(client, folder, uids));
+  }
+
+  /** \Deleted on exactly these UIDs of the selected folder, then UID EXPUNGE of them (UIDPLUS only). */
+  private async removeSelected(client: ImapFlow, folder: string, uids: number[]): Promise<{ expunged: boolean }> {
+    const range = uids.join(',');
+    if (capable(client, 'UIDPLUS')) {
+      // with UIDPLUS announced imapflow sends STORE +FLAGS (\Deleted) and UID EXPUNGE of exactly this set
+      const done = await this.step('UID EXPUNGE', client, () => client.messageDelete(range, { uid: true }));
+      if (!done) throw this.refused(`UID EXPUNGE of UID ${range} in ${folder}`);
+      return { expunged: true };
+    }
+    const flagged = await this.step('STORE', client, () => client.messageFlagsAdd(range, ['\\Deleted'], { uid: true }));
+    if (!flagged) throw this.refused(`STORE \\Deleted on UID ${range} in ${folder}`);
+    return { expunged: false };
   }
 
   /** imapflow answers some refused commands with `false` instead of an error. */
@@ -546,21 +659,31 @@ class Session implements ImapSession {
   }
 
   async findBounces(ourMessageIds: string[], since: Date): Promise<FoundBounce[]> {
+    return (await this.scanBounces(ourMessageIds, since, {})).bounces;
+  }
+
+  async scanBounces(ourMessageIds: string[], since: Date, marks: Record<string, ScanMark>): Promise<BounceScan> {
     const ours = new Map<string, string>();
     for (const id of ourMessageIds) {
       const norm = normalizeMessageId(id);
       if (norm) ours.set(norm, id);
     }
-    if (ours.size === 0) return [];
+    const scan: BounceScan = { bounces: [], marks: { ...marks } };
+    if (ours.size === 0) return scan;
     const folders = (await this.cachedFolders()).filter((f) => f.role === 'inbox' || f.role === 'spam');
-    const bounces: FoundBounce[] = [];
     for (const folder of folders) {
       await this.inFolder(
         folder.path,
         async (client) => {
+          const uidValidity = String(client.mailbox ? client.mailbox.uidValidity : '');
+          const before = marks[folder.path];
+          // a new UIDVALIDITY renumbered the folder: what was scanned is unknown again
+          const lastUid = before && before.uidValidity === uidValidity ? before.lastUid : 0;
           if (client.mailbox && client.mailbox.exists === 0) return;
           const query = {
             since,
+            deleted: false,
+            ...(lastUid > 0 ? { uid: `${lastUid + 1}:*` } : {}),
             or: [
               { from: 'mailer-daemon' },
               { from: 'postmaster' },
@@ -568,23 +691,128 @@ class Session implements ImapSession {
               { header: { 'content-type': 'multipart/report' } },
             ],
           };
-          const uids = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
-          if (!uids || uids.length === 0) return;
-          const newest = uids.slice(-MAX_BOUNCE_CANDIDATES);
+          const found = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
+          // `n:*` always matches the newest message, even below n
+          const fresh = (found || []).filter((uid) => uid > lastUid).sort((a, b) => a - b);
+          const batch = fresh.slice(0, MAX_BOUNCE_CANDIDATES);
+          if (batch.length === 0) {
+            scan.marks[folder.path] = { uidValidity, lastUid };
+            return;
+          }
           const messages = await this.step('FETCH', client, () =>
-            client.fetchAll(newest.join(','), { uid: true, source: { maxLength: MAX_BOUNCE_BYTES } }, { uid: true }),
+            client.fetchAll(batch.join(','), { uid: true, source: { maxLength: MAX_BOUNCE_BYTES } }, { uid: true }),
           );
           for (const msg of messages) {
             if (!msg.source) continue;
             for (const bounce of parseBounce(msg.source.toString('latin1'), ours)) {
-              bounces.push({ ...bounce, folder: folder.path, uid: msg.uid });
+              scan.bounces.push({ ...bounce, folder: folder.path, uid: msg.uid });
             }
+          }
+          // the rest (more than a batch arrived) is the next scan's
+          scan.marks[folder.path] = { uidValidity, lastUid: batch[batch.length - 1] };
+        },
+        true,
+      );
+    }
+    return scan;
+  }
+
+  async findAnswers(ourMessageIds: string[], since: Date, limit: number): Promise<FoundAnswer[]> {
+    const ours = new Map<string, string>();
+    for (const id of ourMessageIds) {
+      const norm = normalizeMessageId(id);
+      if (norm) ours.set(norm, id);
+    }
+    if (ours.size === 0) return [];
+    const folders = (await this.cachedFolders()).filter(
+      (f) => (f.role === 'inbox' || f.role === 'spam' || f.role === 'promotions') && !isWarmupFolder(f),
+    );
+    const ids = [...ours.keys()];
+    const answers: FoundAnswer[] = [];
+    for (const folder of folders) {
+      await this.inFolder(
+        folder.path,
+        async (client) => {
+          if (client.mailbox && client.mailbox.exists === 0) return;
+          const uids = new Set<number>();
+          for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
+            const batch = ids.slice(i, i + SEARCH_BATCH);
+            const query = {
+              since,
+              deleted: false,
+              or: batch.flatMap((id): SearchObject[] => [
+                { header: { 'in-reply-to': id } },
+                { header: { references: id } },
+              ]),
+            };
+            const found = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
+            for (const uid of found || []) uids.add(uid);
+          }
+          const oldest = [...uids].sort((a, b) => a - b).slice(0, limit);
+          if (oldest.length === 0) return;
+          const messages = await this.step('FETCH', client, () =>
+            client.fetchAll(
+              oldest.join(','),
+              { uid: true, envelope: true, source: { maxLength: MAX_HEADER_CHARS } },
+              { uid: true },
+            ),
+          );
+          for (const msg of messages) {
+            if (!msg.source) continue;
+            const fields = headerFields(headerBlock(msg.source.toString('latin1')));
+            const named: string[] = [];
+            for (const token of answeredMessageIds(fields)) {
+              const original = ours.get(normalizeMessageId(token));
+              if (original !== undefined && !named.includes(original)) named.push(original);
+            }
+            // SEARCH HEADER matches substrings: only a real In-Reply-To/References counts
+            if (named.length === 0) continue;
+            const ownId = normalizeMessageId(msg.envelope?.messageId ?? '');
+            answers.push({
+              folder: folder.path,
+              role: folder.role,
+              uid: msg.uid,
+              messageId: ownId ? `<${ownId}>` : '',
+              answers: named,
+              from: msg.envelope?.from?.[0]?.address ?? '',
+              automatic: automaticReplySign(fields, msg.envelope?.subject),
+            });
           }
         },
         true,
       );
     }
-    return bounces;
+    return answers;
+  }
+
+  async findOlderThan(folder: string, before: Date, limit: number): Promise<FolderMessage[]> {
+    const wanted = folder.toLowerCase();
+    const match = (await this.cachedFolders()).find(
+      (f) => f.path.toLowerCase() === wanted || f.name.toLowerCase() === wanted,
+    );
+    if (!match) return [];
+    return this.inFolder(match.path, async (client) => {
+      if (client.mailbox && client.mailbox.exists === 0) return [];
+      const found = await this.step('SEARCH', client, () => client.search({ before, deleted: false }, { uid: true }));
+      const oldest = (found || []).sort((a, b) => a - b).slice(0, limit);
+      if (oldest.length === 0) return [];
+      const messages = await this.step('FETCH', client, () =>
+        client.fetchAll(
+          oldest.join(','),
+          { uid: true, envelope: true, headers: ['in-reply-to', 'references'] },
+          { uid: true },
+        ),
+      );
+      return messages.map((msg): FolderMessage => {
+        const ownId = normalizeMessageId(msg.envelope?.messageId ?? '');
+        const fields = msg.headers ? headerFields(headerBlock(msg.headers.toString('latin1'))) : [];
+        return {
+          uid: msg.uid,
+          messageId: ownId ? `<${ownId}>` : '',
+          answers: answeredMessageIds(fields).map((token) => `<${normalizeMessageId(token)}>`),
+        };
+      });
+    });
   }
 
   async close(): Promise<void> {
@@ -602,6 +830,11 @@ class Session implements ImapSession {
       if (!client.isClosed) client.close();
     }
   }
+}
+
+/** Whether the server announced this capability (MOVE, UIDPLUS…) after login. */
+function capable(client: ImapFlow, name: string): boolean {
+  return client.capabilities.has(name);
 }
 
 function hasFlag(flags: Set<string>, flag: string): boolean {
@@ -631,62 +864,6 @@ function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: Fold
 // The parsers below read what a server (or whoever sent the mail) wrote, so each runs in one
 // pass over its input: header lines are unfolded and compared by prefix, and the only
 // regexes left are anchored with no two quantifiers that can match the same text.
-
-/** Header fields of a raw message (or header block), unfolded: name in lower case, value as is. */
-function headerFields(raw: string): { name: string; value: string }[] {
-  const fields: { name: string; value: string }[] = [];
-  // the field a continuation line belongs to; none after a line that is not a field
-  let current: { name: string; value: string } | undefined;
-  let lineStart = 0;
-  while (lineStart < raw.length) {
-    const newline = raw.indexOf('\n', lineStart);
-    const next = newline < 0 ? raw.length : newline + 1;
-    let lineEnd = newline < 0 ? raw.length : newline;
-    if (lineEnd > lineStart && raw.charCodeAt(lineEnd - 1) === 0x0d) lineEnd--;
-    const first = raw.charCodeAt(lineStart);
-    if (first === 0x20 || first === 0x09) {
-      if (current) current.value += ` ${raw.slice(lineStart, lineEnd).trimStart()}`; // folded continuation
-    } else {
-      // A field name is short; anything else (body text, a long line) is not a field.
-      // (searched within the line only: an unbounded indexOf per line would be quadratic)
-      let colon = -1;
-      for (let k = lineStart; k < Math.min(lineEnd, lineStart + 81); k++) {
-        if (raw.charCodeAt(k) === 0x3a) {
-          colon = k;
-          break;
-        }
-      }
-      if (colon > lineStart) {
-        current = { name: raw.slice(lineStart, colon).trim().toLowerCase(), value: raw.slice(colon + 1, lineEnd) };
-        fields.push(current);
-      } else {
-        current = undefined;
-      }
-    }
-    lineStart = next;
-  }
-  return fields;
-}
-
-/** The values of every field called `name` (lower case), anywhere in the text, in order. */
-function fieldValues(fields: { name: string; value: string }[], name: string): string[] {
-  return fields.filter((f) => f.name === name).map((f) => f.value);
-}
-
-/** `<...>` tokens of a header value, in order. */
-function angleTokens(value: string): string[] {
-  const tokens: string[] = [];
-  let open = -1;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c === LESS_THAN) open = i;
-    else if (c === GREATER_THAN) {
-      if (open >= 0 && i > open + 1) tokens.push(value.slice(open, i + 1));
-      open = -1;
-    } else if (c <= 0x20) open = -1; // a Message-ID holds no whitespace
-  }
-  return tokens;
-}
 
 /** Message-IDs of a raw "References:" header block (folded or not). */
 export function parseReferences(headerBlock: string): string[] {

@@ -242,6 +242,24 @@ export const MailboxOutlook = Type.Object(
   { description: 'A plain-language status: what the mailbox does next, why it sends less, whether it is ready' },
 );
 export type MailboxOutlook = Static<typeof MailboxOutlook>;
+export const AutoReplyState = Type.Object(
+  {
+    lastSeenAt: Type.String({
+      format: 'date-time',
+      description: 'When the last automatic reply (out of office, vacation) of this mailbox to warmup mail was seen',
+    }),
+    receivesAgainAt: Type.String({
+      format: 'date-time',
+      description: 'When it receives warmup mail again if no further automatic reply is seen (3 days after the last)',
+    }),
+    reason: Type.String({ description: 'What the owner is told, in a sentence' }),
+  },
+  {
+    description:
+      'Set while the mailbox answers warmup mail automatically: it then receives no warmup mail (it still sends), until no automatic reply was seen for 3 days or its owner resumes it (POST …/resume). Its automatic replies are filed into the Warmup folder of the mailbox that received them. null otherwise.',
+  },
+);
+export type AutoReplyState = Static<typeof AutoReplyState>;
 
 export const Mailbox = Type.Object({
   id: Type.String(),
@@ -265,6 +283,7 @@ export const Mailbox = Type.Object({
   lastError: Nullable(Type.String()),
   pool: PoolMembership,
   outlook: MailboxOutlook,
+  autoReply: Nullable(AutoReplyState),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

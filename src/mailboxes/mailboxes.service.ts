@@ -21,12 +21,14 @@ import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
 import { describeOutlook } from './mailbox-outlook.js';
+import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
   Interaction,
   InteractionListQuery,
+  AutoReplyState,
   Mailbox,
   MailboxListQuery,
   PoolMembership,
@@ -130,6 +132,16 @@ function poolMembership(row: MailboxRow): PoolMembership {
   return { member: true, provenAt: row.proven_at, reason: null };
 }
 
+function autoReplyState(row: MailboxRow, now: Date): AutoReplyState | null {
+  if (!answersAutomatically(row.auto_reply_at, now) || row.auto_reply_at === null) return null;
+  const until = receivesAgainAt(row.auto_reply_at).toISOString();
+  return {
+    lastSeenAt: row.auto_reply_at,
+    receivesAgainAt: until,
+    reason: `This mailbox answers warmup mail automatically (out of office or vacation), so it receives no warmup mail until ${until}, 3 days after its last automatic reply. Turn the automatic reply off, then resume the mailbox to receive warmup mail again at once.`,
+  };
+}
+
 function parseJson<T>(text: string): T {
   return JSON.parse(text) as T;
 }
@@ -177,6 +189,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
     lastError: row.last_error,
     pool,
     outlook,
+    autoReply: autoReplyState(row, now),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -764,7 +777,12 @@ export function createMailboxesService({
      * logs in and runs its round trip now (how an owner need not wait for the engine).
      */
     async resume(workspaceId: string, id: string): Promise<Mailbox> {
-      const current = await findOrThrow(workspaceId, id);
+      let current = await findOrThrow(workspaceId, id);
+      // the owner says the automatic reply is over: it receives warmup mail again at once
+      if (current.auto_reply_at !== null) {
+        await repository.update(workspaceId, id, { auto_reply_at: null, updated_at: clock.now().toISOString() });
+        current = await findOrThrow(workspaceId, id);
+      }
       if (current.status === 'active' && current.proven_at !== null) return presentOne(workspaceId, current);
       let credentials: MailboxCredentials;
       try {

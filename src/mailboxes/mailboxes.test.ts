@@ -161,6 +161,7 @@ describe('create', () => {
         'lastError',
         'pool',
         'outlook',
+        'autoReply',
         'createdAt',
         'updatedAt',
       ].sort(),
@@ -195,6 +196,7 @@ describe('create', () => {
       dailyTarget: 0,
       // stored unchecked: out of the pool until a round trip proves it
       pool: { member: false, provenAt: null, reason: expect.stringMatching(/^not proven yet: .*verify: false/) },
+      autoReply: null,
     });
     expect(mailbox.imap).not.toHaveProperty('tls');
     expect(mailbox.reputation).toBeGreaterThanOrEqual(0);
@@ -708,6 +710,32 @@ describe('openapi', () => {
     expect(paths['/api/mailboxes/{id}/pause']).toHaveProperty('post');
     expect(paths['/api/mailboxes/{id}/resume']).toHaveProperty('post');
     expect(paths['/api/mailboxes/{id}/interactions']).toHaveProperty('get');
+  });
+
+  it('documents why a mailbox receives no warmup mail while it answers automatically', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const text = JSON.stringify(res.json());
+    expect(text).toContain('"autoReply"');
+    expect(text).toMatch(/receives no warmup mail \(it still sends\), until no automatic reply was seen for 3 days/);
+    expect(text).toContain('receivesAgainAt');
+  });
+});
+
+describe('a mailbox that answers automatically', () => {
+  it('says so, with until when, and no longer once the rule ended', async () => {
+    const mailbox = await create();
+    const seen = t.clock.now();
+    await t.database.db.updateTable('mailboxes').set({ auto_reply_at: seen.toISOString() }).execute();
+    const res = await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` });
+    expect(res.json().mailbox.autoReply).toEqual({
+      lastSeenAt: seen.toISOString(),
+      receivesAgainAt: new Date(seen.getTime() + 3 * 24 * 60 * 60_000).toISOString(),
+      reason: expect.stringMatching(/answers warmup mail automatically .* resume the mailbox/),
+    });
+    const longAgo = new Date(seen.getTime() - 4 * 24 * 60 * 60_000).toISOString();
+    await t.database.db.updateTable('mailboxes').set({ auto_reply_at: longAgo }).execute();
+    const later = await t.workspace.request({ method: 'GET', url: `/api/mailboxes/${mailbox.id}` });
+    expect(later.json().mailbox.autoReply).toBeNull();
   });
 });
 

@@ -295,6 +295,19 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     await activity.getByText('Notes from the planning call').waitFor();
   });
 
+  it('tells the owner when the mailbox receives no warmup mail because it answers automatically', async () => {
+    await t.database.db.updateTable('mailboxes').set({ auto_reply_at: new Date().toISOString() }).execute();
+    await page.reload();
+    await heading(olive!.email).waitFor();
+    const notice = page.locator('.alert', { hasText: 'Receives no warmup mail while it answers automatically' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/answers warmup mail automatically .* receives no warmup mail until /);
+    await t.database.db.updateTable('mailboxes').set({ auto_reply_at: null }).execute();
+    await page.reload();
+    await heading(olive!.email).waitFor();
+    expect(await notice.count()).toBe(0);
+  });
+
   it('shows the overview figures and charts', async () => {
     await nav('Overview').click();
     await heading('Overview').waitFor();

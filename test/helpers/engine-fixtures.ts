@@ -15,6 +15,7 @@ import type {
   FoundBounce,
   FoundMessage,
   ImapSession,
+  ScanMark,
 } from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
 import type { EngineDeps } from '../../src/engine/engine.js';
@@ -374,6 +375,16 @@ export class FakeImap {
       append: async () => undefined,
       fetchRaw: async () => Buffer.from(''),
       findBounces: async (ids: string[]) => account.bounces.filter((b) => ids.includes(b.messageId)),
+      scanBounces: async (ids: string[], _since: Date, marks: Record<string, ScanMark>) => ({
+        bounces: account.bounces.filter((b) => ids.includes(b.messageId)),
+        marks,
+      }),
+      findAnswers: async () => [],
+      findOlderThan: async () => [],
+      remove: async (path: string, uids: number[]) => {
+        for (const uid of uids) account.take(path, uid);
+        return { expunged: true };
+      },
       close: async () => {
         if (!closed) this.openSessions -= 1;
         closed = true;
@@ -408,7 +419,13 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
       },
     },
     templates: { pickTemplate: pickDefaultTemplate },
-    settings: { leaseMs: 60_000, imapTimeoutMs: 2_000, smtpTimeoutMs: 2_000, syncDeadlineMs: 60_000 },
+    settings: {
+      leaseMs: 60_000,
+      imapTimeoutMs: 2_000,
+      smtpTimeoutMs: 2_000,
+      syncDeadlineMs: 60_000,
+      warmupFolderRetentionDays: 30,
+    },
     ...overrides,
   } as FixtureDeps;
 }

@@ -46,6 +46,10 @@ export interface StartMailStackOptions {
    * RFC 7662 introspection URL (credentials may ride in it: http://id:secret@host/...).
    */
   oauth2?: { introspectionUrl: string; usernameAttribute?: string };
+  /** Users whose server answers every sender automatically (Sieve vacation, once a day per sender). */
+  vacationRecipients?: string[];
+  /** What IMAP announces after login instead of Dovecot's own list (e.g. without MOVE and UIDPLUS). */
+  imapCapability?: string;
   /** Seconds start.sh waits for every listener; default 20. */
   readyTimeoutSeconds?: number;
 }
@@ -154,6 +158,8 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
     MAILSTACK_JUNK_SENDERS: (opts.junkSenders ?? []).join(' '),
     MAILSTACK_JUNK_RECIPIENTS: (opts.junkRecipients ?? []).join(' '),
     MAILSTACK_DISCARD_RECIPIENTS: (opts.discardRecipients ?? []).join(' '),
+    MAILSTACK_VACATION_RECIPIENTS: (opts.vacationRecipients ?? []).join(' '),
+    MAILSTACK_IMAP_CAPABILITY: opts.imapCapability ?? '',
     MAILSTACK_READY_TIMEOUT: String(readyTimeout),
     ...(opts.oauth2
       ? {

@@ -55,16 +55,16 @@ async function freeBasePort(): Promise<number> {
 export async function startPrivateMailStack(
   name: string,
   users: MailUser[],
-  options: Pick<StartMailStackOptions, 'oauth2'> = {},
+  options: Pick<StartMailStackOptions, 'oauth2' | 'vacationRecipients' | 'imapCapability' | 'junkSenders'> = {},
 ): Promise<PrivateMailStack> {
   let stack: MailStack | undefined;
   for (let attempt = 1; !stack; attempt += 1) {
     try {
       stack = await startMailStack({
+        ...options,
         name: `${name}-${process.pid}`,
         basePort: await freeBasePort(),
         users,
-        ...options,
       });
     } catch (err) {
       if (attempt >= 3 || !/already in use/.test(String(err))) throw err;

@@ -22,6 +22,11 @@
 #   MAILSTACK_DISCARD_RECIPIENTS "a@x.test": these users' server silently drops all mail
 #                          they receive from anyone but themselves (a hostile receiver
 #                          that deletes everything, yet passes a round trip)
+#   MAILSTACK_VACATION_RECIPIENTS "a@x.test": these users answer every sender automatically
+#                          (Sieve vacation, once a day per sender), like an owner out of office
+#   MAILSTACK_IMAP_CAPABILITY "IMAP4rev1 ...": the capabilities IMAP announces after login
+#                          (Dovecot's imap_capability), e.g. without MOVE and UIDPLUS to play
+#                          an older server; default: Dovecot's own
 #   MAILSTACK_VMAIL_UID / MAILSTACK_VMAIL_GID  owner of all mail files (default 5000;
 #                          needs no /etc/passwd entry; must not be 0)
 #   MAILSTACK_READY_TIMEOUT seconds to wait for readiness (default 20)
@@ -41,6 +46,8 @@ USERS="${MAILSTACK_USERS:-alice@alpha.test:alice-pass-123 bob@beta.test:bob-pass
 JUNK_SENDERS="${MAILSTACK_JUNK_SENDERS:-}"
 JUNK_RECIPIENTS="${MAILSTACK_JUNK_RECIPIENTS:-}"
 DISCARD_RECIPIENTS="${MAILSTACK_DISCARD_RECIPIENTS:-}"
+VACATION_RECIPIENTS="${MAILSTACK_VACATION_RECIPIENTS:-}"
+IMAP_CAPABILITY="${MAILSTACK_IMAP_CAPABILITY:-}"
 VMAIL_UID="${MAILSTACK_VMAIL_UID:-5000}"
 VMAIL_GID="${MAILSTACK_VMAIL_GID:-5000}"
 READY_TIMEOUT="${MAILSTACK_READY_TIMEOUT:-20}"
@@ -81,7 +88,8 @@ for up in $USERS; do
   case "$pw" in (*[:\"\\]*) die "password of '$u' contains ':', '\"' or '\\'";; esac
 done
 for a in $JUNK_SENDERS; do valid_addr "$a" || die "junk sender '$a' is not user@domain"; done
-for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
+for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS $VACATION_RECIPIENTS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
+case "$IMAP_CAPABILITY" in (*[!A-Za-z0-9=+.\ -]*) die "MAILSTACK_IMAP_CAPABILITY holds a character that is no capability's";; esac
 
 # ---- fresh directory tree --------------------------------------------------
 # only ever wipe a directory that start.sh itself created before
@@ -158,6 +166,9 @@ passdb {
 }
 EOF
 fi
+if [ -n "$IMAP_CAPABILITY" ]; then
+  printf 'protocol imap {\n  imap_capability = %s\n}\n' "$IMAP_CAPABILITY" >> "$DIR/etc/dovecot.conf"
+fi
 {
   cat "$T/before.sieve"
   for a in $JUNK_SENDERS; do
@@ -171,6 +182,10 @@ fi
   for a in $DISCARD_RECIPIENTS; do
     a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
     printf 'if allof (address :is "to" "%s", not address :is "from" "%s") {\n  discard;\n  stop;\n}\n' "$a" "$a"
+  done
+  for a in $VACATION_RECIPIENTS; do
+    a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
+    printf 'if address :is "to" "%s" {\n  vacation :days 1 :subject "Automatic reply: out of office" "I am out of the office and will answer when I am back.";\n}\n' "$a"
   done
 } > "$DIR/sieve/before.sieve"
 # Postfix re-reads a main.cf / texthash map modified within the last ~2 s in a

@@ -243,6 +243,12 @@ export function MailboxDetailPage({ id }: { id: string }) {
         </Notice>
       )}
 
+      {m.autoReply && (
+        <Notice tone="info" title="Receives no warmup mail while it answers automatically">
+          <p>{m.autoReply.reason}</p>
+          <p>Its automatic replies were filed into the Warmup folder of the mailboxes that received them.</p>
+        </Notice>
+      )}
       <section class="outlook card" aria-labelledby="outlook-title">
         <h2 id="outlook-title" class="section-title">
           Status

@@ -1,0 +1,53 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createTestDatabase, testMigrator, type TestDatabase } from '../../../test/helpers/test-database.js';
+import { loadScanMarks, saveScanMarks } from '../../engine/owner-mail.repository.js';
+
+let database: TestDatabase;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+});
+
+afterEach(async () => {
+  await database.close();
+});
+
+it('adds the hands-off state to existing mailboxes, keeps 32-bit UIDs whole, and goes back down', async () => {
+  const m = await testMigrator(database);
+  expect((await m.migrateTo('006-pool-trust')).error).toBeUndefined();
+  await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
+    database.db,
+  );
+  await sql`insert into mailboxes (id, workspace_id, email, email_normalized, provider, connection_type, status,
+      imap, smtp, password_encrypted, warmup, created_at, updated_at)
+    values ('mbx_1', 'ws_1', 'a@b.test', 'a@b.test', 'custom', 'imap', 'active', '{}', '{}', 'x', '{}',
+      '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`.execute(database.db);
+
+  expect((await m.migrateToLatest()).error).toBeUndefined();
+  const row = await database.db
+    .selectFrom('mailboxes')
+    .select(['auto_reply_at', 'warmup_folder_pruned_at', 'answers_scanned_at'])
+    .executeTakeFirstOrThrow();
+  expect(row).toEqual({ auto_reply_at: null, warmup_folder_pruned_at: null, answers_scanned_at: null });
+
+  // IMAP UIDs and UIDVALIDITY are unsigned 32-bit: above a signed integer's range
+  const at = new Date('2026-03-01T00:00:00.000Z');
+  await saveScanMarks(database.db, 'mbx_1', { INBOX: { uidValidity: '4294967295', lastUid: 4_000_000_000 } }, at);
+  await saveScanMarks(database.db, 'mbx_1', { INBOX: { uidValidity: '4294967295', lastUid: 4_000_000_001 } }, at);
+  expect(await loadScanMarks(database.db, 'mbx_1')).toEqual({
+    INBOX: { uidValidity: '4294967295', lastUid: 4_000_000_001 },
+  });
+
+  expect((await m.migrateTo('006-pool-trust')).error).toBeUndefined();
+  // PostgreSQL lists every schema's tables: this test's own schema only
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  const tables = (await database.db.introspection.getTables()).filter(
+    (t) => schema === undefined || t.schema === schema,
+  );
+  expect(tables.find((t) => t.name === 'mailboxes')!.columns.map((c) => c.name)).not.toContain('auto_reply_at');
+  expect(tables.map((t) => t.name)).not.toContain('mail_scan_marks');
+});

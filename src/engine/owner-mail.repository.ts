@@ -1,0 +1,124 @@
+// What the reader remembers so that it leaves the owner's mail alone: how far each folder was
+// scanned for delivery reports, which mailboxes answer automatically, when the Warmup folder was
+// last pruned, and which Message-IDs are warmup mail.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { ScanMark } from '../mail/imap.js';
+
+export async function loadScanMarks(db: Kysely<Database>, mailboxId: string): Promise<Record<string, ScanMark>> {
+  const rows = await db
+    .selectFrom('mail_scan_marks')
+    .select(['folder', 'uid_validity', 'last_uid'])
+    .where('mailbox_id', '=', mailboxId)
+    .execute();
+  return Object.fromEntries(
+    rows.map((row) => [row.folder, { uidValidity: row.uid_validity, lastUid: Number(row.last_uid) }]),
+  );
+}
+
+export async function saveScanMarks(
+  db: Kysely<Database>,
+  mailboxId: string,
+  marks: Record<string, ScanMark>,
+  at: Date,
+): Promise<void> {
+  for (const [folder, mark] of Object.entries(marks)) {
+    await db
+      .insertInto('mail_scan_marks')
+      .values({
+        mailbox_id: mailboxId,
+        folder,
+        uid_validity: mark.uidValidity,
+        last_uid: mark.lastUid,
+        updated_at: at.toISOString(),
+      })
+      .onConflict((oc) =>
+        oc.columns(['mailbox_id', 'folder']).doUpdateSet({
+          uid_validity: mark.uidValidity,
+          last_uid: mark.lastUid,
+          updated_at: at.toISOString(),
+        }),
+      )
+      .execute();
+  }
+}
+
+/** The mailbox's own warmup mail sent since `since`: what a person's or an automatic reply would answer. */
+export async function listSentSince(
+  db: Kysely<Database>,
+  senderId: string,
+  since: Date,
+  limit: number,
+): Promise<Array<{ message_id: string; recipient_mailbox_id: string }>> {
+  return db
+    .selectFrom('warmup_messages')
+    .select(['message_id', 'recipient_mailbox_id'])
+    .where('sender_mailbox_id', '=', senderId)
+    .where('sent_at', 'is not', null)
+    .where('sent_at', '>=', since.toISOString())
+    .orderBy('sent_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Which of these Message-IDs (with angle brackets) are warmup mail of this installation. */
+export async function knownMessageIds(db: Kysely<Database>, messageIds: readonly string[]): Promise<Set<string>> {
+  const known = new Set<string>();
+  const unique = [...new Set(messageIds.filter(Boolean))];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('warmup_messages')
+      .select('message_id')
+      .where('message_id', 'in', unique.slice(i, i + 500))
+      .execute();
+    for (const row of rows) known.add(row.message_id);
+  }
+  return known;
+}
+
+/** Notes an automatic reply of the mailbox at `at`; resolves to when the one before was seen (null: none). */
+export async function recordAutoReply(
+  db: Kysely<Database>,
+  mailboxId: string,
+  at: Date,
+): Promise<{ previous: string | null } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('mailboxes')
+      .select('auto_reply_at')
+      .where('id', '=', mailboxId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (row.auto_reply_at === null || row.auto_reply_at < at.toISOString()) {
+      await trx.updateTable('mailboxes').set({ auto_reply_at: at.toISOString() }).where('id', '=', mailboxId).execute();
+    }
+    return { previous: row.auto_reply_at };
+  });
+}
+
+export async function findAutoReplyAt(db: Kysely<Database>, mailboxId: string): Promise<string | null> {
+  const row = await db.selectFrom('mailboxes').select('auto_reply_at').where('id', '=', mailboxId).executeTakeFirst();
+  return row?.auto_reply_at ?? null;
+}
+
+/** Claims the Warmup folder's pruning for today: true when it was not pruned since `dueBefore`. */
+export async function claimWarmupFolderPrune(
+  db: Kysely<Database>,
+  mailboxId: string,
+  dueBefore: Date,
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('mailboxes')
+    .set({ warmup_folder_pruned_at: at.toISOString() })
+    .where('id', '=', mailboxId)
+    .where((eb) =>
+      eb.or([eb('warmup_folder_pruned_at', 'is', null), eb('warmup_folder_pruned_at', '<', dueBefore.toISOString())]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function noteAnswersScanned(db: Kysely<Database>, mailboxId: string, at: Date): Promise<void> {
+  await db.updateTable('mailboxes').set({ answers_scanned_at: at.toISOString() }).where('id', '=', mailboxId).execute();
+}
