@@ -217,11 +217,12 @@ describe('syncMailboxes', () => {
     await syncMailboxes(deps, { now: late, ignoreSchedule: false });
     const morning = '2026-03-13T07:00:00.000Z';
     expect(await messageRow(row.id)).toMatchObject({ engage_after: morning, open_due_at: morning });
-    const sessions = imap.sessions;
+    // Frank is not logged in at night (Erin may be: the hourly look for answers to her mail)
+    const logins = imap.logins.get('frank@foxtrot.test');
     expect((await syncMailboxes(deps, { now: new Date('2026-03-13T03:00:00Z'), ignoreSchedule: false })).opened).toBe(
       0,
     );
-    expect(imap.sessions).toBe(sessions);
+    expect(imap.logins.get('frank@foxtrot.test')).toBe(logins);
     expect((await syncMailboxes(deps, { now: new Date(morning), ignoreSchedule: false })).opened).toBe(1);
   });
 

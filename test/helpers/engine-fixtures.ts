@@ -298,6 +298,8 @@ export class FakeImap {
   readonly failLogin = new Map<string, MailConnectionError>();
   sessions = 0;
   openSessions = 0;
+  /** Sessions opened per username. */
+  readonly logins = new Map<string, number>();
 
   account(username: string): FakeAccount {
     let account = this.accounts.get(username);
@@ -314,6 +316,7 @@ export class FakeImap {
     if (failure) throw failure;
     this.sessions += 1;
     this.openSessions += 1;
+    this.logins.set(config.username, (this.logins.get(config.username) ?? 0) + 1);
     const account = this.account(config.username);
     const infos = (): FolderInfo[] =>
       [...account.folders.entries()].map(([path, f]) => ({
