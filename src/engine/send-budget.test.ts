@@ -33,7 +33,13 @@ function row(id: string, dueAt: Date, overrides: Partial<WaitingSend> = {}): Wai
 }
 
 function judge(input: Partial<Parameters<typeof judgeDueSends>[0]> & { rows: WaitingSend[]; now: Date }) {
-  return judgeDueSends({ today: today(), reservedLater: 0, ignoreSchedule: false, random: seededRandom(1), ...input });
+  return judgeDueSends({
+    today: today(),
+    reservedLater: { replies: 0, threads: 0 },
+    ignoreSchedule: false,
+    random: seededRandom(1),
+    ...input,
+  });
 }
 
 function byAction(verdicts: SendVerdict[], action: SendVerdict['action']): string[] {
@@ -147,7 +153,7 @@ describe('the gate', () => {
     const verdicts = judge({
       now: at('10:00'),
       today: today({ budget: 3, sent: 1 }),
-      reservedLater: 1,
+      reservedLater: { replies: 0, threads: 1 },
       rows: [row('a', at('09:59')), row('b', at('09:59'))],
     });
     expect(byAction(verdicts, 'send')).toHaveLength(1);
@@ -213,7 +219,11 @@ describe('the gate', () => {
             const now = new Date(at('00:00').getTime() + minute * MINUTE);
             const due = [...pending.values()].filter((r) => r.dueAt <= now && r.planDay === MONDAY);
             if (due.length === 0) continue;
-            const later = [...pending.values()].filter((r) => r.dueAt > now && r.dueAt < window.end).length;
+            const upcoming = [...pending.values()].filter((r) => r.dueAt > now && r.dueAt < window.end);
+            const later = {
+              replies: upcoming.filter((r) => r.kind === 'reply').length,
+              threads: upcoming.filter((r) => r.kind !== 'reply').length,
+            };
             const verdicts = judgeDueSends({
               today: {
                 settings,

@@ -134,8 +134,8 @@ export interface GateInput {
   now: Date;
   /** The due rows of the mailbox, in any order. */
   rows: readonly WaitingSend[];
-  /** Planned sends of the mailbox due later today that these rows must leave room for. */
-  reservedLater: number;
+  /** Planned sends of the mailbox due later today that these rows must leave room for (new threads only for new threads: replies come first). */
+  reservedLater: { replies: number; threads: number };
   /** Test mode (`--ignore-schedule`): no window, gap or grace; the budget still holds. */
   ignoreSchedule: boolean;
   random: Random;
@@ -190,13 +190,13 @@ export function judgeDueSends(input: GateInput): SendVerdict[] {
   // rest of the window is of the whole window is sent, as for a mailbox that starts late.
   const late = rest.filter((row) => isOverdue(row, now) || row.planDay < state.day);
   const lateKept = new Set(late.slice(0, next ? lateShare(late.length, window, now) : 0));
-  let room = next ? Math.min(state.budget - state.sent - reservedLater, sendsThatFit(next, window.end)) : 0;
+  const fit = next ? sendsThatFit(next, window.end) : 0;
+  const left = state.budget - state.sent - reservedLater.replies;
   const keep: WaitingSend[] = [];
   for (const row of rest) {
-    if (room > 0 && (!late.includes(row) || lateKept.has(row))) {
-      room -= 1;
-      keep.push(row);
-    } else verdicts.push(overflow(row, state));
+    const room = Math.min(fit, isReply(row) ? left : left - reservedLater.threads);
+    if (keep.length < room && (!late.includes(row) || lateKept.has(row))) keep.push(row);
+    else verdicts.push(overflow(row, state));
   }
   if (keep.length > 0 && next) {
     // Rows only held back by the gap keep their turn; late ones are spread over what is left.
@@ -207,6 +207,21 @@ export function judgeDueSends(input: GateInput): SendVerdict[] {
     });
   }
   return verdicts;
+}
+
+/**
+ * How many of the new threads planned later today must give way so that the due replies fit in
+ * the day's budget: replies come first, also before threads planned for later.
+ */
+export function threadsToDisplace(
+  today: SenderDay,
+  due: readonly WaitingSend[],
+  later: { replies: number; threads: number },
+): number {
+  const replies = due.filter((row) => isReply(row) && row.planDay <= today.day).length;
+  const forReplies = Math.max(0, today.budget - today.sent - later.replies);
+  const free = Math.max(0, forReplies - later.threads);
+  return Math.min(later.threads, Math.max(0, Math.min(replies, forReplies) - free));
 }
 
 function isReply(row: WaitingSend): boolean {

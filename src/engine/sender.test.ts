@@ -17,7 +17,7 @@ import {
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
-import { MIN_SEND_GAP_MS, REASON_DAY_OVER } from './send-budget.js';
+import { MIN_SEND_GAP_MS, REASON_DAY_OVER, REASON_NO_ROOM, REASON_REPLY_FIRST } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
@@ -496,5 +496,85 @@ describe('sendDueMessages', () => {
     const summary = await sendDueMessages(deps, { now: at(minutes(3)), ignoreSchedule: false });
     expect(summary.sent).toBe(1);
     expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
+  });
+});
+
+describe('send bounds at the sender', () => {
+  async function replyTo(sender: MailboxRow, recipient: MailboxRow, dueAt: Date) {
+    const parent = await insertMessage(database.db, {
+      sender: recipient,
+      recipient: sender,
+      dueAt: at(-minutes(300)),
+      status: 'sent',
+      sentAt: at(-minutes(300)),
+      subject: 'Hello',
+      body: 'Hi',
+    });
+    return insertMessage(database.db, { sender, recipient, dueAt, parent });
+  }
+
+  it('never sends more than the day’s budget, replies first', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 2);
+    const threads = [];
+    for (let i = 0; i < 3; i += 1)
+      threads.push(await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(10 * i)) }));
+    const reply = await replyTo(erin, grace, at(minutes(1)));
+    for (let t = 0; t <= 60; t += 2) await sendDueMessages(deps, { now: at(minutes(t)), ignoreSchedule: false });
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([threads[0].message_id, reply.message_id]);
+    const rest = await Promise.all(threads.slice(1).map((r) => messageRow(r.id)));
+    // the day had room for one more: the threads planned for later gave way to the reply
+    expect(rest.map((r) => [r.status, r.last_error])).toEqual([
+      ['expired', REASON_REPLY_FIRST],
+      ['expired', REASON_REPLY_FIRST],
+    ]);
+  });
+
+  it('sends nothing on a day without a plan; a reply waits for the next window', async () => {
+    const day = '2026-03-14'; // a Saturday
+    const saturday = new Date(`${day}T10:00:00Z`);
+    const weekdays = await insertMailbox(database.db, erin.workspace_id, {
+      email: 'wes@whiskey.test',
+      warmup: { weekdaysOnly: true, sendWindow: { start: '09:00', end: '17:00' } },
+    });
+    const reply = await replyTo(weekdays, frank, saturday);
+    const summary = await sendDueMessages(deps, { now: saturday, ignoreSchedule: false });
+    expect(summary).toMatchObject({ sent: 0, deferred: 1 });
+    expect(await messageRow(reply.id)).toMatchObject({
+      status: 'planned',
+      plan_day: '2026-03-16',
+      due_at: '2026-03-16T09:00:00.000Z',
+    });
+  });
+
+  it('sends nothing outside the window; a new thread due after it is closed with its reason', async () => {
+    const evening = new Date('2026-03-12T18:30:00Z');
+    const thread = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(500)) });
+    const summary = await sendDueMessages(deps, { now: evening, ignoreSchedule: false });
+    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
+    expect(await messageRow(thread.id)).toMatchObject({ status: 'expired', last_error: REASON_NO_ROOM });
+  });
+
+  it('two workers at once never send for one mailbox within the gap', async () => {
+    for (let i = 0; i < 12; i += 1) {
+      const sender = [erin, frank, grace][i % 3];
+      const recipient = [frank, grace, erin][i % 3];
+      await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 5)) });
+    }
+    const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
+    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
+    const sentAt: Array<{ from: string; t: number }> = [];
+    for (let t = 0; t <= 60; t += 1) {
+      const before = smtp.sent.length;
+      await Promise.all([
+        sendDueMessages(one, { now: at(minutes(t)), ignoreSchedule: false }),
+        sendDueMessages(two, { now: at(minutes(t)), ignoreSchedule: false }),
+      ]);
+      for (const sent of smtp.sent.slice(before)) sentAt.push({ from: sent.mail.from.address, t: minutes(t) });
+    }
+    expect(sentAt).toHaveLength(12);
+    for (const address of new Set(sentAt.map((s) => s.from))) {
+      const times = sentAt.filter((s) => s.from === address).map((s) => s.t);
+      for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    }
   });
 });

@@ -32,6 +32,7 @@ import {
   markMessageSent,
   releaseMessageLeases,
   countPlannedBetween,
+  expireLastPlannedThread,
   expirePlannedMessage,
   loadSendsOfDay,
   movePlannedMessage,
@@ -39,7 +40,15 @@ import {
   storeContentOnce,
 } from './warmup-messages.repository.js';
 import { withLease } from './leases.js';
-import { judgeDueSends, localDaySpan, MIN_SEND_GAP_MS, sendDayOf, sendWindow } from './send-budget.js';
+import {
+  judgeDueSends,
+  localDaySpan,
+  MIN_SEND_GAP_MS,
+  REASON_REPLY_FIRST,
+  sendDayOf,
+  sendWindow,
+  threadsToDisplace,
+} from './send-budget.js';
 
 /** What sending needs of the engine. */
 export type SendDeps = Pick<
@@ -258,13 +267,25 @@ async function applySendBounds(
   const span = localDaySpan(settings, day);
   const done = await loadSendsOfDay(deps.db, sender.id, span, new Date(now.getTime() - MIN_SEND_GAP_MS));
   const budget = (await findPlanTarget(deps.db, sender.id, day)) ?? 0;
+  const today = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
+  const due = rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day }));
   const windowEnd = sendWindow(settings, day).end;
-  const reservedLater = ignoreSchedule ? 0 : await countPlannedBetween(deps.db, sender.id, now, windowEnd);
+  let later = ignoreSchedule
+    ? { replies: 0, threads: 0 }
+    : await countPlannedBetween(deps.db, sender.id, now, windowEnd);
+  // replies first: new threads planned for later today give way to the replies due now
+  const displace = threadsToDisplace(today, due, later);
+  if (displace > 0) {
+    for (let i = 0; i < displace; i += 1) {
+      if (await expireLastPlannedThread(deps.db, sender.id, day, REASON_REPLY_FIRST)) summary.dropped += 1;
+    }
+    later = await countPlannedBetween(deps.db, sender.id, now, windowEnd);
+  }
   const verdicts = judgeDueSends({
-    today: { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt },
+    today,
     now,
-    rows: rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day })),
-    reservedLater,
+    rows: due,
+    reservedLater: later,
     ignoreSchedule,
     random: deps.random,
   });

@@ -53,7 +53,7 @@ export async function expireLastPlannedThread(
   senderId: string,
   day: string,
   reason: string,
-): Promise<void> {
+): Promise<boolean> {
   const last = await trx
     .selectFrom('warmup_messages')
     .select('id')
@@ -66,6 +66,7 @@ export async function expireLastPlannedThread(
     .limit(1)
     .executeTakeFirst();
   if (last) await expirePlannedMessage(trx, last.id, reason);
+  return last !== undefined;
 }
 
 /** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
@@ -343,22 +344,25 @@ export async function loadSendsOfDay(
   return { sent: Number(row?.sent ?? 0), lastSentAt: row?.last ? new Date(row.last) : null };
 }
 
-/** A sender's planned rows due in (after, before): what later today already holds of its budget. */
+/** A sender's planned rows due in (after, before), replies and new threads: what later today already holds of its budget. */
 export async function countPlannedBetween(
   db: Kysely<Database>,
   senderId: string,
   after: Date,
   before: Date,
-): Promise<number> {
+): Promise<{ replies: number; threads: number }> {
   const row = await db
     .selectFrom('warmup_messages')
-    .select(sql<number>`cast(count(*) as integer)`.as('n'))
+    .select([
+      sql<number>`cast(sum(case when kind = 'reply' then 1 else 0 end) as integer)`.as('replies'),
+      sql<number>`cast(sum(case when kind = 'reply' then 0 else 1 end) as integer)`.as('threads'),
+    ])
     .where('sender_mailbox_id', '=', senderId)
     .where('status', '=', 'planned')
     .where('due_at', '>', after.toISOString())
     .where('due_at', '<', before.toISOString())
     .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return { replies: Number(row?.replies ?? 0), threads: Number(row?.threads ?? 0) };
 }
 
 /** A planned row due at another time (and maybe on another day); it keeps its lease until the caller gives it back. */
