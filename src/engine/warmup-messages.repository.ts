@@ -69,7 +69,7 @@ export async function expireLastPlannedThread(
   return last !== undefined;
 }
 
-/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
+/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts (closed mail left out). */
 export async function loadPoolTraffic(
   db: Kysely<Database>,
   since: string,
@@ -87,6 +87,8 @@ export async function loadPoolTraffic(
     .selectFrom('warmup_messages')
     .select(['recipient_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
     .where('due_at', '>=', since)
+    // mail closed unsent by the send bounds was never traffic
+    .where('status', '!=', 'expired')
     .groupBy('recipient_mailbox_id')
     .execute();
   for (const row of inbound) entry(row.id).inbound = Number(row.n);
@@ -94,6 +96,7 @@ export async function loadPoolTraffic(
     .selectFrom('warmup_messages')
     .select(['sender_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
     .where('due_at', '>=', since)
+    .where('status', '!=', 'expired')
     .groupBy('sender_mailbox_id')
     .execute();
   for (const row of outbound) entry(row.id).outbound = Number(row.n);
