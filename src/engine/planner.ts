@@ -16,6 +16,9 @@ import {
 import { candidatesFor, choosePartners, emailDomain, INBOUND_SLACK, type PoolMember } from './partners.js';
 import { shuffled, type Random } from './random.js';
 import { isSendDay, lateShare, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
+
+// The gap is the send bounds' (send-budget.ts); named here too for the planner's existing importers.
+export { MIN_SEND_GAP_MS };
 import {
   countPlannedReplies,
   insertPlannedMessages,
