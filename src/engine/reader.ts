@@ -11,10 +11,12 @@
  * a count.
  */
 import type { Logger } from 'pino';
-import { localDay, utcDay, validTimeZone } from '../calendar.js';
+import { utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
@@ -26,7 +28,14 @@ import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
 import { acquireLease, withLease } from './leases.js';
-import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
+import {
+  findMailbox,
+  findMailboxEmail,
+  findPlanTarget,
+  listActiveForSync,
+  recordSyncTime,
+} from './mailbox-engine-state.repository.js';
+import { localDaySpan, nextWindowOpening, REASON_REPLY_FIRST, sendDayOf } from './send-budget.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
   answerCandidates,
@@ -39,7 +48,10 @@ import { findAutoReplyAt, loadScanMarks, noteAnswersScanned, saveScanMarks } fro
 import {
   engagementPlanColumns,
   engagementPlanOf,
+  countPlannedOfDay,
+  expireLastPlannedThread,
   insertPlannedReply,
+  loadSendsOfDay,
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
   listUnfoundSentBy,
@@ -557,30 +569,52 @@ async function record(context: SessionContext, row: PendingMessageRow, type: Int
 /**
  * Plans the answer as a new `planned` row from this mailbox back to the sender, in the same thread,
  * and records `replied`. The human delay before answering is over (it was the reply step's wait):
- * the reply is wanted now, and goes out when the sender lets it. The reply's Message-ID is derived
- * from the parent's, so doing this twice plans one reply.
+ * the reply is wanted now. It goes out inside this mailbox's send window (the next one when the
+ * person answers outside it) and counts against that day's budget, before new threads: when the
+ * day is already full, its last new thread not sent yet gives way. The reply's Message-ID is
+ * derived from the parent's, so doing this twice plans one reply.
  */
 async function planReply(context: SessionContext, row: PendingMessageRow): Promise<boolean> {
-  const { deps, mailbox, options, habits } = context;
+  const { deps, mailbox, options } = context;
   const now = options.now;
-  const dueAt = now;
+  const settings = parseWarmupSettings(mailbox.warmup);
+  const { at: dueAt, day } = options.ignoreSchedule
+    ? { at: now, day: sendDayOf(settings, now) }
+    : nextWindowOpening(settings, now);
   return inTransaction(deps.db, async (trx) => {
-    await insertPlannedReply(trx, {
+    const messageId = replyMessageIdFor(mailbox.email, row.message_id);
+    const inserted = await insertPlannedReply(trx, {
       id: newId('msg', now.getTime()),
-      message_id: replyMessageIdFor(mailbox.email, row.message_id),
+      message_id: messageId,
       thread_id: row.thread_id,
       sender_mailbox_id: mailbox.id,
       recipient_mailbox_id: row.sender_mailbox_id,
       kind: 'reply',
       turn: row.turn + 1,
       parent_message_id: row.message_id,
-      plan_day: localDay(dueAt, habits.timezone),
+      plan_day: day,
       due_at: dueAt.toISOString(),
       status: 'planned',
       created_at: now.toISOString(),
     });
+    if (inserted) await makeRoomForReply(trx, mailbox.id, settings, day);
     return recordInteraction(trx, interactionOf(mailbox, row, 'replied', now));
   });
+}
+
+/** When a planned day holds more than its budget with a new reply, its last unsent new thread is closed. */
+async function makeRoomForReply(
+  trx: Kysely<Database>,
+  mailboxId: string,
+  settings: WarmupSettings,
+  day: string,
+): Promise<void> {
+  const budget = await findPlanTarget(trx, mailboxId, day);
+  if (budget === undefined) return; // not planned yet: the planner counts the reply in
+  const span = localDaySpan(settings, day);
+  const { sent } = await loadSendsOfDay(trx, mailboxId, span, span.start);
+  const planned = await countPlannedOfDay(trx, mailboxId, day);
+  if (sent + planned > budget) await expireLastPlannedThread(trx, mailboxId, day, REASON_REPLY_FIRST);
 }
 
 /** Delivery reports in the mailbox's own INBOX/spam naming its recent mail: bounced, against it. */

@@ -5,11 +5,12 @@ import * as placementByReceiver from './003-placement-by-receiver.js';
 import * as apiKeys from './004-api-keys.js';
 import * as mailboxRetries from './005-mailbox-retries.js';
 import * as poolTrust from './006-pool-trust.js';
+import * as sendBounds from './007-send-bounds.js';
+import * as handsOff from './008-hands-off.js';
 import * as engagementPlan from './009-engagement-plan.js';
 import * as planOutlook from './010-plan-outlook.js';
 import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
-import * as handsOff from './008-hands-off.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -19,11 +20,12 @@ const migrations: Record<string, Migration> = {
   '004-api-keys': apiKeys,
   '005-mailbox-retries': mailboxRetries,
   '006-pool-trust': poolTrust,
+  '007-send-bounds': sendBounds,
+  '008-hands-off': handsOff,
   '009-engagement-plan': engagementPlan,
   '010-plan-outlook': planOutlook,
   '011-oauth': oauth,
   '012-webhooks': webhooks,
-  '008-hands-off': handsOff,
 };
 
 export const migrationProvider: MigrationProvider = {
