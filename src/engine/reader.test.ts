@@ -249,35 +249,39 @@ describe('syncMailboxes', () => {
     expect(taken).toEqual(['opened', 'flagged', 'replied', 'filed']);
   });
 
+  /** Syncs every sync interval from `from` until the answer to `parentMessageId` is planned; when it was. */
+  async function syncUntilReplied(from: Date, parentMessageId: string) {
+    for (let t = from.getTime(); t < from.getTime() + hours(24); t += SYNC_INTERVAL_MS) {
+      await syncMailboxes(deps, { now: new Date(t), ignoreSchedule: false });
+      const reply = await database.db
+        .selectFrom('warmup_messages')
+        .selectAll()
+        .where('parent_message_id', '=', parentMessageId)
+        .executeTakeFirst();
+      if (reply) return { reply, plannedAt: new Date(t) };
+    }
+    throw new Error(`no reply to ${parentMessageId} planned within a day`);
+  }
+
   it('plans a reply inside the replier’s send window: one read at night goes out the next morning', async () => {
     const row = await sentToFrank('INBOX', { dueAt: at(hours(10)), sentAt: at(hours(10)) });
     deps.random = always;
-    // 21:00: found; read at 21:05 (waking hours end at 22:00); the answer would leave at 21:15
-    await syncMailboxes(deps, { now: at(hours(11)), ignoreSchedule: false });
-    await syncMailboxes(deps, { now: at(hours(11) + minutes(6)), ignoreSchedule: false });
-    const reply = await database.db
-      .selectFrom('warmup_messages')
-      .selectAll()
-      .where('parent_message_id', '=', row.message_id)
-      .executeTakeFirstOrThrow();
-    // Frank's window is 08:00–18:00 UTC
+    // found at 21:00, after Frank's window (08:00–18:00 UTC): whenever he answers, it leaves in the next window
+    const { reply, plannedAt } = await syncUntilReplied(at(hours(11)), row.message_id);
+    expect(plannedAt.getTime()).toBeLessThan(Date.parse('2026-03-13T08:00:00Z'));
     expect(reply).toMatchObject({ status: 'planned', plan_day: '2026-03-13', due_at: '2026-03-13T08:00:00.000Z' });
   });
 
   it('a reply comes before new threads: on a full day the last unsent new thread gives way, with its reason', async () => {
     const row = await sentToFrank('INBOX');
     await insertPlan(database.db, frank, '2026-03-12', 2);
-    const early = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(5)) });
-    const late = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(6)) });
+    const early = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(7)) });
+    const late = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(7.5)) });
     deps.random = always;
-    await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
-    await syncMailboxes(deps, { now: at(minutes(6)), ignoreSchedule: false });
-    const reply = await database.db
-      .selectFrom('warmup_messages')
-      .selectAll()
-      .where('parent_message_id', '=', row.message_id)
-      .executeTakeFirstOrThrow();
-    expect(reply).toMatchObject({ status: 'planned', plan_day: '2026-03-12', due_at: at(minutes(16)).toISOString() });
+    const { reply, plannedAt } = await syncUntilReplied(NOW, row.message_id);
+    // answered inside the window: it leaves at once, within the day's budget of 2
+    expect(plannedAt.getTime()).toBeLessThan(at(hours(7)).getTime());
+    expect(reply).toMatchObject({ status: 'planned', plan_day: '2026-03-12', due_at: plannedAt.toISOString() });
     expect((await messageRow(early.id)).status).toBe('planned');
     expect(await messageRow(late.id)).toMatchObject({ status: 'expired', last_error: REASON_REPLY_FIRST });
   });

@@ -231,11 +231,14 @@ async function syncMailbox(
         summary.autoReplies += answers.autoReplies;
       }
       if (!signal.aborted) {
-        summary.pruned += await pruneWarmupFolder(
+        // awaited first: `summary.pruned += await …` would read the sum before the wait, and mailboxes
+        // synced side by side would overwrite each other's count
+        const pruned = await pruneWarmupFolder(
           ownerMail,
           mailbox.warmup_folder_pruned_at,
           deps.settings.warmupFolderRetentionDays,
         );
+        summary.pruned += pruned;
       }
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
       if (options.signal?.aborted) return;

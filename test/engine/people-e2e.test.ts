@@ -5,6 +5,7 @@
 // of a thread is written from a `followup` template.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addDays, localDay } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
 import type { EngineDeps } from '../../src/engine/engine.js';
@@ -53,6 +54,16 @@ describeWithMailStack('people differ, on the real mail stack', () => {
     }
     // their round trips are the pool's business (tested there): here they count as proven
     await proveAll(db);
+    // the planner's business too: each may send 5 a day, today and tomorrow (the threads need 2 each)
+    const today = localDay(start, timezone);
+    for (const id of ids.values()) {
+      for (const day of [today, addDays(today, 1)]) {
+        await db
+          .insertInto('mailbox_plans')
+          .values({ mailbox_id: id, day, warmup_day: 1, target: 5, planned: 0, created_at: start.toISOString() })
+          .execute();
+      }
+    }
   });
 
   afterAll(async () => {
