@@ -130,6 +130,7 @@ export const REASON_NO_ROOM = "not sent: no room left in the day's budget and se
 export const REASON_REPLY_FIRST = 'not sent: a reply took its place in the day';
 export const REASON_LATE_SHARE = 'not sent: the mailbox started the rest of its day late';
 export const REASON_OTHER_RECIPIENT_DAY = 'not sent: it would have landed on another day of its recipient';
+export const REASON_RECIPIENT_AWAY = 'not sent: its recipient answers automatically (out of office) for now';
 
 export interface GateInput {
   today: SenderDay;

@@ -22,6 +22,7 @@ import {
   REASON_DAY_OVER,
   REASON_NO_ROOM,
   REASON_OTHER_RECIPIENT_DAY,
+  REASON_RECIPIENT_AWAY,
   REASON_REPLY_FIRST,
 } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
@@ -598,6 +599,22 @@ describe('send bounds at the sender', () => {
       plan_day: '2026-03-16',
       due_at: '2026-03-16T09:00:00.000Z',
     });
+  });
+
+  it('sends nothing to a recipient that answers automatically: mail planned before it was noticed is closed', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 3);
+    await database.db
+      .updateTable('mailboxes')
+      .set({ auto_reply_at: at(-minutes(60)).toISOString() })
+      .where('id', '=', frank.id)
+      .execute();
+    const toFrank = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW });
+    const replyToFrank = await replyTo(erin, frank, NOW);
+    const toGrace = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: NOW });
+    for (let t = 0; t <= 10; t += 2) await sendDueMessages(deps, { now: at(minutes(t)), ignoreSchedule: false });
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([toGrace.message_id]);
+    for (const row of [toFrank, replyToFrank])
+      expect(await messageRow(row.id)).toMatchObject({ status: 'expired', last_error: REASON_RECIPIENT_AWAY });
   });
 
   it('sends nothing outside the window; a new thread due after it is closed with its reason', async () => {

@@ -13,6 +13,7 @@ import { inTransaction } from '../db/database.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { recordInteraction } from '../interactions/interactions.repository.js';
 import { classifyMailFailure, isMailConnectionError } from '../mail/errors.js';
+import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { createSmtpSender, type OutgoingMail, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -46,6 +47,7 @@ import {
   MIN_SEND_GAP_MS,
   REASON_LATE_SHARE,
   REASON_OTHER_RECIPIENT_DAY,
+  REASON_RECIPIENT_AWAY,
   REASON_REPLY_FIRST,
   restOfDayBudget,
   sendDayOf,
@@ -298,7 +300,11 @@ async function applySendBounds(
   const byId = new Map(rows.map((row) => [row.id, row]));
   const allowed: WarmupMessageRow[] = [];
   for (const verdict of verdicts) {
-    if (verdict.action === 'send' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, now))) {
+    // planned before its recipient's automatic reply was noticed: it receives no warmup mail now
+    if (verdict.action !== 'close' && (await recipientAway(deps, byId.get(verdict.id)!, now))) {
+      await expirePlannedMessage(deps.db, verdict.id, REASON_RECIPIENT_AWAY);
+      summary.dropped += 1;
+    } else if (verdict.action === 'send' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, now))) {
       allowed.push(byId.get(verdict.id)!);
     } else if (verdict.action === 'send') {
       // due before its recipient's midnight, leaving after it: it would count on a day already full
@@ -329,6 +335,11 @@ async function staysOnRecipientDay(deps: SendDeps, row: WarmupMessageRow, dueAt:
   if (!recipient) return true;
   const settings = parseWarmupSettings(recipient.warmup);
   return sendDayOf(settings, dueAt) === sendDayOf(settings, new Date(row.due_at));
+}
+
+async function recipientAway(deps: SendDeps, row: WarmupMessageRow, now: Date): Promise<boolean> {
+  const recipient = await findMailbox(deps.db, row.recipient_mailbox_id);
+  return recipient !== undefined && answersAutomatically(recipient.auto_reply_at, now);
 }
 
 /** The SMTP login worked: the mailbox's send failures are over (one state write per call, only if there were any). */
