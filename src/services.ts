@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import type { MailPolicy } from './mail/policy.js';
-import { createMailboxesService } from './mailboxes/mailboxes.service.js';
+import { createMailboxesService, type MailClients } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
@@ -24,6 +24,8 @@ export interface ServiceDeps {
   mailPolicy?: MailPolicy;
   /** Receives details kept out of responses (e.g. why a mail host was refused). */
   logger?: { debug(details: object, message: string): void };
+  /** Default: the real SMTP and IMAP clients; a simulation gives its own mail world's. */
+  mailClients?: MailClients;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -37,6 +39,7 @@ export function createServices({
   limits: given,
   mailPolicy,
   logger,
+  mailClients,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -53,6 +56,7 @@ export function createServices({
     mailPolicy,
     logger,
     roundTripWaitMs,
+    mailClients,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   return { workspaces, templates, mailboxes, stats };

@@ -15,9 +15,9 @@ import {
 } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
 import { isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
-import { verifyImap } from '../mail/imap.js';
+import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
-import { verifySmtp } from '../mail/smtp.js';
+import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
@@ -35,7 +35,7 @@ import type {
   WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
+import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
@@ -55,7 +55,22 @@ export interface MailboxesServiceDeps {
   logger?: { debug(details: object, message: string): void };
   /** How long the round trip waits for its test message to arrive (see round-trip.ts). */
   roundTripWaitMs?: number;
+  /** Default: the real SMTP and IMAP clients. */
+  mailClients?: MailClients;
 }
+
+/** How the service reaches mail servers: the real clients, or a simulated mail world's in tests. */
+export interface MailClients extends RoundTripClients {
+  verifyImap: typeof verifyImap;
+  verifySmtp: typeof verifySmtp;
+}
+
+export const REAL_MAIL_CLIENTS: MailClients = {
+  verifyImap,
+  verifySmtp,
+  smtp: createSmtpSender,
+  imap: openImapSession,
+};
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
 export interface MailboxCredentials {
@@ -287,6 +302,7 @@ export function createMailboxesService({
   mailPolicy = DEFAULT_MAIL_POLICY,
   logger,
   roundTripWaitMs,
+  mailClients = REAL_MAIL_CLIENTS,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -326,8 +342,8 @@ export function createMailboxesService({
   /** Logs in to both servers at once; a 422 that says which side failed and what the server answered. */
   async function verifyConnection(credentials: MailboxCredentials): Promise<void> {
     const [imap, smtp] = await Promise.allSettled([
-      verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
-      verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
+      mailClients.verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
+      mailClients.verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
     ]);
     const failures: string[] = [];
     if (imap.status === 'rejected') failures.push(describeFailure('IMAP', imap.reason, credentials.imap));
@@ -337,7 +353,11 @@ export function createMailboxesService({
   }
 
   function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
-    return proveRoundTrip(email, credentials, { waitMs: roundTripWaitMs, timeoutMs: verifyTimeoutMs });
+    return proveRoundTrip(email, credentials, {
+      waitMs: roundTripWaitMs,
+      timeoutMs: verifyTimeoutMs,
+      clients: mailClients,
+    });
   }
 
   async function findOrThrow(workspaceId: string, id: string): Promise<MailboxRow> {
