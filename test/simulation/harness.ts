@@ -72,17 +72,18 @@ function eventsOf(pool: SimPool): Event[] {
 /*
  * Idle cycles are skipped, so weeks of a large pool run in seconds. A cycle at a moment when
  * nothing is due — no planned send due, no mail to find or act on, no proof due, no local midnight
- * or send-window edge of any mailbox since the last cycle, no create/pause/resume — changes nothing
+ * or send-window opening of any mailbox since the last cycle, no create/pause/resume — changes nothing
  * but sync bookkeeping, so the cycles that do run are the ones a real worker would run at those
  * moments, on the same grid of jittered intervals. Likewise a mailbox with nothing to find or act
  * on is left out of a cycle's sync (its `next_sync_at` parked far ahead, and put back as it was
- * when it has mail): such a sync only notes that it happened. At least one cycle runs an hour.
+ * when it has mail): such a sync only notes that it happened. At least one cycle runs every
+ * three hours.
  * `WARMUP_SIM_EVERY_CYCLE=1` turns both shortcuts off.
  */
 const PARKED = '9999-12-31T00:00:00.000Z';
-const MAX_IDLE_MS = 60 * 60_000;
+const MAX_IDLE_MS = 3 * 60 * 60_000;
 
-/** Local midnights and send-window edges of every mailbox over the run, sorted. */
+/** Local midnights and send-window openings of every mailbox over the run, sorted. */
 function calendarEdges(pool: SimPool): number[] {
   const edges = new Set<number>();
   const seen = new Set<string>();
@@ -95,7 +96,7 @@ function calendarEdges(pool: SimPool): number[] {
     seen.add(key);
     for (let i = 0; i <= days; i++) {
       const day = addDays(firstDay, i);
-      for (const time of ['00:00', mailbox.warmup.sendWindow.start, mailbox.warmup.sendWindow.end]) {
+      for (const time of ['00:00', mailbox.warmup.sendWindow.start]) {
         edges.add(localTimeToUtc(day, time, tz).getTime());
       }
     }
