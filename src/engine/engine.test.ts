@@ -174,7 +174,7 @@ describe('cycleLogLevel', () => {
     ignoreSchedule: false,
     prove: null,
     plan: { ran: true, mailboxes: [], messages: 0 },
-    send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] },
+    send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, deferred: 0, dropped: 0, mailboxErrors: [] },
     sync: null,
     replies: null,
     reputation: null,

@@ -34,10 +34,12 @@ export async function findMailboxEmail(db: Kysely<Database>, id: string): Promis
  */
 export async function listActiveForPlanning(
   db: Kysely<Database>,
-): Promise<Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day'>>> {
+): Promise<
+  Array<Pick<MailboxRow, 'id' | 'email_normalized' | 'warmup' | 'last_plan_day' | 'warmup_day' | 'volume_factor'>>
+> {
   return db
     .selectFrom('mailboxes')
-    .select(['id', 'email_normalized', 'warmup', 'last_plan_day'])
+    .select(['id', 'email_normalized', 'warmup', 'last_plan_day', 'warmup_day', 'volume_factor'])
     .where('status', '=', 'active')
     .where('proven_at', 'is not', null)
     .orderBy('id')
@@ -141,4 +143,30 @@ export async function setVolumeFactor(db: Kysely<Database>, id: string, volumeFa
  */
 export async function recordSyncTime(db: Kysely<Database>, id: string, at: Date): Promise<void> {
   await db.updateTable('mailboxes').set({ last_sync_at: at.toISOString() }).where('id', '=', id).execute();
+}
+
+/** The budget of a mailbox's planned day (its plan's target); undefined when the day has no plan. */
+export async function findPlanTarget(
+  db: Kysely<Database>,
+  mailboxId: string,
+  day: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('mailbox_plans')
+    .select('target')
+    .where('mailbox_id', '=', mailboxId)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return row ? Number(row.target) : undefined;
+}
+
+/** The targets of the plans made for these days, keyed `<mailbox id> <day>`. */
+export async function loadPlanTargets(db: Kysely<Database>, days: readonly string[]): Promise<Map<string, number>> {
+  if (days.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('mailbox_plans')
+    .select(['mailbox_id', 'day', 'target'])
+    .where('day', 'in', days)
+    .execute();
+  return new Map(rows.map((row) => [`${row.mailbox_id} ${row.day}`, Number(row.target)]));
 }

@@ -21,6 +21,8 @@ const candidateArb = fc.record({
   outbound: fc.nat(30),
   pairWeek: fc.nat(5),
   pairToday: fc.nat(2),
+  inboundToday: fc.nat(6),
+  inboundCap: fc.integer({ min: 1, max: 6 }),
 });
 const poolArb = fc.uniqueArray(candidateArb, { selector: (c) => c.mailboxId, maxLength: 25 });
 const choiceArb = fc.record({ candidates: poolArb, count: fc.nat(30), seed: fc.integer() });
@@ -30,7 +32,17 @@ function choose(candidates: PartnerCandidate[], count: number, seed: number): Pa
 }
 
 function candidate(mailboxId: string, overrides: Partial<PartnerCandidate> = {}): PartnerCandidate {
-  return { mailboxId, domain: 'beta.test', inbound: 0, outbound: 0, pairWeek: 0, pairToday: 0, ...overrides };
+  return {
+    mailboxId,
+    domain: 'beta.test',
+    inbound: 0,
+    outbound: 0,
+    pairWeek: 0,
+    pairToday: 0,
+    inboundToday: 0,
+    inboundCap: Number.POSITIVE_INFINITY,
+    ...overrides,
+  };
 }
 
 describe('choosePartners: the rules hold for any pool', () => {
@@ -50,6 +62,16 @@ describe('choosePartners: the rules hold for any pool', () => {
         for (const partner of choose(candidates, count, seed)) {
           expect(partner.pairToday).toBe(0);
           expect(partner.pairWeek).toBeLessThan(PAIR_LIMIT_PER_WEEK);
+        }
+      }),
+    );
+  });
+
+  it('never writes to a mailbox that already has its own day’s worth of new threads (+ slack)', () => {
+    fc.assert(
+      fc.property(choiceArb, ({ candidates, count, seed }) => {
+        for (const partner of choose(candidates, count, seed)) {
+          expect(partner.inboundToday).toBeLessThan(partner.inboundCap);
         }
       }),
     );
@@ -153,9 +175,19 @@ describe('candidatesFor', () => {
       pool,
       new Map([['m3', { inbound: 2, outbound: 5 }]]),
       new Map([['m3', { week: 2, today: 1 }]]),
+      new Map([['m3', { today: 3, cap: 4 }]]),
     );
     expect(candidates).toEqual([
-      { mailboxId: 'm3', domain: 'beta.test', inbound: 2, outbound: 5, pairWeek: 2, pairToday: 1 },
+      {
+        mailboxId: 'm3',
+        domain: 'beta.test',
+        inbound: 2,
+        outbound: 5,
+        pairWeek: 2,
+        pairToday: 1,
+        inboundToday: 3,
+        inboundCap: 4,
+      },
     ]);
   });
 

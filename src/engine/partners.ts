@@ -2,6 +2,12 @@ import type { Random } from './random.js';
 
 /** A sender opens at most this many threads with one recipient in any 7 of its days. */
 export const PAIR_LIMIT_PER_WEEK = 3;
+/**
+ * New threads addressed to a mailbox and planned on one day are at most its own budget that day
+ * (what its ramp lets it send) plus this: a young mailbox is warmed gently from both sides, and
+ * the pool can still place every sender's threads (the caps add up to more than the budgets).
+ */
+export const INBOUND_SLACK = 2;
 
 /** One mailbox of the pool as the partner choice of one sender sees it. */
 export interface PartnerCandidate {
@@ -16,6 +22,10 @@ export interface PartnerCandidate {
   pairWeek: number;
   /** Threads this sender already opened with it today. */
   pairToday: number;
+  /** New threads addressed to it that are planned on this sender's day, from every sender. */
+  inboundToday: number;
+  /** The most new threads it may receive that day: its own day's budget + INBOUND_SLACK. */
+  inboundCap: number;
 }
 
 export interface PartnerChoice {
@@ -29,9 +39,13 @@ export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 }
 
-/** Whether the pair rules still allow this sender to write to the candidate today. */
+/** Whether the pair rules and the candidate's own inbound cap still allow this sender to write to it today. */
 export function isEligible(candidate: PartnerCandidate): boolean {
-  return candidate.pairToday === 0 && candidate.pairWeek < PAIR_LIMIT_PER_WEEK;
+  return (
+    candidate.pairToday === 0 &&
+    candidate.pairWeek < PAIR_LIMIT_PER_WEEK &&
+    candidate.inboundToday < candidate.inboundCap
+  );
 }
 
 /**
@@ -90,15 +104,23 @@ export interface PoolMember {
   emailNormalized: string;
 }
 
+/** A mailbox's new threads planned on the sender's day, and the most it may receive that day. */
+export interface DayInbound {
+  today: number;
+  cap: number;
+}
+
 /**
  * The candidates one sender may write to: every other member of the pool, except a mailbox with
  * the same address (the same account connected in two workspaces would be writing to itself).
+ * A member missing from `dayInbound` has no cap.
  */
 export function candidatesFor(
   sender: PoolMember,
   pool: readonly PoolMember[],
   traffic: ReadonlyMap<string, { inbound: number; outbound: number }>,
   pairs: ReadonlyMap<string, { week: number; today: number }>,
+  dayInbound: ReadonlyMap<string, DayInbound> = new Map(),
 ): PartnerCandidate[] {
   return pool
     .filter((member) => member.id !== sender.id && member.emailNormalized !== sender.emailNormalized)
@@ -109,5 +131,7 @@ export function candidatesFor(
       outbound: traffic.get(member.id)?.outbound ?? 0,
       pairWeek: pairs.get(member.id)?.week ?? 0,
       pairToday: pairs.get(member.id)?.today ?? 0,
+      inboundToday: dayInbound.get(member.id)?.today ?? 0,
+      inboundCap: dayInbound.get(member.id)?.cap ?? Number.POSITIVE_INFINITY,
     }));
 }

@@ -9,7 +9,6 @@ import {
   dailyTarget,
   dayVariance,
   LIGHT_DAY_FACTOR,
-  MIN_SEND_GAP_MS,
   planDay,
   rampVolume,
   spreadSendTimes,
@@ -17,6 +16,7 @@ import {
 } from './planner.js';
 import { DEFAULT_ENGINE_SETTINGS } from './engine.js';
 import { seededRandom } from './random.js';
+import { MIN_SEND_GAP_MS } from './send-budget.js';
 
 const HOUR = 3_600_000;
 

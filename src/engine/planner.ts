@@ -1,18 +1,29 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { addDays, isWeekend, localDay, localWindow, validTimeZone } from '../calendar.js';
+import { addDays, localDay, validTimeZone } from '../calendar.js';
 import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
 import { messageIdFor } from './message-content.js';
-import { claimPlanDay, findActiveRamp, listActiveForPlanning, recordPlan } from './mailbox-engine-state.repository.js';
-import { candidatesFor, choosePartners, emailDomain, type PoolMember } from './partners.js';
+import {
+  claimPlanDay,
+  findActiveRamp,
+  listActiveForPlanning,
+  loadPlanTargets,
+  recordPlan,
+} from './mailbox-engine-state.repository.js';
+import { candidatesFor, choosePartners, emailDomain, INBOUND_SLACK, type PoolMember } from './partners.js';
 import { shuffled, type Random } from './random.js';
-import { insertPlannedMessages, loadPairCounts, loadPoolTraffic } from './warmup-messages.repository.js';
+import { isSendDay, lateShare, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
+import {
+  countPlannedReplies,
+  insertPlannedMessages,
+  loadInboundByDay,
+  loadPairCounts,
+  loadPoolTraffic,
+} from './warmup-messages.repository.js';
 
-/** Sends of one day are at least this far apart (less only when the window is too short). */
-export const MIN_SEND_GAP_MS = 4 * 60_000;
 /** About one day in seven is a light day. */
 export const LIGHT_DAY_CHANCE = 1 / 7;
 export const LIGHT_DAY_FACTOR = 0.6;
@@ -81,11 +92,6 @@ export function newMessageId(senderEmail: string, at: Date): string {
   return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
 }
 
-/** Today's send window of a mailbox as instants. */
-export function sendWindow(settings: WarmupSettings, day: string): { start: Date; end: Date } {
-  return localWindow(day, settings.sendWindow, validTimeZone(settings.timezone));
-}
-
 // ---------------------------------------------------------------------------------------------
 // The daily plan in the database.
 
@@ -127,12 +133,22 @@ export async function planDay(
   return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
 }
 
+interface PlanCandidate {
+  member: PoolMember;
+  day: string;
+  settings: WarmupSettings;
+  /** Due for planning now (no plan for its day yet, a send day, its window not over). */
+  due: boolean;
+  /** What the day allows it to send: its plan's target, or the budget planning it now would give. */
+  budget: number;
+}
+
 async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
   const { db, random } = deps;
   const active = await listActiveForPlanning(db);
   const pool: PoolMember[] = active.map((m) => ({ id: m.id, emailNormalized: m.email_normalized }));
 
-  const due: Array<{ member: PoolMember; day: string; settings: WarmupSettings }> = [];
+  const everyone: PlanCandidate[] = [];
   for (const mailbox of active) {
     let settings: WarmupSettings;
     try {
@@ -142,18 +158,42 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
       continue;
     }
     const day = localDay(at, validTimeZone(settings.timezone));
-    if (mailbox.last_plan_day === day) continue;
-    if (settings.weekdaysOnly && isWeekend(day)) continue;
-    if (!ignoreSchedule && at >= sendWindow(settings, day).end) continue;
-    due.push({ member: { id: mailbox.id, emailNormalized: mailbox.email_normalized }, day, settings });
+    const member = { id: mailbox.id, emailNormalized: mailbox.email_normalized };
+    const due =
+      mailbox.last_plan_day !== day &&
+      isSendDay(settings, day) &&
+      (ignoreSchedule || at < sendWindow(settings, day).end);
+    const target = dailyTarget({
+      settings,
+      warmupDay: mailbox.warmup_day + (mailbox.last_plan_day === day ? 0 : 1),
+      mailboxId: mailbox.id,
+      day,
+      volumeFactor: Number(mailbox.volume_factor),
+    });
+    everyone.push({
+      member,
+      day,
+      settings,
+      due,
+      budget: due ? dayBudget(settings, day, target, at, ignoreSchedule) : 0,
+    });
   }
+  const due = everyone.filter((c) => c.due);
   if (due.length === 0) return { ran: true, mailboxes: [], messages: 0 };
+
+  const days = [...new Set(everyone.map((c) => c.day))];
+  const planned = await loadPlanTargets(db, days);
+  // What each mailbox may receive in new threads per day: its own budget that day, plus a little.
+  const inboundCap = new Map(
+    everyone.map((c) => [c.member.id, (planned.get(`${c.member.id} ${c.day}`) ?? c.budget) + INBOUND_SLACK]),
+  );
+  const inbound = await loadInboundByDay(db, days);
 
   const traffic = await loadPoolTraffic(db, new Date(at.getTime() - 7 * DAY_MS).toISOString());
   const summary: PlanSummary = { ran: true, mailboxes: [], messages: 0 };
   // A random order each day, so no mailbox always gets first pick of the least-used partners.
   for (const { member, day, settings } of shuffled(due, random)) {
-    const planned = await db.transaction().execute(async (trx) => {
+    const outcome = await db.transaction().execute(async (trx) => {
       const mailbox = await findActiveRamp(trx, member.id);
       if (!mailbox) return undefined;
       if (!(await claimPlanDay(trx, member.id, day, at))) return undefined;
@@ -166,11 +206,20 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
         day,
         volumeFactor: Number(mailbox.volume_factor),
       });
+      const budget = dayBudget(settings, day, target, at, ignoreSchedule);
+      // Replies already waiting for this day come first: new threads get what they leave.
+      const replies = await countPlannedReplies(trx, member.id, day);
       const pairs = await loadPairCounts(trx, member.id, addDays(day, -6), day);
+      const dayInbound = new Map(
+        pool.map((m) => [
+          m.id,
+          { today: inbound.get(`${m.id} ${day}`) ?? 0, cap: inboundCap.get(m.id) ?? INBOUND_SLACK },
+        ]),
+      );
       const partners = choosePartners({
         senderDomain: emailDomain(member.emailNormalized),
-        candidates: candidatesFor(member, pool, traffic, pairs),
-        count: target,
+        candidates: candidatesFor(member, pool, traffic, pairs, dayInbound),
+        count: Math.max(0, budget - replies),
         random,
       });
       const window = sendWindow(settings, day);
@@ -195,35 +244,56 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
       });
       await insertPlannedMessages(trx, rows);
       // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
-      const nextWarmupDay = rows.length > 0 ? warmupDay : mailbox.warmup_day;
-      await recordPlan(trx, { mailboxId: member.id, day, warmupDay: nextWarmupDay, target, planned: rows.length, at });
-      return {
+      const nextWarmupDay = rows.length + replies > 0 ? warmupDay : mailbox.warmup_day;
+      await recordPlan(trx, {
         mailboxId: member.id,
         day,
         warmupDay: nextWarmupDay,
-        target,
+        target: budget,
         planned: rows.length,
+        at,
+      });
+      return {
+        plan: { mailboxId: member.id, day, warmupDay: nextWarmupDay, target: budget, planned: rows.length },
+        fullTarget: target,
+        replies,
         recipients: partners.map((p) => p.mailboxId),
       };
     });
-    if (!planned) continue;
-    const { recipients, ...plan } = planned;
+    if (!outcome) continue;
+    const { plan, recipients } = outcome;
     for (const recipient of recipients) {
       const entry = traffic.get(recipient) ?? { inbound: 0, outbound: 0 };
       entry.inbound += 1;
       traffic.set(recipient, entry);
+      const key = `${recipient} ${day}`;
+      inbound.set(key, (inbound.get(key) ?? 0) + 1);
     }
     const own = traffic.get(member.id) ?? { inbound: 0, outbound: 0 };
     own.outbound += plan.planned;
     traffic.set(member.id, own);
     summary.mailboxes.push(plan);
     summary.messages += plan.planned;
-    if (plan.planned < plan.target) {
+    if (plan.target < outcome.fullTarget) {
       deps.logger.info(
-        { mailboxId: member.id, day, target: plan.target, planned: plan.planned },
+        { mailboxId: member.id, day, target: outcome.fullTarget, budget: plan.target },
+        'late start: a share of the day in proportion to the window left',
+      );
+    }
+    if (plan.planned + outcome.replies < plan.target) {
+      deps.logger.info(
+        { mailboxId: member.id, day, target: plan.target, planned: plan.planned, replies: outcome.replies },
         'pool too small for the full target today',
       );
     }
   }
   return summary;
+}
+
+/**
+ * The day's budget planned at `at`: the whole target, or the late share of it when the window has
+ * begun (`--ignore-schedule` plans the whole day whatever the time).
+ */
+function dayBudget(settings: WarmupSettings, day: string, target: number, at: Date, ignoreSchedule: boolean): number {
+  return ignoreSchedule ? target : lateShare(target, sendWindow(settings, day), at);
 }

@@ -9,12 +9,14 @@ import {
   imapError,
   insertMailbox,
   insertMessage,
+  insertPlan,
   insertWorkspace,
   mailWorkDeps,
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
 import { acquireLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
+import { REASON_REPLY_FIRST } from './send-budget.js';
 import { humanDelay, intoWakingHours, MAX_TURNS, replyProbability, SYNC_INTERVAL_MS, syncMailboxes } from './reader.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');
@@ -117,6 +119,39 @@ describe('syncMailboxes', () => {
     expect((await messageRow(row.id)).engaged_at).toBe(at(minutes(6)).toISOString());
     // engagement counts for the sender
     expect(await daily(erin.id)).toMatchObject({ inbox: 1, opened: 1, flagged: 1, replied: 1 });
+  });
+
+  it('plans a reply inside the replier’s send window: one read at night goes out the next morning', async () => {
+    const row = await sentToFrank('INBOX', { dueAt: at(hours(10)), sentAt: at(hours(10)) });
+    deps.random = always;
+    // 21:00: found; read at 21:05 (waking hours end at 22:00); the answer would leave at 21:15
+    await syncMailboxes(deps, { now: at(hours(11)), ignoreSchedule: false });
+    await syncMailboxes(deps, { now: at(hours(11) + minutes(6)), ignoreSchedule: false });
+    const reply = await database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('parent_message_id', '=', row.message_id)
+      .executeTakeFirstOrThrow();
+    // Frank's window is 08:00–18:00 UTC
+    expect(reply).toMatchObject({ status: 'planned', plan_day: '2026-03-13', due_at: '2026-03-13T08:00:00.000Z' });
+  });
+
+  it('a reply comes before new threads: on a full day the last unsent new thread gives way, with its reason', async () => {
+    const row = await sentToFrank('INBOX');
+    await insertPlan(database.db, frank, '2026-03-12', 2);
+    const early = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(5)) });
+    const late = await insertMessage(database.db, { sender: frank, recipient: erin, dueAt: at(hours(6)) });
+    deps.random = always;
+    await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
+    await syncMailboxes(deps, { now: at(minutes(6)), ignoreSchedule: false });
+    const reply = await database.db
+      .selectFrom('warmup_messages')
+      .selectAll()
+      .where('parent_message_id', '=', row.message_id)
+      .executeTakeFirstOrThrow();
+    expect(reply).toMatchObject({ status: 'planned', plan_day: '2026-03-12', due_at: at(minutes(16)).toISOString() });
+    expect((await messageRow(early.id)).status).toBe('planned');
+    expect(await messageRow(late.id)).toMatchObject({ status: 'expired', last_error: REASON_REPLY_FIRST });
   });
 
   it('rescues mail from spam into the inbox before filing it, and plans an in-thread reply', async () => {

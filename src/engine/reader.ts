@@ -13,7 +13,9 @@ import type { Logger } from 'pino';
 import { addDays, localDay, localTimeToUtc, utcDay, validTimeZone } from '../calendar.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
-import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, MailboxRow, WarmupMessageRow } from '../db/schema.js';
+import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
@@ -23,10 +25,20 @@ import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { acquireLease, withLease } from './leases.js';
-import { findMailbox, findMailboxEmail, listActiveForSync, recordSyncTime } from './mailbox-engine-state.repository.js';
+import {
+  findMailbox,
+  findMailboxEmail,
+  findPlanTarget,
+  listActiveForSync,
+  recordSyncTime,
+} from './mailbox-engine-state.repository.js';
+import { localDaySpan, nextWindowOpening, REASON_REPLY_FIRST, sendDayOf } from './send-budget.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
+  countPlannedOfDay,
+  expireLastPlannedThread,
   insertPlannedReply,
+  loadSendsOfDay,
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
   listUnfoundSentBy,
@@ -441,29 +453,52 @@ export function replyProbability(replyRatePercent: number, turn: number): number
 /**
  * Plans the answer as a new `planned` row from this mailbox back to the sender, in the same thread,
  * and records `replied`. The reply's Message-ID is derived from the parent's, so doing this twice
- * plans one reply.
+ * plans one reply. It goes out inside this mailbox's send window (the next one when the person
+ * would answer outside it) and counts against that day's budget, before new threads: when the day
+ * is already full, its last new thread not sent yet gives way.
  */
 async function planReply(context: SessionContext, row: PendingMessageRow): Promise<boolean> {
   const { deps, mailbox, options, habits } = context;
   const now = options.now;
-  const dueAt = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 10, 180);
+  const settings = parseWarmupSettings(mailbox.warmup);
+  const wanted = options.ignoreSchedule ? now : humanDelay(now, habits.timezone, deps.random, 10, 180);
+  const { at: dueAt, day } = options.ignoreSchedule
+    ? { at: now, day: sendDayOf(settings, now) }
+    : nextWindowOpening(settings, wanted);
   return inTransaction(deps.db, async (trx) => {
-    await insertPlannedReply(trx, {
+    const messageId = replyMessageIdFor(mailbox.email, row.message_id);
+    const inserted = await insertPlannedReply(trx, {
       id: newId('msg', now.getTime()),
-      message_id: replyMessageIdFor(mailbox.email, row.message_id),
+      message_id: messageId,
       thread_id: row.thread_id,
       sender_mailbox_id: mailbox.id,
       recipient_mailbox_id: row.sender_mailbox_id,
       kind: 'reply',
       turn: row.turn + 1,
       parent_message_id: row.message_id,
-      plan_day: localDay(dueAt, habits.timezone),
+      plan_day: day,
       due_at: dueAt.toISOString(),
       status: 'planned',
       created_at: now.toISOString(),
     });
+    if (inserted) await makeRoomForReply(trx, mailbox.id, settings, day);
     return recordInteraction(trx, interactionOf(mailbox, row, 'replied', now));
   });
+}
+
+/** When a planned day holds more than its budget with a new reply, its last unsent new thread is closed. */
+async function makeRoomForReply(
+  trx: Kysely<Database>,
+  mailboxId: string,
+  settings: WarmupSettings,
+  day: string,
+): Promise<void> {
+  const budget = await findPlanTarget(trx, mailboxId, day);
+  if (budget === undefined) return; // not planned yet: the planner counts the reply in
+  const span = localDaySpan(settings, day);
+  const { sent } = await loadSendsOfDay(trx, mailboxId, span, span.start);
+  const planned = await countPlannedOfDay(trx, mailboxId, day);
+  if (sent + planned > budget) await expireLastPlannedThread(trx, mailboxId, day, REASON_REPLY_FIRST);
 }
 
 /** Delivery reports in the mailbox's own INBOX/spam naming its recent mail: bounced, against it. */

@@ -8,6 +8,7 @@ import {
   FakeSmtp,
   insertMailbox,
   insertMessage,
+  insertPlan,
   insertWorkspace,
   mailWorkDeps,
   pickDefaultTemplate,
@@ -16,7 +17,7 @@ import {
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
-import { MIN_SEND_GAP_MS } from './planner.js';
+import { MIN_SEND_GAP_MS, REASON_DAY_OVER, REASON_NO_ROOM, REASON_REPLY_FIRST } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
@@ -43,6 +44,8 @@ beforeEach(async () => {
     name: 'Grace',
     warmup: { language: 'de', timezone: 'Europe/Berlin' },
   });
+  // a day with room for everything these tests send; the bounds themselves are tested below
+  for (const mailbox of [erin, frank, grace]) await insertPlan(database.db, mailbox, '2026-03-12', 100);
 });
 
 afterEach(async () => {
@@ -68,16 +71,29 @@ async function mailbox(id: string) {
 }
 
 describe('sendDueMessages', () => {
-  it('sends what is due over one connection per sender, writes it once and counts it once', async () => {
-    const due1 = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(30)) });
+  it('sends what is due, one send per sender and gap, writes it once and counts it once', async () => {
+    const due1 = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(20)) });
     const due2 = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(5)) });
     const later = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(60)) });
 
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
 
-    expect(summary).toMatchObject({ claimed: 2, sent: 2, bounced: 0, failed: 0, retried: 0 });
+    // the second is held back by the minimum gap, not sent in the same breath
+    expect(summary).toMatchObject({ claimed: 2, sent: 1, deferred: 1, bounced: 0, failed: 0, retried: 0 });
     expect(smtp.opened).toBe(1);
     expect(smtp.closed).toBe(1);
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([due1.message_id]);
+    expect(await messageRow(due2.id)).toMatchObject({
+      status: 'planned',
+      due_at: at(MIN_SEND_GAP_MS).toISOString(),
+      lease_owner: null,
+    });
+    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS - 1000), ignoreSchedule: false })).toMatchObject({
+      claimed: 0,
+    });
+    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS), ignoreSchedule: false })).toMatchObject({
+      sent: 1,
+    });
     expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([due1.message_id, due2.message_id]);
     const first = smtp.sent[0].mail;
     expect(smtp.sent[0].config.username).toBe('erin@echo.test');
@@ -110,7 +126,10 @@ describe('sendDueMessages', () => {
     expect((await daily(erin.id))?.sent).toBe(2);
 
     // nothing is due any more: a rerun sends nothing and counts nothing
-    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ claimed: 0, sent: 0 });
+    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS), ignoreSchedule: false })).toMatchObject({
+      claimed: 0,
+      sent: 0,
+    });
     expect(await interactions('sent')).toHaveLength(2);
   });
 
@@ -145,7 +164,7 @@ describe('sendDueMessages', () => {
     expect((await messageRow(fromPaused.id)).status).toBe('planned');
   });
 
-  it('drops mail that waited more than a day for a paused mailbox instead of sending it in a burst', async () => {
+  it('drops mail that waited past its day for a paused mailbox instead of sending it in a burst', async () => {
     const paused = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test', status: 'paused' });
     const stale = await insertMessage(database.db, {
       sender: erin,
@@ -161,10 +180,15 @@ describe('sendDueMessages', () => {
 
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
 
-    expect(summary.sent).toBe(1);
-    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([recent.message_id]);
-    expect((await messageRow(stale.id)).status).toBe('expired');
-    expect(await interactions()).toHaveLength(1);
+    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
+    expect(smtp.sent).toEqual([]);
+    expect(await messageRow(stale.id)).toMatchObject({
+      status: 'expired',
+      last_error: 'not sent: more than a day overdue',
+    });
+    // yesterday's new thread is over with yesterday
+    expect(await messageRow(recent.id)).toMatchObject({ status: 'expired', last_error: REASON_DAY_OVER });
+    expect(await interactions()).toHaveLength(0);
   });
 
   it('answers in the thread: Re: subject, In-Reply-To, References and a short quote', async () => {
@@ -269,24 +293,33 @@ describe('sendDueMessages', () => {
     }
   });
 
-  it('after an outage, sends what waited meanwhile at the planner pace, not in one burst', async () => {
-    const rows = await Promise.all(
-      [30, 20, 10].map((n) => insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(n)) })),
-    );
+  it('after an outage, sends a share of what waited, spread over the rest of the window, never in a burst', async () => {
+    // ten sends planned between 10:00 and 11:48; the server is down from 10:00 to 14:00
+    const rows = [];
+    for (let i = 0; i < 10; i += 1)
+      rows.push(await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(12 * i)) }));
     smtp.onSend = () => {
       throw smtpError('connection', 'Cannot connect to SMTP server 127.0.0.1:587: connection refused');
     };
     await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
-    const retryAt = new Date(Date.parse((await mailbox(erin.id)).next_send_at!));
+    expect(smtp.sent).toHaveLength(0);
 
     smtp.onSend = () => undefined;
-    const back = await sendDueMessages(deps, { now: retryAt, ignoreSchedule: false });
-    expect(back.sent).toBe(1);
-    const waiting = await Promise.all(rows.slice(1).map((r) => messageRow(r.id)));
-    expect(waiting.map((r) => [r.status, r.due_at])).toEqual([
-      ['planned', new Date(retryAt.getTime() + MIN_SEND_GAP_MS).toISOString()],
-      ['planned', new Date(retryAt.getTime() + 2 * MIN_SEND_GAP_MS).toISOString()],
-    ]);
+    const sends: number[] = [];
+    // cycles every 2 minutes from 14:00 to the end of the day
+    for (let t = NOW.getTime() + minutes(240); t < Date.parse('2026-03-13T00:00:00Z'); t += minutes(2)) {
+      const before = smtp.sent.length;
+      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
+      for (let i = before; i < smtp.sent.length; i += 1) sends.push(t);
+    }
+    // 4 of the 10 hours of the 08:00–18:00 window were left: 4 of the 10 rows, the rest closed
+    expect(sends).toHaveLength(4);
+    for (const t of sends)
+      expect(t >= Date.parse('2026-03-12T14:00:00Z') && t < Date.parse('2026-03-12T18:00:00Z')).toBe(true);
+    for (let i = 1; i < sends.length; i += 1) expect(sends[i] - sends[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    const statuses = await Promise.all(rows.map(async (r) => (await messageRow(r.id)).status));
+    expect(statuses.filter((st) => st === 'sent')).toHaveLength(4);
+    expect(statuses.filter((st) => st === 'expired')).toHaveLength(6);
   });
 
   it('backs off exponentially and gives up after the last attempt with a failed entry', async () => {
@@ -326,7 +359,7 @@ describe('sendDueMessages', () => {
       }
     };
 
-    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
 
     expect(summary).toMatchObject({ sent: 1, bounced: 1 });
     expect(await messageRow(row.id)).toMatchObject({ status: 'bounced', attempts: 1 });
@@ -386,7 +419,7 @@ describe('sendDueMessages', () => {
           : pickDefaultTemplate(workspaceId, criteria, seed),
     };
 
-    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
 
     expect(summary).toMatchObject({ sent: 1, failed: 1 });
     const failed = await messageRow(broken.id);
@@ -417,7 +450,7 @@ describe('sendDueMessages', () => {
       },
     };
 
-    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
 
     expect(summary.sent).toBe(1);
     expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([kept.message_id]);
@@ -438,11 +471,13 @@ describe('sendDueMessages', () => {
     const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
 
     const [a, b] = await Promise.all([
-      sendDueMessages(one, { now: NOW, ignoreSchedule: false, limit: 40 }),
-      sendDueMessages(two, { now: NOW, ignoreSchedule: false, limit: 40 }),
+      sendDueMessages(one, { now: NOW, ignoreSchedule: true, limit: 40 }),
+      sendDueMessages(two, { now: NOW, ignoreSchedule: true, limit: 40 }),
     ]);
+    // a sender busy in the other worker waits for the next call
+    const c = await sendDueMessages(one, { now: NOW, ignoreSchedule: true });
 
-    expect(a.sent + b.sent).toBe(60);
+    expect(a.sent + b.sent + c.sent).toBe(60);
     const sentIds = smtp.sent.map((s) => s.mail.messageId);
     expect(new Set(sentIds).size).toBe(sentIds.length);
     expect([...sentIds].sort()).toEqual([...ids].sort());
@@ -461,5 +496,85 @@ describe('sendDueMessages', () => {
     const summary = await sendDueMessages(deps, { now: at(minutes(3)), ignoreSchedule: false });
     expect(summary.sent).toBe(1);
     expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
+  });
+});
+
+describe('send bounds at the sender', () => {
+  async function replyTo(sender: MailboxRow, recipient: MailboxRow, dueAt: Date) {
+    const parent = await insertMessage(database.db, {
+      sender: recipient,
+      recipient: sender,
+      dueAt: at(-minutes(300)),
+      status: 'sent',
+      sentAt: at(-minutes(300)),
+      subject: 'Hello',
+      body: 'Hi',
+    });
+    return insertMessage(database.db, { sender, recipient, dueAt, parent });
+  }
+
+  it('never sends more than the day’s budget, replies first', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 2);
+    const threads = [];
+    for (let i = 0; i < 3; i += 1)
+      threads.push(await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(10 * i)) }));
+    const reply = await replyTo(erin, grace, at(minutes(1)));
+    for (let t = 0; t <= 60; t += 2) await sendDueMessages(deps, { now: at(minutes(t)), ignoreSchedule: false });
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([threads[0].message_id, reply.message_id]);
+    const rest = await Promise.all(threads.slice(1).map((r) => messageRow(r.id)));
+    // the day had room for one more: the threads planned for later gave way to the reply
+    expect(rest.map((r) => [r.status, r.last_error])).toEqual([
+      ['expired', REASON_REPLY_FIRST],
+      ['expired', REASON_REPLY_FIRST],
+    ]);
+  });
+
+  it('sends nothing on a day without a plan; a reply waits for the next window', async () => {
+    const day = '2026-03-14'; // a Saturday
+    const saturday = new Date(`${day}T10:00:00Z`);
+    const weekdays = await insertMailbox(database.db, erin.workspace_id, {
+      email: 'wes@whiskey.test',
+      warmup: { weekdaysOnly: true, sendWindow: { start: '09:00', end: '17:00' } },
+    });
+    const reply = await replyTo(weekdays, frank, saturday);
+    const summary = await sendDueMessages(deps, { now: saturday, ignoreSchedule: false });
+    expect(summary).toMatchObject({ sent: 0, deferred: 1 });
+    expect(await messageRow(reply.id)).toMatchObject({
+      status: 'planned',
+      plan_day: '2026-03-16',
+      due_at: '2026-03-16T09:00:00.000Z',
+    });
+  });
+
+  it('sends nothing outside the window; a new thread due after it is closed with its reason', async () => {
+    const evening = new Date('2026-03-12T18:30:00Z');
+    const thread = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(500)) });
+    const summary = await sendDueMessages(deps, { now: evening, ignoreSchedule: false });
+    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
+    expect(await messageRow(thread.id)).toMatchObject({ status: 'expired', last_error: REASON_NO_ROOM });
+  });
+
+  it('two workers at once never send for one mailbox within the gap', async () => {
+    for (let i = 0; i < 12; i += 1) {
+      const sender = [erin, frank, grace][i % 3];
+      const recipient = [frank, grace, erin][i % 3];
+      await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 5)) });
+    }
+    const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
+    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
+    const sentAt: Array<{ from: string; t: number }> = [];
+    for (let t = 0; t <= 60; t += 1) {
+      const before = smtp.sent.length;
+      await Promise.all([
+        sendDueMessages(one, { now: at(minutes(t)), ignoreSchedule: false }),
+        sendDueMessages(two, { now: at(minutes(t)), ignoreSchedule: false }),
+      ]);
+      for (const sent of smtp.sent.slice(before)) sentAt.push({ from: sent.mail.from.address, t: minutes(t) });
+    }
+    expect(sentAt).toHaveLength(12);
+    for (const address of new Set(sentAt.map((s) => s.from))) {
+      const times = sentAt.filter((s) => s.from === address).map((s) => s.t);
+      for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    }
   });
 });

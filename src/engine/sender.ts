@@ -21,7 +21,7 @@ import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
-import { findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
+import { findMailbox, findMailboxEmail, findMailboxParty, findPlanTarget } from './mailbox-engine-state.repository.js';
 import { composeMessage, displayName, seedFrom, type Party } from './message-content.js';
 import {
   claimDueMessages,
@@ -31,11 +31,24 @@ import {
   listThread,
   markMessageSent,
   releaseMessageLeases,
+  countPlannedBetween,
+  expireLastPlannedThread,
+  expirePlannedMessage,
+  loadSendsOfDay,
+  movePlannedMessage,
   rescheduleMessage,
-  spaceOutPlannedMessages,
   storeContentOnce,
 } from './warmup-messages.repository.js';
-import { MIN_SEND_GAP_MS } from './planner.js';
+import { withLease } from './leases.js';
+import {
+  judgeDueSends,
+  localDaySpan,
+  MIN_SEND_GAP_MS,
+  REASON_REPLY_FIRST,
+  sendDayOf,
+  sendWindow,
+  threadsToDisplace,
+} from './send-budget.js';
 
 /** What sending needs of the engine. */
 export type SendDeps = Pick<
@@ -61,6 +74,10 @@ export interface SendSummary {
   failed: number;
   /** Failed for now; due again later (backoff of the row or of its sender). */
   retried: number;
+  /** Held back by the send bounds (window, gap, budget): due again later. */
+  deferred: number;
+  /** Closed unsent by the send bounds (a new thread whose day is over or had no room left). */
+  dropped: number;
   /** Mailboxes this call put into `error`. */
   mailboxErrors: string[];
 }
@@ -86,7 +103,16 @@ export const STALE_AFTER_MS = 24 * 60 * 60_000;
  * ones stop it), and its rows wait, their attempts untouched.
  */
 export async function sendDueMessages(deps: SendDeps, options: SendOptions): Promise<SendSummary> {
-  const summary: SendSummary = { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, mailboxErrors: [] };
+  const summary: SendSummary = {
+    claimed: 0,
+    sent: 0,
+    bounced: 0,
+    failed: 0,
+    retried: 0,
+    deferred: 0,
+    dropped: 0,
+    mailboxErrors: [],
+  };
   const now = options.now;
   // Rows that failed keep their lease until the end of the call so this call does not pick them again.
   const heldIds: string[] = [];
@@ -112,7 +138,7 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
           state = { smtp: null, stopped: false, recovered: false };
           senders.set(senderId, state);
         }
-        await sendGroup(deps, now, senderId, group, state, summary, heldIds, options.signal);
+        await sendGroup(deps, now, senderId, group, state, summary, heldIds, options);
       });
     }
   } finally {
@@ -143,6 +169,11 @@ function claimDueRows(deps: SendDeps, now: Date, ignoreSchedule: boolean, limit:
   });
 }
 
+/**
+ * One sender's claimed rows, under the lease `send:<id>`: one worker at a time decides and sends
+ * for a mailbox, so the day's count and the last send it reads are the truth when it sends. The
+ * budget gate (send-budget.ts) has the last word on every row; only rows it lets go are sent.
+ */
 async function sendGroup(
   deps: SendDeps,
   now: Date,
@@ -151,8 +182,26 @@ async function sendGroup(
   state: SenderState,
   summary: SendSummary,
   heldIds: string[],
-  signal: AbortSignal | undefined,
+  options: SendOptions,
 ): Promise<void> {
+  const outcome = await withLease(deps.db, `send:${senderId}`, deps.workerId, deps.settings.leaseMs, now, () =>
+    sendGroupUnderLease(deps, now, senderId, rows, state, summary, heldIds, options),
+  );
+  // another worker is sending for this mailbox: its rows wait for a later call
+  if (!outcome.ran) heldIds.push(...rows.map((r) => r.id));
+}
+
+async function sendGroupUnderLease(
+  deps: SendDeps,
+  now: Date,
+  senderId: string,
+  rows: WarmupMessageRow[],
+  state: SenderState,
+  summary: SendSummary,
+  heldIds: string[],
+  options: SendOptions,
+): Promise<void> {
+  const { signal } = options;
   const log = deps.logger.child({ mailboxId: senderId });
   const sender = await findMailbox(deps.db, senderId);
   // Deleted meanwhile: its rows went with it. Paused or broken meanwhile: they wait.
@@ -160,8 +209,8 @@ async function sendGroup(
     heldIds.push(...rows.map((r) => r.id));
     return;
   }
-  const backingOff = Number(sender.send_retries) > 0;
-  for (const row of rows) {
+  const allowed = await applySendBounds(deps, now, sender, rows, options.ignoreSchedule, summary, heldIds);
+  for (const row of allowed) {
     if (state.stopped || signal?.aborted) {
       heldIds.push(row.id);
       continue;
@@ -196,16 +245,65 @@ async function sendGroup(
     await markSent(deps, now, sender, row, mail);
     await noteSenderWorks(deps, now, sender, state);
     summary.sent += 1;
-    if (backingOff) {
-      // Back after an outage: what waited meanwhile leaves at the planner's pace, not in one burst.
-      await spaceOutPlannedMessages(deps.db, senderId, {
-        now,
-        gapMs: MIN_SEND_GAP_MS,
-        owner: deps.workerId,
-      });
-      state.stopped = true;
+  }
+}
+
+/**
+ * The budget gate on a sender's due rows: what the day, the window and the gap allow goes on (at
+ * most one row outside test mode), the rest is moved to a time that keeps every bound (held until
+ * the end of the call) or closed with its reason.
+ */
+async function applySendBounds(
+  deps: SendDeps,
+  now: Date,
+  sender: MailboxRow,
+  rows: WarmupMessageRow[],
+  ignoreSchedule: boolean,
+  summary: SendSummary,
+  heldIds: string[],
+): Promise<WarmupMessageRow[]> {
+  const settings = parseWarmupSettings(sender.warmup);
+  const day = sendDayOf(settings, now);
+  const span = localDaySpan(settings, day);
+  const done = await loadSendsOfDay(deps.db, sender.id, span, new Date(now.getTime() - MIN_SEND_GAP_MS));
+  const budget = (await findPlanTarget(deps.db, sender.id, day)) ?? 0;
+  const today = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
+  const due = rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day }));
+  const windowEnd = sendWindow(settings, day).end;
+  let later = ignoreSchedule
+    ? { replies: 0, threads: 0 }
+    : await countPlannedBetween(deps.db, sender.id, now, windowEnd);
+  // replies first: new threads planned for later today give way to the replies due now
+  const displace = threadsToDisplace(today, due, later);
+  if (displace > 0) {
+    for (let i = 0; i < displace; i += 1) {
+      if (await expireLastPlannedThread(deps.db, sender.id, day, REASON_REPLY_FIRST)) summary.dropped += 1;
+    }
+    later = await countPlannedBetween(deps.db, sender.id, now, windowEnd);
+  }
+  const verdicts = judgeDueSends({
+    today,
+    now,
+    rows: due,
+    reservedLater: later,
+    ignoreSchedule,
+    random: deps.random,
+  });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const allowed: WarmupMessageRow[] = [];
+  for (const verdict of verdicts) {
+    if (verdict.action === 'send') {
+      allowed.push(byId.get(verdict.id)!);
+    } else if (verdict.action === 'move') {
+      await movePlannedMessage(deps.db, verdict.id, verdict);
+      heldIds.push(verdict.id);
+      summary.deferred += 1;
+    } else {
+      await expirePlannedMessage(deps.db, verdict.id, verdict.reason);
+      summary.dropped += 1;
     }
   }
+  return allowed;
 }
 
 /** The SMTP login worked: the mailbox's send failures are over (one state write per call, only if there were any). */

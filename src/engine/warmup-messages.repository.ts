@@ -21,13 +21,52 @@ export async function insertPlannedMessages(trx: Kysely<Database>, rows: NewWarm
   if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
 }
 
-/** A reply planned by its recipient; its Message-ID derives from the parent's, so a second insert is a no-op. */
-export async function insertPlannedReply(trx: Kysely<Database>, row: NewWarmupMessageRow): Promise<void> {
-  await trx
+/**
+ * A reply planned by its recipient; its Message-ID derives from the parent's, so a second insert is
+ * a no-op. True when this call inserted it.
+ */
+export async function insertPlannedReply(trx: Kysely<Database>, row: NewWarmupMessageRow): Promise<boolean> {
+  const inserted = await trx
     .insertInto('warmup_messages')
     .values(row)
     .onConflict((oc) => oc.column('message_id').doNothing())
-    .execute();
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** A mailbox's planned rows of one of its days, every kind. */
+export async function countPlannedOfDay(trx: Kysely<Database>, senderId: string, day: string): Promise<number> {
+  const row = await trx
+    .selectFrom('warmup_messages')
+    .select(sql<number>`cast(count(*) as integer)`.as('n'))
+    .where('sender_mailbox_id', '=', senderId)
+    .where('plan_day', '=', day)
+    .where('status', '=', 'planned')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Closes the latest planned new thread of a mailbox's day that no worker holds, with the reason. */
+export async function expireLastPlannedThread(
+  trx: Kysely<Database>,
+  senderId: string,
+  day: string,
+  reason: string,
+): Promise<boolean> {
+  const last = await trx
+    .selectFrom('warmup_messages')
+    .select('id')
+    .where('sender_mailbox_id', '=', senderId)
+    .where('plan_day', '=', day)
+    .where('kind', '=', 'initial')
+    .where('status', '=', 'planned')
+    .where('lease_owner', 'is', null)
+    .orderBy('due_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (last) await expirePlannedMessage(trx, last.id, reason);
+  return last !== undefined;
 }
 
 /** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
@@ -59,6 +98,32 @@ export async function loadPoolTraffic(
     .execute();
   for (const row of outbound) entry(row.id).outbound = Number(row.n);
   return traffic;
+}
+
+/** New threads per recipient and plan day over `days`, keyed `<recipient id> <day>`. */
+export async function loadInboundByDay(db: Kysely<Database>, days: readonly string[]): Promise<Map<string, number>> {
+  if (days.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('warmup_messages')
+    .select(['recipient_mailbox_id as id', 'plan_day', sql<number>`cast(count(*) as integer)`.as('n')])
+    .where('kind', '=', 'initial')
+    .where('plan_day', 'in', days)
+    .groupBy(['recipient_mailbox_id', 'plan_day'])
+    .execute();
+  return new Map(rows.map((row) => [`${row.id} ${row.plan_day}`, Number(row.n)]));
+}
+
+/** Replies a mailbox has waiting to go out on one of its days: they come before its new threads. */
+export async function countPlannedReplies(trx: Kysely<Database>, senderId: string, day: string): Promise<number> {
+  const row = await trx
+    .selectFrom('warmup_messages')
+    .select(sql<number>`cast(count(*) as integer)`.as('n'))
+    .where('sender_mailbox_id', '=', senderId)
+    .where('plan_day', '=', day)
+    .where('kind', '=', 'reply')
+    .where('status', '=', 'planned')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** Threads one sender opened per recipient over its local days [fromDay, day]: week and today counts. */
@@ -148,11 +213,13 @@ export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCrit
   );
 }
 
+const STALE_REASON = 'not sent: more than a day overdue';
+
 /** Marks planned rows due before `staleBefore` and not leased at `now` as `expired`. */
 export async function expirePlannedMessages(db: Kysely<Database>, staleBefore: Date, now: Date): Promise<void> {
   await db
     .updateTable('warmup_messages')
-    .set({ status: 'expired', lease_owner: null, lease_expires_at: null })
+    .set({ status: 'expired', last_error: STALE_REASON, lease_owner: null, lease_expires_at: null })
     .where('status', '=', 'planned')
     .where('due_at', '<', staleBefore.toISOString())
     .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now.toISOString())]))
@@ -254,42 +321,72 @@ export async function rescheduleMessage(
 }
 
 /**
- * A sender's planned rows from `now` + gap on, at least `gapMs` apart: the ones due earlier (they
- * waited for its server) move to now + gap, now + 2 gaps…; later ones keep their time once they are
- * far enough. Rows another worker holds are left alone.
+ * What a sender sent in [span.start, span.end), every kind, and its last send since `since`
+ * (earlier sends are too far back to matter for the gap).
  */
-export async function spaceOutPlannedMessages(
+export async function loadSendsOfDay(
   db: Kysely<Database>,
   senderId: string,
-  spacing: { now: Date; gapMs: number; owner: string },
-): Promise<void> {
-  const { now, gapMs, owner } = spacing;
-  const rows = await db
+  span: { start: Date; end: Date },
+  since: Date,
+): Promise<{ sent: number; lastSentAt: Date | null }> {
+  const row = await db
     .selectFrom('warmup_messages')
-    .select(['id', 'due_at'])
+    .select([
+      sql<number>`cast(sum(case when sent_at >= ${span.start.toISOString()} and sent_at < ${span.end.toISOString()} then 1 else 0 end) as integer)`.as(
+        'sent',
+      ),
+      sql<string | null>`max(sent_at)`.as('last'),
+    ])
+    .where('sender_mailbox_id', '=', senderId)
+    .where('sent_at', '>=', (since < span.start ? since : span.start).toISOString())
+    .executeTakeFirst();
+  return { sent: Number(row?.sent ?? 0), lastSentAt: row?.last ? new Date(row.last) : null };
+}
+
+/** A sender's planned rows due in (after, before), replies and new threads: what later today already holds of its budget. */
+export async function countPlannedBetween(
+  db: Kysely<Database>,
+  senderId: string,
+  after: Date,
+  before: Date,
+): Promise<{ replies: number; threads: number }> {
+  const row = await db
+    .selectFrom('warmup_messages')
+    .select([
+      sql<number>`cast(sum(case when kind = 'reply' then 1 else 0 end) as integer)`.as('replies'),
+      sql<number>`cast(sum(case when kind = 'reply' then 0 else 1 end) as integer)`.as('threads'),
+    ])
     .where('sender_mailbox_id', '=', senderId)
     .where('status', '=', 'planned')
-    .where((w) =>
-      w.or([
-        w('lease_owner', 'is', null),
-        w('lease_owner', '=', owner),
-        w('lease_expires_at', '<=', now.toISOString()),
-      ]),
-    )
-    .orderBy('due_at')
+    .where('due_at', '>', after.toISOString())
+    .where('due_at', '<', before.toISOString())
+    .executeTakeFirst();
+  return { replies: Number(row?.replies ?? 0), threads: Number(row?.threads ?? 0) };
+}
+
+/** A planned row due at another time (and maybe on another day); it keeps its lease until the caller gives it back. */
+export async function movePlannedMessage(
+  db: Kysely<Database>,
+  id: string,
+  move: { dueAt: Date; planDay: string },
+): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ due_at: move.dueAt.toISOString(), plan_day: move.planDay })
+    .where('id', '=', id)
+    .where('status', '=', 'planned')
     .execute();
-  let next = now.getTime() + gapMs;
-  for (const row of rows) {
-    const due = Date.parse(row.due_at);
-    if (due >= next) break;
-    await db
-      .updateTable('warmup_messages')
-      .set({ due_at: new Date(next).toISOString() })
-      .where('id', '=', row.id)
-      .where('status', '=', 'planned')
-      .execute();
-    next += gapMs;
-  }
+}
+
+/** A planned row that will not be sent because no bound allows it: `expired`, with the reason. */
+export async function expirePlannedMessage(db: Kysely<Database>, id: string, reason: string): Promise<void> {
+  await db
+    .updateTable('warmup_messages')
+    .set({ status: 'expired', last_error: reason, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .where('status', '=', 'planned')
+    .execute();
 }
 
 /** A planned row that will not be sent: `bounced` or `failed`. Undefined when it was no longer planned. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
 import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
-import { newMessageId } from '../../src/engine/planner.js';
+import { newMessageId, planDay } from '../../src/engine/planner.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
 import { sendDueMessages } from '../../src/engine/sender.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage } from '../../src/mail/imap.js';
@@ -50,9 +50,23 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
     return Number(row.n);
   }
 
+  /**
+   * Replies count against the day's budget like every send. This suite is about the mail flow, not
+   * the bounds (send-bounds-e2e.test.ts), so the day gets room for every answer once it is planned.
+   */
+  async function roomForAnswers(extra: number): Promise<void> {
+    await db
+      .updateTable('mailbox_plans')
+      .set({ target: sql<number>`target + ${extra}` })
+      .where('day', '=', clock.now().toISOString().slice(0, 10))
+      .execute();
+  }
+
   /** Cycles until every planned message went out and every sent one was read and filed. */
   async function settle(): Promise<CycleSummary[]> {
     const cycles: CycleSummary[] = [];
+    await planDay(engine.deps, tick(), { ignoreSchedule: true });
+    await roomForAnswers(10);
     for (let i = 0; i < 15; i += 1) {
       const summary = await engine.runCycle({ at: tick(), ignoreSchedule: true });
       expect(summary.errors).toEqual([]);
@@ -312,6 +326,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       .updateTable('mailboxes')
       .set({ warmup: JSON.stringify({ ...WARMUP, replyRate: 0 }) })
       .execute();
+    await roomForAnswers(burst.length);
     const deps = testEngineDeps(testApp, { seed: 11, workerId: 'e2e-burst' });
 
     const t0 = performance.now();

@@ -71,6 +71,27 @@ export async function insertMailbox(
     .executeTakeFirstOrThrow();
 }
 
+/** A planned day of a mailbox: its budget for the send bounds (the sender sends nothing on a day without one). */
+export async function insertPlan(
+  db: Kysely<Database>,
+  mailbox: MailboxRow,
+  day: string,
+  target: number,
+): Promise<void> {
+  await db
+    .insertInto('mailbox_plans')
+    .values({
+      mailbox_id: mailbox.id,
+      day,
+      warmup_day: 1,
+      target,
+      planned: target,
+      created_at: new Date(0).toISOString(),
+    })
+    .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doUpdateSet({ target }))
+    .execute();
+}
+
 export interface MessageFixture {
   sender: MailboxRow;
   recipient: MailboxRow;

@@ -52,6 +52,13 @@ export const MAIL_USERS = {
     user('uma@mike.test'),
     user('vic@november.test'),
   ],
+  /** Send bounds end to end (late start, pause/resume, a day of downtime): 4 users on 4 domains. */
+  bounds: [
+    user('ali@bounds-one.test'),
+    user('bo@bounds-two.test'),
+    user('cy@bounds-three.test'),
+    user('di@bounds-four.test'),
+  ],
   /** Many-mailbox run: 10 users on 5 domains. */
   scale: [
     user('s01@scale-one.test'),

@@ -5,6 +5,7 @@ import * as placementByReceiver from './003-placement-by-receiver.js';
 import * as apiKeys from './004-api-keys.js';
 import * as mailboxRetries from './005-mailbox-retries.js';
 import * as poolTrust from './006-pool-trust.js';
+import * as sendBounds from './007-send-bounds.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '004-api-keys': apiKeys,
   '005-mailbox-retries': mailboxRetries,
   '006-pool-trust': poolTrust,
+  '007-send-bounds': sendBounds,
 };
 
 export const migrationProvider: MigrationProvider = {
