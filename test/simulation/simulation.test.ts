@@ -3,7 +3,8 @@
 // mailbox-day (invariants.ts). A failure names the seed and the command that reruns that pool.
 //
 //   WARMUP_SIM_SEED=123        run only the pool of that seed (size and days from the defaults below,
-//                              or WARMUP_SIM_SIZE / WARMUP_SIM_DAYS)
+//                              or drawn from the seed, or WARMUP_SIM_SIZE / WARMUP_SIM_DAYS);
+//                              also a list or range: 3,7,9 or 11-30
 //   WARMUP_SIM_POOLS=40        run more pools (seeds 1..40; sizes drawn from the seed)
 //   WARMUP_SIM_SIZE=1000       every pool this large
 //   WARMUP_SIM_DAYS=28         every pool this long
@@ -51,6 +52,24 @@ function envInt(name: string): number | undefined {
   return n;
 }
 
+/** `123`, `3,7,9` or `11-20`. */
+function envSeeds(name: string): number[] | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  const seeds: number[] = [];
+  for (const part of value.split(',')) {
+    const range = /^(\d+)-(\d+)$/.exec(part.trim());
+    if (range) {
+      for (let seed = Number(range[1]); seed <= Number(range[2]); seed++) seeds.push(seed);
+    } else if (/^\d+$/.test(part.trim())) {
+      seeds.push(Number(part.trim()));
+    } else {
+      throw new Error(`${name} must be seeds such as 123, 3,7,9 or 11-20, not ${value}`);
+    }
+  }
+  return seeds;
+}
+
 function shapeFor(seed: number): PoolShape {
   const known = DEFAULT_POOLS.find((p) => p.seed === seed);
   if (known) return known;
@@ -64,14 +83,10 @@ function poolShapes(): PoolShape[] {
   const stepMinutes = envInt('WARMUP_SIM_STEP_MINUTES');
   const size = envInt('WARMUP_SIM_SIZE');
   const days = envInt('WARMUP_SIM_DAYS');
-  const one = envInt('WARMUP_SIM_SEED');
   const count = envInt('WARMUP_SIM_POOLS');
+  const chosen = envSeeds('WARMUP_SIM_SEED');
   const seeds =
-    one !== undefined
-      ? [one]
-      : count !== undefined
-        ? Array.from({ length: count }, (_, i) => i + 1)
-        : DEFAULT_POOLS.map((p) => p.seed);
+    chosen ?? (count !== undefined ? Array.from({ length: count }, (_, i) => i + 1) : DEFAULT_POOLS.map((p) => p.seed));
   return seeds.map((seed) => {
     const shape = shapeFor(seed);
     return {
