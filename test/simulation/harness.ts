@@ -181,8 +181,8 @@ function normalizeId(id: string): string {
 }
 
 export async function runPool(pool: SimPool): Promise<PoolRun> {
-  reseedRandomBytes(pool.seed ^ 0x1d5);
   const database = await createTestDatabase();
+  reseedRandomBytes(pool.seed ^ 0x1d5);
   try {
     if (database.dialect === 'sqlite') {
       // a throwaway file: durability buys nothing here, and the run is mostly small writes
@@ -330,6 +330,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
     for (const row of planned) run.plannedMessageIds.add(normalizeId(row.message_id));
     return run;
   } finally {
+    reseedRandomBytes(null);
     await database.close();
   }
 }

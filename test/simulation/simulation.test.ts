@@ -21,7 +21,8 @@ import { drawPool, type PoolShape } from './scenario.js';
 // in the same instant are ordered by those tails, and a seed must replay its run exactly.
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof NodeCrypto>();
-  const { seededRandomBytes } = await import('./seeded-bytes.js');
+  const { seededRandomBytes, useRealRandomBytes } = await import('./seeded-bytes.js');
+  useRealRandomBytes(actual.randomBytes);
   return { ...actual, default: { ...actual, randomBytes: seededRandomBytes }, randomBytes: seededRandomBytes };
 });
 
