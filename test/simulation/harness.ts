@@ -274,7 +274,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
     const parked = new Map<string, string | null>();
     let next = 0;
     let edge = 0;
-    let engine: Engine | null = null;
+    let engines: Engine[] | null = null;
     let at = pool.start.getTime();
     let lastCycle = Number.NEGATIVE_INFINITY;
     let eventsSinceCycle = true;
@@ -293,9 +293,10 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
       const down = pool.downtimes.find((d) => d.from <= now && now < d.to);
       if (down) {
         // the worker is gone: its leases run out on their own; a new one starts after the outage
-        engine = null;
+        engines = null;
       } else {
-        let due = pool.everyCycle || eventsSinceCycle || edgePassed || at - lastCycle >= MAX_IDLE_MS || engine === null;
+        let due =
+          pool.everyCycle || eventsSinceCycle || edgePassed || at - lastCycle >= MAX_IDLE_MS || engines === null;
         let withMail: Set<string> | undefined;
         if (!pool.everyCycle) {
           withMail = await mailboxesWithMail(database.db, now);
@@ -303,13 +304,16 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
         }
         if (due) {
           if (withMail) await parkIdleSyncs(database.db, withMail, parked);
-          engine ??= newEngine();
+          engines ??= Array.from({ length: pool.workers }, newEngine);
           clock.set(now);
-          const summary: CycleSummary = await engine.runCycle({ at: now });
+          // several workers run their cycles at the same time, as separate processes would
+          const summaries: CycleSummary[] = await Promise.all(engines.map((e) => e.runCycle({ at: now })));
           run.cycles += 1;
           lastCycle = at;
           eventsSinceCycle = false;
-          for (const error of summary.errors) run.cycleErrors.push({ at: now.toISOString(), ...error });
+          for (const error of summaries.flatMap((summary) => summary.errors)) {
+            run.cycleErrors.push({ at: now.toISOString(), ...error });
+          }
         }
       }
       at += Math.round(stepMs * (0.75 + 0.5 * cadence()));

@@ -53,6 +53,7 @@ function runOf(
     end: new Date(START.getTime() + 14 * 86_400_000),
     mailboxes: specs,
     downtimes: [],
+    workers: 1,
   };
   const mailboxes = new Map<string, MailboxHistory>();
   for (const spec of specs) {

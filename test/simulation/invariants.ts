@@ -271,7 +271,8 @@ export function reportViolations(run: PoolRun, violations: Violation[], rerun: s
   const counts = new Map<string, number>();
   for (const violation of violations) counts.set(violation.invariant, (counts.get(violation.invariant) ?? 0) + 1);
   const lines = [
-    `seed ${run.pool.seed}: ${run.pool.size} mailboxes, ${run.pool.days} days, ${run.sends.length} sends, ${violations.length} violations`,
+    `seed ${run.pool.seed}: ${run.pool.size} mailboxes, ${run.pool.days} days, ${run.pool.workers} worker(s), ` +
+      `${run.pool.downtimes.length} outage(s), ${run.sends.length} sends, ${violations.length} violations`,
     `  by invariant: ${[...counts].map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `  rerun: ${rerun}`,
   ];

@@ -35,6 +35,8 @@ export interface SimPool extends PoolShape {
   mailboxes: SimMailbox[];
   /** The engine runs no cycle in [from, to). */
   downtimes: Array<{ from: Date; to: Date }>;
+  /** Engine workers running each cycle at once (1 or 2), on the one database. */
+  workers: number;
 }
 
 /** Time zones with whole, half and odd offsets, both hemispheres' DST, and the date line. */
@@ -147,5 +149,7 @@ export function drawPool(shape: PoolShape): SimPool {
     if (!downtimes.some((o) => o.from < to && from < o.to)) downtimes.push({ from, to });
   }
   downtimes.sort((a, b) => a.from.getTime() - b.from.getTime());
-  return { ...shape, start, end, mailboxes, downtimes };
+  // about one pool in four has two workers running each cycle at the same time
+  const workers = random() < 0.25 ? 2 : 1;
+  return { ...shape, start, end, mailboxes, downtimes, workers };
 }

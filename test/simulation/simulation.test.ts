@@ -128,7 +128,8 @@ describe('warmup pools simulated on the real engine', () => {
       const run = await runPool(drawPool(shape));
       const violations = checkInvariants(run);
       console.info(
-        `seed ${shape.seed}: ${shape.size} mailboxes × ${shape.days} days, ${run.cycles} cycles, ${run.sends.length} sends, ` +
+        `seed ${shape.seed}: ${shape.size} mailboxes × ${shape.days} days, ${run.pool.workers} worker(s), ` +
+          `${run.cycles} cycles, ${run.sends.length} sends, ` +
           `${violations.length} violations, ${Math.round(performance.now() - started)} ms`,
       );
       // the run did something: a pool of two or more mailboxes exchanged mail
