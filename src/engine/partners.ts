@@ -3,8 +3,8 @@ import type { Random } from './random.js';
 /** A sender opens at most this many threads with one recipient in any 7 of its days. */
 export const PAIR_LIMIT_PER_WEEK = 3;
 /**
- * New threads addressed to a mailbox and planned on one day are at most its own budget that day
- * (what its ramp lets it send) plus this: a young mailbox is warmed gently from both sides, and
+ * New threads addressed to a mailbox and due on one of its local days are at most its own budget
+ * that day (what its ramp lets it send) plus this: a young mailbox is warmed gently from both sides, and
  * the pool can still place every sender's threads (the caps add up to more than the budgets).
  */
 export const INBOUND_SLACK = 2;
@@ -22,7 +22,7 @@ export interface PartnerCandidate {
   pairWeek: number;
   /** Threads this sender already opened with it today. */
   pairToday: number;
-  /** New threads addressed to it that are planned on this sender's day, from every sender. */
+  /** New threads addressed to it, from every sender, due on its own local day of this send. */
   inboundToday: number;
   /** The most new threads it may receive that day: its own day's budget + INBOUND_SLACK. */
   inboundCap: number;
@@ -104,7 +104,7 @@ export interface PoolMember {
   emailNormalized: string;
 }
 
-/** A mailbox's new threads planned on the sender's day, and the most it may receive that day. */
+/** A mailbox's new threads due on its local day of one send, and the most it may receive that day. */
 export interface DayInbound {
   today: number;
   cap: number;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { addDays, localDay, validTimeZone } from '../calendar.js';
+import { addDays, daysBetween, localDay, validTimeZone } from '../calendar.js';
 import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -13,13 +13,24 @@ import {
   loadPlanTargets,
   recordPlan,
 } from './mailbox-engine-state.repository.js';
-import { candidatesFor, choosePartners, emailDomain, INBOUND_SLACK, type PoolMember } from './partners.js';
+import {
+  candidatesFor,
+  choosePartners,
+  emailDomain,
+  INBOUND_SLACK,
+  type DayInbound,
+  type PartnerCandidate,
+  type PoolMember,
+} from './partners.js';
 import { shuffled, type Random } from './random.js';
 import { isSendDay, lateShare, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
+
+// The gap is the send bounds' (send-budget.ts); named here too for the planner's existing importers.
+export { MIN_SEND_GAP_MS };
 import {
   countPlannedReplies,
   insertPlannedMessages,
-  loadInboundByDay,
+  loadInitialsDueBetween,
   loadPairCounts,
   loadPoolTraffic,
 } from './warmup-messages.repository.js';
@@ -137,6 +148,9 @@ interface PlanCandidate {
   member: PoolMember;
   day: string;
   settings: WarmupSettings;
+  /** Its ramp position, for the target of a day not planned yet. */
+  warmupDay: number;
+  volumeFactor: number;
   /** Due for planning now (no plan for its day yet, a send day, its window not over). */
   due: boolean;
   /** What the day allows it to send: its plan's target, or the budget planning it now would give. */
@@ -174,6 +188,8 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
       member,
       day,
       settings,
+      warmupDay: mailbox.warmup_day + (mailbox.last_plan_day === day ? 0 : 1),
+      volumeFactor: Number(mailbox.volume_factor),
       due,
       budget: due ? dayBudget(settings, day, target, at, ignoreSchedule) : 0,
     });
@@ -181,13 +197,7 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
   const due = everyone.filter((c) => c.due);
   if (due.length === 0) return { ran: true, mailboxes: [], messages: 0 };
 
-  const days = [...new Set(everyone.map((c) => c.day))];
-  const planned = await loadPlanTargets(db, days);
-  // What each mailbox may receive in new threads per day: its own budget that day, plus a little.
-  const inboundCap = new Map(
-    everyone.map((c) => [c.member.id, (planned.get(`${c.member.id} ${c.day}`) ?? c.budget) + INBOUND_SLACK]),
-  );
-  const inbound = await loadInboundByDay(db, days);
+  const inbound = await loadInboundBook(db, everyone, at);
 
   const traffic = await loadPoolTraffic(db, new Date(at.getTime() - 7 * DAY_MS).toISOString());
   const summary: PlanSummary = { ran: true, mailboxes: [], messages: 0 };
@@ -209,22 +219,27 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
       const budget = dayBudget(settings, day, target, at, ignoreSchedule);
       // Replies already waiting for this day come first: new threads get what they leave.
       const replies = await countPlannedReplies(trx, member.id, day);
-      const pairs = await loadPairCounts(trx, member.id, addDays(day, -6), day);
-      const dayInbound = new Map(
-        pool.map((m) => [
-          m.id,
-          { today: inbound.get(`${m.id} ${day}`) ?? 0, cap: inboundCap.get(m.id) ?? INBOUND_SLACK },
-        ]),
-      );
-      const partners = choosePartners({
-        senderDomain: emailDomain(member.emailNormalized),
-        candidates: candidatesFor(member, pool, traffic, pairs, dayInbound),
-        count: Math.max(0, budget - replies),
-        random,
-      });
+      const pairs = new Map(await loadPairCounts(trx, member.id, addDays(day, -6), day));
       const window = sendWindow(settings, day);
       const from = at > window.start && at < window.end ? at : window.start;
-      const times = spreadSendTimes(partners.length, from, window.end, MIN_SEND_GAP_MS, random);
+      const slots = spreadSendTimes(Math.max(0, budget - replies), from, window.end, MIN_SEND_GAP_MS, random);
+      // One partner per send time: each recipient's cap is for its own local day of that time.
+      const partners: PartnerCandidate[] = [];
+      const times: Date[] = [];
+      for (const time of slots) {
+        const [partner] = choosePartners({
+          senderDomain: emailDomain(member.emailNormalized),
+          candidates: candidatesFor(member, pool, traffic, pairs, inbound.onDayOf(time)),
+          count: 1,
+          random,
+        });
+        if (!partner) continue;
+        partners.push(partner);
+        times.push(time);
+        const pair = pairs.get(partner.mailboxId) ?? { week: 0, today: 0 };
+        pairs.set(partner.mailboxId, { week: pair.week + 1, today: pair.today + 1 });
+        inbound.add(partner.mailboxId, time);
+      }
       const rows = partners.map((partner, i) => {
         const messageId = newMessageId(member.emailNormalized, at);
         return {
@@ -266,8 +281,6 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
       const entry = traffic.get(recipient) ?? { inbound: 0, outbound: 0 };
       entry.inbound += 1;
       traffic.set(recipient, entry);
-      const key = `${recipient} ${day}`;
-      inbound.set(key, (inbound.get(key) ?? 0) + 1);
     }
     const own = traffic.get(member.id) ?? { inbound: 0, outbound: 0 };
     own.outbound += plan.planned;
@@ -288,6 +301,70 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
     }
   }
   return summary;
+}
+
+/** New threads each mailbox receives per its own local day, and the most it may receive on a day. */
+interface InboundBook {
+  /** Every mailbox's count and cap on its own local day of `time`. */
+  onDayOf(time: Date): Map<string, DayInbound>;
+  add(recipientId: string, time: Date): void;
+}
+
+/**
+ * The inbound bound: new threads addressed to a mailbox and due on one of its local days are at
+ * most its own budget that day (its plan's target; for a day not planned yet, what planning it
+ * now would give, or its ramp target for a later day) + INBOUND_SLACK. Counted from the threads
+ * due within a day and a half of `at`, each on its recipient's local day.
+ */
+async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at: Date): Promise<InboundBook> {
+  const byId = new Map(everyone.map((c) => [c.member.id, c]));
+  const zoneOf = (c: PlanCandidate) => validTimeZone(c.settings.timezone);
+  const days = new Set<string>();
+  for (const c of everyone) for (const d of [-1, 0, 1]) days.add(addDays(c.day, d));
+  const planned = await loadPlanTargets(db, [...days]);
+  const counts = new Map<string, number>();
+  const key = (id: string, time: Date) => {
+    const c = byId.get(id);
+    return c ? `${id} ${localDay(time, zoneOf(c))}` : undefined;
+  };
+  for (const row of await loadInitialsDueBetween(
+    db,
+    new Date(at.getTime() - 1.5 * DAY_MS),
+    new Date(at.getTime() + 1.5 * DAY_MS),
+  )) {
+    const k = key(row.recipient_mailbox_id, new Date(row.due_at));
+    if (k) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const capOf = (c: PlanCandidate, day: string): number => {
+    const own =
+      planned.get(`${c.member.id} ${day}`) ??
+      (day === c.day
+        ? c.budget
+        : day > c.day && isSendDay(c.settings, day)
+          ? dailyTarget({
+              settings: c.settings,
+              warmupDay: c.warmupDay + daysBetween(c.day, day),
+              mailboxId: c.member.id,
+              day,
+              volumeFactor: c.volumeFactor,
+            })
+          : 0);
+    return own + INBOUND_SLACK;
+  };
+  return {
+    onDayOf(time) {
+      const book = new Map<string, DayInbound>();
+      for (const c of everyone) {
+        const day = localDay(time, zoneOf(c));
+        book.set(c.member.id, { today: counts.get(`${c.member.id} ${day}`) ?? 0, cap: capOf(c, day) });
+      }
+      return book;
+    },
+    add(recipientId, time) {
+      const k = key(recipientId, time);
+      if (k) counts.set(k, (counts.get(k) ?? 0) + 1);
+    },
+  };
 }
 
 /**

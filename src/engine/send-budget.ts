@@ -128,6 +128,7 @@ export type SendVerdict =
 export const REASON_DAY_OVER = 'not sent: its day is over';
 export const REASON_NO_ROOM = "not sent: no room left in the day's budget and send window";
 export const REASON_REPLY_FIRST = 'not sent: a reply took its place in the day';
+export const REASON_LATE_SHARE = 'not sent: the mailbox started the rest of its day late';
 
 export interface GateInput {
   today: SenderDay;
@@ -210,18 +211,36 @@ export function judgeDueSends(input: GateInput): SendVerdict[] {
 }
 
 /**
- * How many of the new threads planned later today must give way so that the due replies fit in
- * the day's budget: replies come first, also before threads planned for later.
+ * What the rest of the day may still send. Normally the day's budget less its sends; but when due
+ * mail is late past the grace (the mailbox was paused or the engine down), the mailbox starts the
+ * rest of its day late: at most the share of the budget that the rest of the window is of the
+ * whole window, whatever was planned for later.
+ */
+export function restOfDayBudget(today: SenderDay, due: readonly WaitingSend[], now: Date): number {
+  const left = Math.max(0, today.budget - today.sent);
+  if (!due.some((row) => isLate(row, now, today.day))) return left;
+  return Math.min(left, lateShare(today.budget, sendWindow(today.settings, today.day), now));
+}
+
+/**
+ * How many of the new threads planned later today must give way so that the day stays within
+ * `allowed` more sends, the due replies first (replies come before new threads, also before threads
+ * planned for later).
  */
 export function threadsToDisplace(
+  allowed: number,
   today: SenderDay,
   due: readonly WaitingSend[],
   later: { replies: number; threads: number },
 ): number {
   const replies = due.filter((row) => isReply(row) && row.planDay <= today.day).length;
-  const forReplies = Math.max(0, today.budget - today.sent - later.replies);
-  const free = Math.max(0, forReplies - later.threads);
-  return Math.min(later.threads, Math.max(0, Math.min(replies, forReplies) - free));
+  const need = Math.min(replies, Math.max(0, allowed - later.replies));
+  const overflow = later.threads + later.replies + need - allowed;
+  return Math.min(later.threads, Math.max(0, overflow));
+}
+
+function isLate(row: WaitingSend, now: Date, day: string): boolean {
+  return isOverdue(row, now) || row.planDay < day;
 }
 
 function isReply(row: WaitingSend): boolean {

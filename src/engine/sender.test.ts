@@ -577,4 +577,29 @@ describe('send bounds at the sender', () => {
       for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
     }
   });
+
+  it('a mailbox back late in its planned day (paused since before its window) sends only the late share', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 8);
+    const hour = (h: number) => new Date(`2026-03-12T${String(h).padStart(2, '0')}:00:00Z`);
+    for (let h = 9; h <= 16; h += 1)
+      await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: hour(h) });
+    // back at 13:00: half of the 08:00–18:00 window is left, so half of the 8
+    const times: number[] = [];
+    for (let t = hour(13).getTime(); t < hour(18).getTime(); t += minutes(2)) {
+      const before = smtp.sent.length;
+      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
+      for (let i = before; i < smtp.sent.length; i += 1) times.push(t);
+    }
+    expect(times.length).toBeLessThanOrEqual(4);
+    expect(times.length).toBeGreaterThan(0);
+    for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+    const closed = await database.db
+      .selectFrom('warmup_messages')
+      .select('last_error')
+      .where('sender_mailbox_id', '=', erin.id)
+      .where('status', '=', 'expired')
+      .execute();
+    expect(closed.length).toBe(8 - times.length);
+    for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
+  });
 });

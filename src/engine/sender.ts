@@ -44,7 +44,9 @@ import {
   judgeDueSends,
   localDaySpan,
   MIN_SEND_GAP_MS,
+  REASON_LATE_SHARE,
   REASON_REPLY_FIRST,
+  restOfDayBudget,
   sendDayOf,
   sendWindow,
   threadsToDisplace,
@@ -267,22 +269,25 @@ async function applySendBounds(
   const span = localDaySpan(settings, day);
   const done = await loadSendsOfDay(deps.db, sender.id, span, new Date(now.getTime() - MIN_SEND_GAP_MS));
   const budget = (await findPlanTarget(deps.db, sender.id, day)) ?? 0;
-  const today = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
   const due = rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day }));
+  const planned = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
   const windowEnd = sendWindow(settings, day).end;
   let later = ignoreSchedule
     ? { replies: 0, threads: 0 }
     : await countPlannedBetween(deps.db, sender.id, now, windowEnd);
-  // replies first: new threads planned for later today give way to the replies due now
-  const displace = threadsToDisplace(today, due, later);
+  // back late (paused, or the engine was down): the rest of the day is a late start
+  const restAllowed = ignoreSchedule ? Math.max(0, budget - done.sent) : restOfDayBudget(planned, due, now);
+  const reason = restAllowed < budget - done.sent ? REASON_LATE_SHARE : REASON_REPLY_FIRST;
+  // replies first: new threads planned for later today give way to the replies due now (and to the late share)
+  const displace = ignoreSchedule ? 0 : threadsToDisplace(restAllowed, planned, due, later);
   if (displace > 0) {
     for (let i = 0; i < displace; i += 1) {
-      if (await expireLastPlannedThread(deps.db, sender.id, day, REASON_REPLY_FIRST)) summary.dropped += 1;
+      if (await expireLastPlannedThread(deps.db, sender.id, day, reason)) summary.dropped += 1;
     }
     later = await countPlannedBetween(deps.db, sender.id, now, windowEnd);
   }
   const verdicts = judgeDueSends({
-    today,
+    today: { ...planned, budget: done.sent + restAllowed },
     now,
     rows: due,
     reservedLater: later,

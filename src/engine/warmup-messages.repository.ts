@@ -69,7 +69,7 @@ export async function expireLastPlannedThread(
   return last !== undefined;
 }
 
-/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts. */
+/** Traffic of every mailbox since `since` (ISO instant), by due time: inbound and outbound counts (closed mail left out). */
 export async function loadPoolTraffic(
   db: Kysely<Database>,
   since: string,
@@ -87,6 +87,8 @@ export async function loadPoolTraffic(
     .selectFrom('warmup_messages')
     .select(['recipient_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
     .where('due_at', '>=', since)
+    // mail closed unsent by the send bounds was never traffic
+    .where('status', '!=', 'expired')
     .groupBy('recipient_mailbox_id')
     .execute();
   for (const row of inbound) entry(row.id).inbound = Number(row.n);
@@ -94,23 +96,27 @@ export async function loadPoolTraffic(
     .selectFrom('warmup_messages')
     .select(['sender_mailbox_id as id', sql<number>`cast(count(*) as integer)`.as('n')])
     .where('due_at', '>=', since)
+    .where('status', '!=', 'expired')
     .groupBy('sender_mailbox_id')
     .execute();
   for (const row of outbound) entry(row.id).outbound = Number(row.n);
   return traffic;
 }
 
-/** New threads per recipient and plan day over `days`, keyed `<recipient id> <day>`. */
-export async function loadInboundByDay(db: Kysely<Database>, days: readonly string[]): Promise<Map<string, number>> {
-  if (days.length === 0) return new Map();
-  const rows = await db
+/** New threads due in [from, to): their recipient and due time (for the inbound bound). */
+export async function loadInitialsDueBetween(
+  db: Kysely<Database>,
+  from: Date,
+  to: Date,
+): Promise<Array<{ recipient_mailbox_id: string; due_at: string }>> {
+  return db
     .selectFrom('warmup_messages')
-    .select(['recipient_mailbox_id as id', 'plan_day', sql<number>`cast(count(*) as integer)`.as('n')])
+    .select(['recipient_mailbox_id', 'due_at'])
     .where('kind', '=', 'initial')
-    .where('plan_day', 'in', days)
-    .groupBy(['recipient_mailbox_id', 'plan_day'])
+    .where('status', '!=', 'expired')
+    .where('due_at', '>=', from.toISOString())
+    .where('due_at', '<', to.toISOString())
     .execute();
-  return new Map(rows.map((row) => [`${row.id} ${row.plan_day}`, Number(row.n)]));
 }
 
 /** Replies a mailbox has waiting to go out on one of its days: they come before its new threads. */

@@ -253,7 +253,11 @@ export interface WorkState {
   plannedByPlans: number;
   initial: number;
   replies: number;
+  /** The day's messages: every message but the replies waiting for a later day. */
   total: number;
+  /** Replies for which the day's budget had no room: planned for the next day, not part of this one. */
+  laterReplies: number;
+  /** Statuses of the day's messages. */
   byStatus: Record<string, number>;
   found: number;
   engaged: number;
@@ -262,7 +266,7 @@ export interface WorkState {
 }
 
 export async function workState(db: Kysely<Database>): Promise<WorkState> {
-  const [mailboxes, plans, kinds, statuses, progress, leases, leasedRows] = await Promise.all([
+  const [mailboxes, plans, kinds, statuses, progress, leases, leasedRows, later] = await Promise.all([
     db.selectFrom('mailboxes').select(count.as('n')).where('status', '=', 'active').executeTakeFirstOrThrow(),
     db
       .selectFrom('mailbox_plans')
@@ -291,18 +295,31 @@ export async function workState(db: Kysely<Database>): Promise<WorkState> {
       .select(count.as('n'))
       .where('lease_owner', 'is not', null)
       .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('warmup_messages')
+      .select(count.as('n'))
+      .where('kind', '=', 'reply')
+      .where('status', '=', 'planned')
+      .where('plan_day', '>', (eb) => eb.selectFrom('mailbox_plans').select((p) => p.fn.max('day').as('day')))
+      .executeTakeFirstOrThrow(),
   ]);
   const byKind = Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)]));
   const byStatus = Object.fromEntries(statuses.map((s) => [s.status, Number(s.n)]));
   const initial = byKind.initial ?? 0;
   const replies = byKind.reply ?? 0;
+  const laterReplies = Number(later.n);
+  if (laterReplies > 0) {
+    byStatus.planned -= laterReplies;
+    if (byStatus.planned === 0) delete byStatus.planned;
+  }
   return {
     mailboxes: Number(mailboxes.n),
     plans: Number(plans.n),
     plannedByPlans: Number(plans.planned),
     initial,
     replies,
-    total: initial + replies,
+    total: initial + replies - laterReplies,
+    laterReplies,
     byStatus,
     found: Number(progress.found),
     engaged: Number(progress.engaged),

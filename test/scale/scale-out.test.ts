@@ -215,7 +215,12 @@ describe.skipIf(skipReason !== null)(
     }
 
     async function messageIds(installation: Installation): Promise<string[]> {
-      const rows = await installation.database.db.selectFrom('warmup_messages').select('message_id').execute();
+      // a reply the day's budget had no room for waits for the next day: not part of this one
+      const rows = await installation.database.db
+        .selectFrom('warmup_messages')
+        .select('message_id')
+        .where('sent_at', 'is not', null)
+        .execute();
       return rows.map((r) => r.message_id);
     }
 
