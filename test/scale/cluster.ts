@@ -253,10 +253,12 @@ export interface WorkState {
   plannedByPlans: number;
   initial: number;
   replies: number;
-  /** The day's messages: every message but the replies waiting for a later day. */
+  /** The day's messages: every message but the replies waiting for a later day and the closed ones. */
   total: number;
   /** Replies for which the day's budget had no room: planned for the next day, not part of this one. */
   laterReplies: number;
+  /** New threads closed unsent by the send bounds (a reply took their place in the day's budget). */
+  closed: number;
   /** Statuses of the day's messages. */
   byStatus: Record<string, number>;
   found: number;
@@ -312,14 +314,17 @@ export async function workState(db: Kysely<Database>): Promise<WorkState> {
     byStatus.planned -= laterReplies;
     if (byStatus.planned === 0) delete byStatus.planned;
   }
+  const closed = byStatus.expired ?? 0;
+  delete byStatus.expired;
   return {
     mailboxes: Number(mailboxes.n),
     plans: Number(plans.n),
     plannedByPlans: Number(plans.planned),
     initial,
     replies,
-    total: initial + replies - laterReplies,
+    total: initial + replies - laterReplies - closed,
     laterReplies,
+    closed,
     byStatus,
     found: Number(progress.found),
     engaged: Number(progress.engaged),

@@ -366,9 +366,14 @@ describe.skipIf(skipReason !== null)(
           const status = () =>
             db
               .selectFrom('warmup_messages')
-              .select(['status', 'lease_owner'])
+              .select(['status', 'lease_owner', 'plan_day'])
               .where('id', '=', row.id)
               .executeTakeFirstOrThrow();
+          // the day the installation plans (its mailboxes are all on UTC)
+          const { day: planDay } = await db
+            .selectFrom('mailbox_plans')
+            .select((eb) => eb.fn.max('day').as('day'))
+            .executeTakeFirstOrThrow();
           held.push({
             kill: kills.length,
             what: `send ${row.id}`,
@@ -377,7 +382,11 @@ describe.skipIf(skipReason !== null)(
               const now = await status();
               return now.status !== 'planned' || (now.lease_owner !== null && now.lease_owner !== victimId);
             },
-            done: async () => (await status()).status !== 'planned',
+            // sent, closed, or (a reply the day's budget had no room for) moved to the next day
+            done: async () => {
+              const now = await status();
+              return now.status !== 'planned' || now.plan_day > planDay;
+            },
           });
         }
       }
