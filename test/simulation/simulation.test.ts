@@ -43,6 +43,8 @@ const DEFAULT_POOLS: PoolShape[] = [
   { seed: 8, size: 40, days: 4, stepMinutes: 15 },
   { seed: 9, size: 80, days: 2, stepMinutes: 15 },
   { seed: 10, size: 200, days: 2, stepMinutes: 15 },
+  // a mid-sized pool over ten days, two outages
+  { seed: 13, size: 43, days: 10, stepMinutes: 10 },
 ];
 const DEFAULT_STEP_MINUTES = 5;
 
