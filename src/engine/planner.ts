@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { addDays, daysBetween, localDay, validTimeZone } from '../calendar.js';
+import { addDays, localDay, validTimeZone } from '../calendar.js';
 import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
@@ -341,9 +341,10 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
       (day === c.day
         ? c.budget
         : day > c.day && isSendDay(c.settings, day)
-          ? dailyTarget({
+          ? // its ramp position today: a later day's is never lower
+            dailyTarget({
               settings: c.settings,
-              warmupDay: c.warmupDay + daysBetween(c.day, day),
+              warmupDay: c.warmupDay,
               mailboxId: c.member.id,
               day,
               volumeFactor: c.volumeFactor,

@@ -45,6 +45,7 @@ import {
   localDaySpan,
   MIN_SEND_GAP_MS,
   REASON_LATE_SHARE,
+  REASON_OTHER_RECIPIENT_DAY,
   REASON_REPLY_FIRST,
   restOfDayBudget,
   sendDayOf,
@@ -299,16 +300,31 @@ async function applySendBounds(
   for (const verdict of verdicts) {
     if (verdict.action === 'send') {
       allowed.push(byId.get(verdict.id)!);
-    } else if (verdict.action === 'move') {
+    } else if (verdict.action === 'move' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, verdict.dueAt))) {
       await movePlannedMessage(deps.db, verdict.id, verdict);
       heldIds.push(verdict.id);
       summary.deferred += 1;
+    } else if (verdict.action === 'move') {
+      await expirePlannedMessage(deps.db, verdict.id, REASON_OTHER_RECIPIENT_DAY);
+      summary.dropped += 1;
     } else {
       await expirePlannedMessage(deps.db, verdict.id, verdict.reason);
       summary.dropped += 1;
     }
   }
   return allowed;
+}
+
+/**
+ * A new thread counts on its recipient's inbound bound for the recipient's local day it was planned
+ * to land on: moved, it must stay on that day (a reply follows its thread and may move freely).
+ */
+async function staysOnRecipientDay(deps: SendDeps, row: WarmupMessageRow, dueAt: Date): Promise<boolean> {
+  if (row.kind === 'reply') return true;
+  const recipient = await findMailbox(deps.db, row.recipient_mailbox_id);
+  if (!recipient) return true;
+  const settings = parseWarmupSettings(recipient.warmup);
+  return sendDayOf(settings, dueAt) === sendDayOf(settings, new Date(row.due_at));
 }
 
 /** The SMTP login worked: the mailbox's send failures are over (one state write per call, only if there were any). */
