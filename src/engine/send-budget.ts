@@ -129,7 +129,7 @@ export const REASON_DAY_OVER = 'not sent: its day is over';
 export const REASON_NO_ROOM = "not sent: no room left in the day's budget and send window";
 export const REASON_REPLY_FIRST = 'not sent: a reply took its place in the day';
 export const REASON_LATE_SHARE = 'not sent: the mailbox started the rest of its day late';
-export const REASON_OTHER_RECIPIENT_DAY = 'not sent: moved, it would have landed on another day of its recipient';
+export const REASON_OTHER_RECIPIENT_DAY = 'not sent: it would have landed on another day of its recipient';
 
 export interface GateInput {
   today: SenderDay;

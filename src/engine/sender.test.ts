@@ -17,7 +17,13 @@ import {
 } from '../../test/helpers/engine-fixtures.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
-import { MIN_SEND_GAP_MS, REASON_DAY_OVER, REASON_NO_ROOM, REASON_REPLY_FIRST } from './send-budget.js';
+import {
+  MIN_SEND_GAP_MS,
+  REASON_DAY_OVER,
+  REASON_NO_ROOM,
+  REASON_OTHER_RECIPIENT_DAY,
+  REASON_REPLY_FIRST,
+} from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 
@@ -601,5 +607,22 @@ describe('send bounds at the sender', () => {
       .execute();
     expect(closed.length).toBe(8 - times.length);
     for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
+  });
+
+  it('a new thread due before its recipient’s midnight does not leave after it (it would count on the next day)', async () => {
+    const night = await insertMailbox(database.db, erin.workspace_id, {
+      email: 'nia@november.test',
+      warmup: { sendWindow: { start: '00:00', end: '23:59' } },
+    });
+    await insertPlan(database.db, night, '2026-03-12', 5);
+    // 22:58 UTC is 23:58 in Berlin; at 23:00:30 UTC Grace's next day has begun
+    const thread = await insertMessage(database.db, {
+      sender: night,
+      recipient: grace,
+      dueAt: new Date('2026-03-12T22:58:00Z'),
+    });
+    const summary = await sendDueMessages(deps, { now: new Date('2026-03-12T23:00:30Z'), ignoreSchedule: false });
+    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
+    expect(await messageRow(thread.id)).toMatchObject({ status: 'expired', last_error: REASON_OTHER_RECIPIENT_DAY });
   });
 });

@@ -298,8 +298,12 @@ async function applySendBounds(
   const byId = new Map(rows.map((row) => [row.id, row]));
   const allowed: WarmupMessageRow[] = [];
   for (const verdict of verdicts) {
-    if (verdict.action === 'send') {
+    if (verdict.action === 'send' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, now))) {
       allowed.push(byId.get(verdict.id)!);
+    } else if (verdict.action === 'send') {
+      // due before its recipient's midnight, leaving after it: it would count on a day already full
+      await expirePlannedMessage(deps.db, verdict.id, REASON_OTHER_RECIPIENT_DAY);
+      summary.dropped += 1;
     } else if (verdict.action === 'move' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, verdict.dueAt))) {
       await movePlannedMessage(deps.db, verdict.id, verdict);
       heldIds.push(verdict.id);
@@ -317,7 +321,7 @@ async function applySendBounds(
 
 /**
  * A new thread counts on its recipient's inbound bound for the recipient's local day it was planned
- * to land on: moved, it must stay on that day (a reply follows its thread and may move freely).
+ * to land on: sent late or moved, it must stay on that day (a reply follows its thread and may move freely).
  */
 async function staysOnRecipientDay(deps: SendDeps, row: WarmupMessageRow, dueAt: Date): Promise<boolean> {
   if (row.kind === 'reply') return true;
