@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import type { MailPolicy } from './mail/policy.js';
-import { createMailboxesService } from './mailboxes/mailboxes.service.js';
+import { createMailboxesService, type MailClients } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
@@ -35,6 +35,8 @@ export interface ServiceDeps {
   logger?: { debug(details: object, message: string): void };
   /** OAuth providers the operator set up (default: none). */
   oauth?: OAuthSettings;
+  /** Default: the real SMTP and IMAP clients; a simulation gives its own mail world's. */
+  mailClients?: MailClients;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -50,6 +52,7 @@ export function createServices({
   logger,
   oauth = { publicUrl: undefined, providers: {} },
   dnsServers,
+  mailClients,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -71,6 +74,7 @@ export function createServices({
     mailPolicy,
     logger,
     roundTripWaitMs,
+    mailClients,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   const oauthFlows = createOAuthService({

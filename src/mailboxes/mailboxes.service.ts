@@ -16,9 +16,9 @@ import {
 } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
 import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
-import { verifyImap } from '../mail/imap.js';
+import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
-import { verifySmtp } from '../mail/smtp.js';
+import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
 import { describeOutlook } from './mailbox-outlook.js';
 import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
@@ -40,7 +40,7 @@ import type {
   WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-import { proveRoundTrip, type RoundTripResult } from './round-trip.js';
+import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from './round-trip.js';
 import { DEFAULT_WARMUP } from './warmup-settings.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
@@ -71,6 +71,8 @@ export interface MailboxesServiceDeps {
   roundTripWaitMs?: number;
   /** Access tokens of mailboxes that sign in with OAuth (oauth/oauth.tokens.ts). */
   oauthTokens?: Pick<OAuthTokens, 'accessToken' | 'revocationOf'>;
+  /** Default: the real SMTP and IMAP clients. */
+  mailClients?: MailClients;
 }
 
 /** A mailbox signed in to with OAuth, as the consent flow's callback hands it over. */
@@ -84,6 +86,19 @@ export interface OAuthConnection {
   /** The mailbox the flow reconnects, when it was started for one. */
   mailboxId?: string;
 }
+
+/** How the service reaches mail servers: the real clients, or a simulated mail world's in tests. */
+export interface MailClients extends RoundTripClients {
+  verifyImap: typeof verifyImap;
+  verifySmtp: typeof verifySmtp;
+}
+
+export const REAL_MAIL_CLIENTS: MailClients = {
+  verifyImap,
+  verifySmtp,
+  smtp: createSmtpSender,
+  imap: openImapSession,
+};
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
 export interface MailboxCredentials {
@@ -362,6 +377,7 @@ export function createMailboxesService({
   logger,
   roundTripWaitMs,
   oauthTokens,
+  mailClients = REAL_MAIL_CLIENTS,
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -425,8 +441,8 @@ export function createMailboxesService({
    */
   async function verifyConnection(credentials: MailboxCredentials, provider?: string): Promise<void> {
     const [imap, smtp] = await Promise.allSettled([
-      verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
-      verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
+      mailClients.verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
+      mailClients.verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
     ]);
     const texts: string[] = [];
     const failures: ConnectionFailure[] = [];
@@ -447,7 +463,11 @@ export function createMailboxesService({
   }
 
   function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
-    return proveRoundTrip(email, credentials, { waitMs: roundTripWaitMs, timeoutMs: verifyTimeoutMs });
+    return proveRoundTrip(email, credentials, {
+      waitMs: roundTripWaitMs,
+      timeoutMs: verifyTimeoutMs,
+      clients: mailClients,
+    });
   }
 
   /** Mailboxes as the API returns them, each with its outlook (one query for the page, not one per mailbox). */

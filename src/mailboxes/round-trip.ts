@@ -11,11 +11,19 @@ import { isMailConnectionError, type MailServerConfig } from '../mail/errors.js'
 import { openImapSession, WARMUP_FOLDER, type ImapSession } from '../mail/imap.js';
 import { createSmtpSender } from '../mail/smtp.js';
 
+/** The mail clients the round trip uses: the real ones, or a simulated mail world's in tests. */
+export interface RoundTripClients {
+  smtp: typeof createSmtpSender;
+  imap: typeof openImapSession;
+}
+
 export interface RoundTripOptions {
   /** How long the message may take to show up over IMAP (default 20 s). */
   waitMs?: number;
   /** Deadline of each SMTP and IMAP step (default 10 s). */
   timeoutMs?: number;
+  /** Default: the real SMTP and IMAP clients. */
+  clients?: RoundTripClients;
 }
 
 export type RoundTripResult = { proven: true } | { proven: false; reason: string };
@@ -62,7 +70,8 @@ export async function proveRoundTrip(
   const timeoutMs = options.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
   const messageId = `<check.${randomBytes(12).toString('base64url')}@${domainOf(email)}>`;
 
-  const sender = createSmtpSender(servers.smtp, { timeoutMs });
+  const clients = options.clients ?? { smtp: createSmtpSender, imap: openImapSession };
+  const sender = clients.smtp(servers.smtp, { timeoutMs });
   try {
     await sender.send({
       from: { address: email },
@@ -80,7 +89,7 @@ export async function proveRoundTrip(
 
   let session: ImapSession | null = null;
   try {
-    session = await openImapSession(servers.imap, { timeoutMs });
+    session = await clients.imap(servers.imap, { timeoutMs });
     const deadline = Date.now() + waitMs;
     let pause = FIRST_POLL_MS;
     for (;;) {
