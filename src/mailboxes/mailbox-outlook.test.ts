@@ -40,6 +40,13 @@ describe('describeOutlook', () => {
     expect(done.summary).toBe('Next sends from Fri 08:00 Europe/Berlin, when its send window opens.');
   });
 
+  it('a mailbox that answers automatically needs attention, with why it receives no warmup mail, and is not ready', () => {
+    const reason = 'This mailbox answers warmup mail automatically (out of office or vacation) …';
+    const outlook = describeOutlook(input({ autoReplyReason: reason }), NOW);
+    expect(outlook.attention).toEqual([{ kind: 'auto_reply', message: reason }]);
+    expect(outlook.readyForCampaigns).toBe(false);
+  });
+
   it('a pool too small for the ramp says how many mailboxes to add, and needs attention', () => {
     const outlook = describeOutlook(input({ dailyTarget: 1, rampTarget: 3, limitedBy: 'pool_too_small' }), NOW);
     expect(outlook.limitedBy).toBe('pool_too_small');

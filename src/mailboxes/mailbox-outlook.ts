@@ -41,6 +41,8 @@ export interface OutlookInput {
   nextSendAt: string | null;
   lastPlanDay: string | null;
   week: WeekCounts;
+  /** Set while its owner answers warmup mail automatically: why it receives none (see auto-reply-rule.ts). */
+  autoReplyReason?: string | null;
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -99,6 +101,7 @@ export function describeAttention(input: OutlookInput): Attention[] {
       message: `${plural(week.bounced, 'email')} bounced in the last 7 days. Check that the account may send and that the addresses it writes to exist.`,
     });
   }
+  if (input.autoReplyReason) items.push({ kind: 'auto_reply', message: input.autoReplyReason });
   const limit = limitReason(input);
   if (input.status === 'active' && limit) items.push({ kind: 'pool_too_small', message: limit });
   if (input.status === 'active' && !input.inPool) {

@@ -167,6 +167,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
   const pool = poolMembership(row);
   const warmup = parseJson<WarmupSettings>(row.warmup);
   const fact = facts.get(row.id);
+  const autoReply = autoReplyState(row, now);
   const outlook = describeOutlook(
     {
       status: row.status,
@@ -183,6 +184,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
       nextSendAt: fact?.nextSendAt ?? null,
       lastPlanDay: row.last_plan_day,
       week: { sent: fact?.sent ?? 0, found: fact?.found ?? 0, spam: fact?.spam ?? 0, bounced: fact?.bounced ?? 0 },
+      autoReplyReason: autoReply?.reason ?? null,
     },
     now,
   );
@@ -204,7 +206,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
     lastError: row.last_error,
     pool,
     outlook,
-    autoReply: autoReplyState(row, now),
+    autoReply,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

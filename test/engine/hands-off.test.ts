@@ -262,10 +262,15 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
           url: `/api/mailboxes/${ids.get(otto.email)}`,
         });
         const { mailbox } = response.json() as {
-          mailbox: { autoReply: { lastSeenAt: string; receivesAgainAt: string; reason: string } | null };
+          mailbox: {
+            autoReply: { lastSeenAt: string; receivesAgainAt: string; reason: string } | null;
+            outlook: { attention: Array<{ kind: string; message: string }> };
+          };
         };
         expect(mailbox.autoReply).not.toBeNull();
         expect(mailbox.autoReply!.reason).toMatch(/answers warmup mail automatically/);
+        // … and it is on the "Needs attention" list, with the same words
+        expect(mailbox.outlook.attention).toContainEqual({ kind: 'auto_reply', message: mailbox.autoReply!.reason });
         expect(new Date(mailbox.autoReply!.receivesAgainAt).getTime()).toBeGreaterThan(clock.now().getTime());
         const owenView = await testApp.workspace.request({
           method: 'GET',
