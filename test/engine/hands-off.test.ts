@@ -184,20 +184,23 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
       async () => {
         await cycles(8);
 
-        // A person answers a warmup thread by hand: olive's owner replies to owen's email.
+        // A person answers a warmup thread by hand: olive's owner replies to a warmup email she got
+        // (from owen or opal: whom the planner drew as her partners is chance).
         const thread = await db
           .selectFrom('warmup_messages')
           .selectAll()
-          .where('sender_mailbox_id', '=', ids.get(owen.email)!)
+          .where('sender_mailbox_id', 'in', [ids.get(owen.email)!, ids.get(opal.email)!])
           .where('recipient_mailbox_id', '=', ids.get(olive.email)!)
           .where('status', '=', 'sent')
+          .orderBy('sent_at')
           .executeTakeFirstOrThrow();
+        const writer = [owen, opal].find((u) => ids.get(u.email) === thread.sender_mailbox_id)!;
         const humanId = '<hand-written-1@owner-two.test>';
         const smtp = createSmtpSender(mailServerConfigs(stack, olive).smtp, { timeoutMs: 10_000 });
         try {
           await smtp.send({
             from: { address: olive.email },
-            to: { address: owen.email },
+            to: { address: writer.email },
             subject: `Re: ${thread.subject ?? ''}`,
             text: 'Thanks, I will call you tomorrow. Olive',
             html: '<p>Thanks, I will call you tomorrow. Olive</p>',
@@ -227,10 +230,10 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
           for (const line of lines) expect(counter(line, 'expunged'), line).toBe(0);
         }
 
-        // 2. The hand-written reply: in owen's Warmup folder, left \Deleted in his INBOX, counted nowhere.
-        const owenWarmup = await contents(owen, WARMUP_FOLDER);
-        expect(owenWarmup.filter((m) => m.messageId === humanId && !isDeleted(m))).toHaveLength(1);
-        expect((await contents(owen, 'INBOX')).filter((m) => m.messageId === humanId && !isDeleted(m))).toEqual([]);
+        // 2. The hand-written reply: in the writer's Warmup folder, left \Deleted in the INBOX, counted nowhere.
+        const writerWarmup = await contents(writer, WARMUP_FOLDER);
+        expect(writerWarmup.filter((m) => m.messageId === humanId && !isDeleted(m))).toHaveLength(1);
+        expect((await contents(writer, 'INBOX')).filter((m) => m.messageId === humanId && !isDeleted(m))).toEqual([]);
         const counted = await db.selectFrom('interactions').select('message_id').execute();
         expect(counted.map((r) => r.message_id)).not.toContain(humanId);
 
