@@ -260,8 +260,9 @@ describe.skipIf(skipReason !== null)(
       expect(totals.reduce((sum, w) => sum + w.sent, 0)).toBe(state.total);
       expect(totals.reduce((sum, w) => sum + w.received, 0)).toBe(state.total);
 
-      // The work was shared: more than one worker sent, and more than one read mail.
-      expect(totals.filter((w) => w.sent > 0).length, JSON.stringify(totals)).toBeGreaterThan(1);
+      // The reading was shared: more than one worker read mail. (Sending need not be: with the whole
+      // day due at once, the worker that planned it claims every mailbox's sends in its next step,
+      // and the day's budget sends the replies the next day. Taking sends over is the next test's.)
       expect(totals.filter((w) => w.received > 0).length, JSON.stringify(totals)).toBeGreaterThan(1);
 
       // No mailbox was ever open in two IMAP sessions at once (Dovecot's own log), over many sessions.
