@@ -102,6 +102,16 @@ describeWithMailStack('faults heal themselves', () => {
       return row !== undefined;
     }
 
+    async function sendDueBy(db: Kysely<Database>, by: Date): Promise<boolean> {
+      const row = await db
+        .selectFrom('warmup_messages')
+        .select('id')
+        .where('status', '=', 'planned')
+        .where('due_at', '<=', by.toISOString())
+        .executeTakeFirst();
+      return row !== undefined;
+    }
+
     async function cycleUntil(until: Date, afterEach?: () => Promise<void>): Promise<void> {
       while (clock.now() < until) {
         clock.set(new Date(clock.now().getTime() + STEP));
@@ -120,9 +130,13 @@ describeWithMailStack('faults heal themselves', () => {
         await cycleUntil(new Date(start.getTime() + minutes(40)));
         const sentBefore = await db.selectFrom('warmup_messages').select('id').where('status', '=', 'sent').execute();
         expect(sentBefore.length).toBeGreaterThan(0);
-        // A mailbox logs in only when it has something to do: the outage starts once some mail is
-        // to be found or acted on within its half hour, so the IMAP side meets it too.
-        while (!(await imapWorkDueBy(db, new Date(clock.now().getTime() + minutes(20))))) {
+        // A mailbox logs in only when it has something to do, and sends are spread over the window:
+        // the outage starts once some mail is to be sent and some to be found or acted on within its
+        // half hour, so both sides meet it.
+        while (
+          !(await imapWorkDueBy(db, new Date(clock.now().getTime() + minutes(20)))) ||
+          !(await sendDueBy(db, new Date(clock.now().getTime() + minutes(20))))
+        ) {
           expect(clock.now().getTime() - start.getTime()).toBeLessThan(minutes(90));
           await cycleUntil(new Date(clock.now().getTime() + STEP));
         }
