@@ -73,3 +73,17 @@ export async function testMigrator(database: TestDatabase): Promise<Migrator> {
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
 }
+
+/**
+ * One workspace `ws_1` and one mailbox `mbx_1` in plain SQL, with only the columns every schema
+ * from 006 on has: for migration tests that bring rows across a migration.
+ */
+export async function insertRawMailbox(database: TestDatabase, passwordEncrypted = 'x'): Promise<void> {
+  await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
+    database.db,
+  );
+  await sql`insert into mailboxes (id, workspace_id, email, email_normalized, provider, connection_type, status,
+      imap, smtp, password_encrypted, warmup, created_at, updated_at)
+    values ('mbx_1', 'ws_1', 'a@b.test', 'a@b.test', 'custom', 'imap', 'active', '{}', '{}', ${passwordEncrypted}, '{}',
+      '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`.execute(database.db);
+}

@@ -1,6 +1,11 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createTestDatabase, testMigrator, type TestDatabase } from '../../../test/helpers/test-database.js';
+import {
+  createTestDatabase,
+  insertRawMailbox,
+  testMigrator,
+  type TestDatabase,
+} from '../../../test/helpers/test-database.js';
 
 let database: TestDatabase;
 
@@ -15,13 +20,7 @@ afterEach(async () => {
 it('adds the OAuth columns empty to existing mailboxes, and goes down again without losing them', async () => {
   const m = await testMigrator(database);
   expect((await m.migrateTo('006-pool-trust')).error).toBeUndefined();
-  await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
-    database.db,
-  );
-  await sql`insert into mailboxes (id, workspace_id, email, email_normalized, provider, connection_type, status,
-      imap, smtp, password_encrypted, warmup, created_at, updated_at)
-    values ('mbx_1', 'ws_1', 'a@b.test', 'a@b.test', 'custom', 'imap', 'active', '{}', '{}', 'v1:x', '{}',
-      '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`.execute(database.db);
+  await insertRawMailbox(database, 'v1:x');
 
   expect((await m.migrateTo('011-oauth')).error).toBeUndefined();
   const row = await database.db
