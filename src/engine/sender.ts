@@ -300,26 +300,28 @@ async function applySendBounds(
   const byId = new Map(rows.map((row) => [row.id, row]));
   const allowed: WarmupMessageRow[] = [];
   for (const verdict of verdicts) {
-    // planned before its recipient's automatic reply was noticed: it receives no warmup mail now
-    if (verdict.action !== 'close' && (await recipientAway(deps, byId.get(verdict.id)!, now))) {
+    if (verdict.action === 'close') {
+      await expirePlannedMessage(deps.db, verdict.id, verdict.reason);
+      summary.dropped += 1;
+      continue;
+    }
+    const row = byId.get(verdict.id)!;
+    const recipient = await findMailbox(deps.db, row.recipient_mailbox_id);
+    const leavesAt = verdict.action === 'send' ? now : verdict.dueAt;
+    if (recipient && answersAutomatically(recipient.auto_reply_at, now)) {
+      // planned before its recipient's automatic reply was noticed: it receives no warmup mail now
       await expirePlannedMessage(deps.db, verdict.id, REASON_RECIPIENT_AWAY);
       summary.dropped += 1;
-    } else if (verdict.action === 'send' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, now))) {
-      allowed.push(byId.get(verdict.id)!);
-    } else if (verdict.action === 'send') {
+    } else if (recipient && !staysOnRecipientDay(recipient, row, leavesAt)) {
       // due before its recipient's midnight, leaving after it: it would count on a day already full
       await expirePlannedMessage(deps.db, verdict.id, REASON_OTHER_RECIPIENT_DAY);
       summary.dropped += 1;
-    } else if (verdict.action === 'move' && (await staysOnRecipientDay(deps, byId.get(verdict.id)!, verdict.dueAt))) {
+    } else if (verdict.action === 'send') {
+      allowed.push(row);
+    } else {
       await movePlannedMessage(deps.db, verdict.id, verdict);
       heldIds.push(verdict.id);
       summary.deferred += 1;
-    } else if (verdict.action === 'move') {
-      await expirePlannedMessage(deps.db, verdict.id, REASON_OTHER_RECIPIENT_DAY);
-      summary.dropped += 1;
-    } else {
-      await expirePlannedMessage(deps.db, verdict.id, verdict.reason);
-      summary.dropped += 1;
     }
   }
   return allowed;
@@ -329,17 +331,10 @@ async function applySendBounds(
  * A new thread counts on its recipient's inbound bound for the recipient's local day it was planned
  * to land on: sent late or moved, it must stay on that day (a reply follows its thread and may move freely).
  */
-async function staysOnRecipientDay(deps: SendDeps, row: WarmupMessageRow, dueAt: Date): Promise<boolean> {
+function staysOnRecipientDay(recipient: MailboxRow, row: WarmupMessageRow, leavesAt: Date): boolean {
   if (row.kind === 'reply') return true;
-  const recipient = await findMailbox(deps.db, row.recipient_mailbox_id);
-  if (!recipient) return true;
   const settings = parseWarmupSettings(recipient.warmup);
-  return sendDayOf(settings, dueAt) === sendDayOf(settings, new Date(row.due_at));
-}
-
-async function recipientAway(deps: SendDeps, row: WarmupMessageRow, now: Date): Promise<boolean> {
-  const recipient = await findMailbox(deps.db, row.recipient_mailbox_id);
-  return recipient !== undefined && answersAutomatically(recipient.auto_reply_at, now);
+  return sendDayOf(settings, leavesAt) === sendDayOf(settings, new Date(row.due_at));
 }
 
 /** The SMTP login worked: the mailbox's send failures are over (one state write per call, only if there were any). */
