@@ -1,9 +1,9 @@
 // The dashboard says what the API says: seeded states (no mailbox, one mailbox in a pool of one,
-// a junked mailbox, a mailbox the health guard stopped, each kind of connection failure) shown in
-// headless Chromium, their text and figures compared with the API's answers; axe-core finds
-// nothing on any page or state at laptop and phone widths; a keyboard-only walk never leaves the
-// focus on <body>, paging included; the focus ring stands out 3:1; a chart of one day is drawn,
-// its figures open by keyboard and its colours have a legend.
+// a junked mailbox, an auto-replying one, one the health guard slowed and one it stopped, each
+// kind of connection failure) shown in headless Chromium, their text and figures compared with
+// the API's answers; axe-core finds nothing on any page or state at laptop and phone widths; a
+// keyboard-only walk never leaves the focus on <body>, paging included; the focus ring stands out
+// 3:1; a chart of one day is drawn, its figures open by keyboard and its colours have a legend.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -51,6 +51,8 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
   let soloId: string;
   let junkedId: string;
   let guardedId: string;
+  let awayId: string;
+  let halvedId: string;
   let keyboard: TestWorkspace;
 
   async function signInAt(address: string, apiKey: string): Promise<void> {
@@ -102,7 +104,16 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     // a junked mailbox (6 of its 10 emails found in spam this week, one bounce) and one the guard stopped
     junkedId = await createMailbox(troubled, 'junked@bravo.test');
     guardedId = await createMailbox(troubled, 'guarded@charlie.test');
+    // one whose owner answers automatically, one whose volume the health guard halved
+    awayId = await createMailbox(troubled, 'away@delta.test');
+    halvedId = await createMailbox(troubled, 'halved@echo.test');
     await proveAll(db);
+    await db
+      .updateTable('mailboxes')
+      .set({ auto_reply_at: new Date().toISOString() })
+      .where('id', '=', awayId)
+      .execute();
+    await db.updateTable('mailboxes').set({ volume_factor: 0.5 }).where('id', '=', halvedId).execute();
     const today = new Date().toISOString().slice(0, 10);
     await db
       .updateTable('mailboxes')
@@ -173,17 +184,26 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     await expectNoAxeViolations('mailbox detail, pool of one');
   });
 
-  it('a junked and a guard-stopped mailbox: every threshold the API names is listed, figures agree', async () => {
+  it('junked, auto-replying, guard-slowed and guard-stopped mailboxes: every threshold the API names is listed, figures agree', async () => {
     await signIn(troubled);
     const junked = await mailboxOf(troubled, junkedId);
     const guarded = await mailboxOf(troubled, guardedId);
+    const away = await mailboxOf(troubled, awayId);
+    const halved = await mailboxOf(troubled, halvedId);
     expect(junked.outlook.attention.map((a) => a.kind)).toEqual(['spam_rate', 'bounces']);
     expect(guarded.outlook.attention.map((a) => a.kind)).toEqual(['stopped_by_guard']);
+    expect(away.outlook.attention.map((a) => a.kind)).toEqual(['auto_reply']);
+    expect(halved.outlook.attention.map((a) => a.kind)).toEqual(['slowed_by_guard']);
 
     const attention = page.locator('.attention-card');
-    await expect.poll(() => attention.locator('li').count()).toBe(3);
+    await expect.poll(() => attention.locator('li').count()).toBe(5);
     const shown = await attention.innerText();
-    for (const item of [...junked.outlook.attention, ...guarded.outlook.attention])
+    for (const item of [
+      ...junked.outlook.attention,
+      ...guarded.outlook.attention,
+      ...away.outlook.attention,
+      ...halved.outlook.attention,
+    ])
       expect(shown).toContain(item.message);
     expect(shown).not.toMatch(/healthy|within every threshold/);
 
@@ -206,6 +226,16 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     await page.getByText('Warmup is stopped for this mailbox').waitFor();
     expect(await page.locator('main').innerText()).toContain(guarded.outlook.attention[0]!.message);
     await expectNoAxeViolations('mailbox detail, stopped by the guard');
+
+    for (const [mailbox, state] of [
+      [away, 'answering automatically'],
+      [halved, 'slowed by the guard'],
+    ] as const) {
+      await page.goto(`${base}/mailboxes/${mailbox.id}`);
+      await expect.poll(() => page.getByTestId('outlook-summary').innerText()).toBe(mailbox.outlook.summary);
+      expect(await page.locator('.outlook').innerText()).toContain(mailbox.outlook.attention[0]!.message);
+      await expectNoAxeViolations(`mailbox detail, ${state}`);
+    }
   });
 
   it('axe finds nothing on the other pages and states, at 1366 and 390 px', async () => {
