@@ -62,8 +62,8 @@ const PROFILES: Profile[] = [
     age: 45,
     dailyLimit: 25,
     reputation: (d) => ramp(50, 84, 30)(d),
-    lastError:
-      'SMTP login failed: 535 5.7.8 Authentication credentials invalid. The app password may have been revoked: update it, then resume.',
+    // as the engine words a refused login (mailbox-state.ts, permanentError)
+    lastError: 'SMTP login refused: check the app password (535 5.7.8 Authentication credentials invalid)',
   },
   {
     email: 'support@kitecloud.dev',
