@@ -590,9 +590,12 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
       await page.getByLabel(`${label} security`).selectOption({ label: server.secure ? 'SSL/TLS' : 'STARTTLS' });
       await page.getByLabel(`${label} port`).fill(String(server.port));
     }
-    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    // by keyboard: after the failure the focus is still on the button that was pressed
+    await page.getByRole('button', { name: 'Connect mailbox' }).focus();
+    await page.keyboard.press('Enter');
     const alert = page.locator('#add-failure [role="alert"]');
     await alert.waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Connect mailbox');
     const shown = await alert.innerText();
     const headline =
       failures.length > 1
