@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithMailStack, mailServerConfigs, requireMailStack } from '../../test/mailstack/use-mail-stack.js';
 import { JUNK_SENDERS, MAIL_USERS } from '../../test/mailstack/users.js';
-import { MailConnectionError, type MailServerConfig } from './errors.js';
+import { diagnoseMailFailure, MailConnectionError, type MailServerConfig } from './errors.js';
 import {
   WARMUP_FOLDER,
   classifyFolder,
@@ -245,6 +245,20 @@ describe('IMAP errors without a real server', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await silent.close();
+    }
+  });
+
+  it('a server that greets and never answers the login is a timeout, not an unreachable host', async () => {
+    const greeting = await listen((socket) => {
+      socket.write('* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] ready\r\n');
+    });
+    try {
+      const err = await caught(verifyImap(fakeConfig(greeting.port), { timeoutMs: 400 }));
+      expect(err.kind).toBe('timeout');
+      expect(err.message).toBe(`IMAP server 127.0.0.1:${greeting.port} did not answer login within 0.4 s`);
+      expect(diagnoseMailFailure(err).problem).toBe('timeout');
+    } finally {
+      await greeting.close();
     }
   });
 

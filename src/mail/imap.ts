@@ -287,13 +287,13 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
       client.on('error', () => undefined);
       try {
         await withDeadline(client.connect(), timeoutMs, () => {
+          // After a greeting it is a mail server that is slow to log in, and saying so gives
+          // nothing away about the network; before one, the answer is the generic one.
+          const greeted = client.greeting !== undefined;
           client.close();
-          return unreachableError(
-            'imap',
-            config,
-            `no greeting and login within ${formatSeconds(timeoutMs)}`,
-            'ETIMEOUT',
-          );
+          return greeted
+            ? timeoutError(config, timeoutMs, 'login')
+            : unreachableError('imap', config, `no greeting and login within ${formatSeconds(timeoutMs)}`, 'ETIMEOUT');
         });
       } catch (err) {
         throw toMailError(err, config, timeoutMs, 'connect');

@@ -1,6 +1,5 @@
 // Mailbox routes that log in: every check runs against the real Postfix + Dovecot of the test run.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
@@ -23,32 +22,10 @@ import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
 import { loadSecretKey } from './credentials.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
-import { closedPort } from '../../test/helpers/ports.js';
+import { closedPort, silentServer } from '../../test/helpers/ports.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 const WRONG_PASSWORD = 'Wr0ng-Passw0rd-Marker-7731';
-
-/** A TCP server that accepts connections and never says a word (a black-holed mail server). */
-async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  let count = 0;
-  const server = net.createServer((socket) => {
-    count++;
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    connections: () => count,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 const FAILED_STATE = {
   failure_count: 1,

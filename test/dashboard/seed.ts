@@ -8,7 +8,8 @@ import {
   recordReputation,
   type InteractionInput,
 } from '../../src/interactions/interactions.repository.js';
-import { randomInt, seededRandom } from '../../src/engine/random.js';
+import { randomInt, seededRandom, type Random } from '../../src/engine/random.js';
+import { addDays, localDay, localWindow } from '../../src/calendar.js';
 import type { TestWorkspace } from '../helpers/test-app.js';
 
 interface Profile {
@@ -61,8 +62,8 @@ const PROFILES: Profile[] = [
     age: 45,
     dailyLimit: 25,
     reputation: (d) => ramp(50, 84, 30)(d),
-    lastError:
-      'SMTP login failed: 535 5.7.8 Authentication credentials invalid. The app password may have been revoked: update it, then resume.',
+    // as the engine words a refused login (mailbox-state.ts, permanentError)
+    lastError: 'SMTP login refused: check the app password (535 5.7.8 Authentication credentials invalid)',
   },
   {
     email: 'support@kitecloud.dev',
@@ -84,6 +85,9 @@ const PROFILES: Profile[] = [
 ];
 
 const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+const TIME_ZONE = 'Europe/Berlin';
+const SEND_WINDOW = { start: '08:00', end: '18:00' };
 
 function dayString(at: Date): string {
   return at.toISOString().slice(0, 10);
@@ -119,7 +123,8 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
         startVolume: 2,
         rampUpIncrement: 2,
         replyRate: 30,
-        timezone: 'Europe/Berlin',
+        timezone: TIME_ZONE,
+        sendWindow: SEND_WINDOW,
       },
     };
     if (profile.provider === 'custom') {
@@ -139,6 +144,7 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
     .execute();
 
   let serial = 0;
+  const sentToday = new Map<number, number>();
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const maxAge = Math.max(...PROFILES.map((p) => p.age));
   for (let ago = maxAge - 1; ago >= 0; ago--) {
@@ -160,6 +166,7 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
         const spamChance = Math.max(0.01, (100 - score) / 260);
         const peers = active.filter((peer) => peer.index !== index);
         if (peers.length === 0) continue;
+        if (ago === 0) sentToday.set(index, volume);
         for (let n = 0; n < volume; n++) {
           const peer = peers[randomInt(random, 0, peers.length - 1)]!;
           const minutesIntoDay =
@@ -226,6 +233,75 @@ export async function seedDemoData(db: Kysely<Database>, workspace: TestWorkspac
           now.getTime() - (profile.lastError ? 2 * DAY_MS : randomInt(random, 2, 14) * 60_000),
         ).toISOString(),
       })
+      .where('id', '=', ids[index]!)
+      .execute();
+  }
+  await planRestOfDay(db, ids, sentToday, now, random);
+}
+
+/**
+ * The sends still due, as the planner leaves them: the rest of today's target inside the send
+ * window still ahead, or tomorrow's when today's window is (nearly) over. The dashboard then says
+ * when each mailbox sends next.
+ */
+async function planRestOfDay(
+  db: Kysely<Database>,
+  ids: string[],
+  sentToday: Map<number, number>,
+  now: Date,
+  random: Random,
+): Promise<void> {
+  let day = localDay(now, TIME_ZONE);
+  let window = localWindow(day, SEND_WINDOW, TIME_ZONE);
+  let from = Math.max(window.start.getTime(), now.getTime() + 10 * MINUTE_MS);
+  const planningToday = from < window.end.getTime() - 30 * MINUTE_MS;
+  if (!planningToday) {
+    day = addDays(day, 1);
+    window = localWindow(day, SEND_WINDOW, TIME_ZONE);
+    from = window.start.getTime();
+  }
+  const span = window.end.getTime() - from;
+  let serial = 0;
+  for (const [index, profile] of PROFILES.entries()) {
+    if (profile.lastError || profile.pausedDaysAgo !== undefined) continue;
+    const peers = ids.filter(
+      (_id, i) => i !== index && !PROFILES[i]!.lastError && PROFILES[i]!.pausedDaysAgo === undefined,
+    );
+    const target = Math.min(profile.dailyLimit, 2 + 2 * (profile.age - 1));
+    const count = planningToday ? Math.max(1, target - (sentToday.get(index) ?? 0)) : target;
+    const domain = profile.email.split('@')[1]!;
+    const rows = Array.from({ length: count }, (_v, n) => {
+      const dueAt = new Date(from + Math.floor(((n + random()) / count) * span));
+      const messageId = `<demo-plan-${++serial}@${domain}>`;
+      return {
+        id: `msg_demo_plan_${serial}`,
+        message_id: messageId,
+        thread_id: messageId,
+        sender_mailbox_id: ids[index]!,
+        recipient_mailbox_id: peers[randomInt(random, 0, peers.length - 1)]!,
+        kind: 'initial',
+        turn: 1,
+        plan_day: day,
+        due_at: dueAt.toISOString(),
+        status: 'planned',
+        created_at: now.toISOString(),
+      };
+    });
+    await db.insertInto('warmup_messages').values(rows).execute();
+    await db
+      .insertInto('mailbox_plans')
+      .values({
+        mailbox_id: ids[index]!,
+        day,
+        warmup_day: profile.age,
+        target,
+        planned: target,
+        created_at: now.toISOString(),
+      })
+      .execute();
+    await db
+      .updateTable('mailboxes')
+      .set({ last_plan_day: day, ramp_target: target })
       .where('id', '=', ids[index]!)
       .execute();
   }

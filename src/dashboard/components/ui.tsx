@@ -13,6 +13,11 @@ type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'icon' | 'size'
   icon?: ComponentChildren;
   type?: 'button' | 'submit';
   disabled?: boolean;
+  /**
+   * Not available now, but keeps the keyboard focus: for a button that becomes unavailable by
+   * being pressed (Next on reaching the last page), where `disabled` would drop the focus.
+   */
+  unavailable?: boolean;
 };
 
 export function Button({
@@ -23,6 +28,7 @@ export function Button({
   children,
   class: className,
   disabled,
+  unavailable,
   type = 'button',
   onClick,
   ...rest
@@ -35,10 +41,10 @@ export function Button({
       type={type}
       class={['btn', `btn-${variant}`, size === 'sm' ? 'btn-sm' : '', className ?? ''].filter(Boolean).join(' ')}
       disabled={disabled}
-      aria-disabled={loading ? 'true' : undefined}
+      aria-disabled={loading || unavailable ? 'true' : undefined}
       aria-busy={loading ? 'true' : undefined}
       onClick={(event) => {
-        if (loading) {
+        if (loading || unavailable) {
           event.preventDefault();
           return;
         }
@@ -468,12 +474,12 @@ export function PaginationBar({
       </span>
       {pagination.totalPages > 1 && (
         <div class="pagination-buttons">
-          <Button size="sm" disabled={pagination.page <= 1} onClick={() => onPage(pagination.page - 1)}>
+          <Button size="sm" unavailable={pagination.page <= 1} onClick={() => onPage(pagination.page - 1)}>
             Previous
           </Button>
           <Button
             size="sm"
-            disabled={pagination.page >= pagination.totalPages}
+            unavailable={pagination.page >= pagination.totalPages}
             onClick={() => onPage(pagination.page + 1)}
           >
             Next

@@ -17,6 +17,7 @@ import {
   Segmented,
   StatCard,
   StatusBadge,
+  ReputationLegend,
   reputationTone,
 } from '../components/ui.js';
 import {
@@ -75,6 +76,7 @@ function Charts({ stats, period }: { stats: MailboxStats; period: Period }) {
           label={`Reputation of this mailbox over the last ${label}; now ${stats.reputation}.`}
           height={220}
         />
+        <ReputationLegend />
       </Card>
       <Card title="Volume" subtitle={`Warmup emails sent and received, last ${label}`}>
         <Chart

@@ -12,6 +12,7 @@ import {
   Link,
   PageHeader,
   Progress,
+  ReputationLegend,
   ReputationMeter,
   Skeleton,
   StatusBadge,
@@ -193,6 +194,11 @@ export function MailboxesPage() {
             )
           }
         />
+        {list.data && list.data.mailboxes.length > 0 && (
+          <div class="legend-footer">
+            <ReputationLegend />
+          </div>
+        )}
       </Card>
     </>
   );
