@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       metricsPort: undefined,
       webhookRetrySchedule: undefined,
       dnsServers: [],
+      dnsPauseHours: 72,
       warmupFolderRetentionDays: 30,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       WARMUP_METRICS_PORT: '9464',
       WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
       WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
+      WARMUP_DNS_PAUSE_HOURS: '24',
       WARMUP_FOLDER_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
@@ -67,6 +69,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       webhookRetrySchedule: [5_000, 300_000, 1_800_000],
       dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
+      dnsPauseHours: 24,
       warmupFolderRetentionDays: 7,
     });
   });

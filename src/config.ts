@@ -51,6 +51,8 @@ export interface Config {
   webhookRetrySchedule: number[] | undefined;
   /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
   dnsServers: string[];
+  /** WARMUP_DNS_PAUSE_HOURS: failing SPF or DMARC this many hours without a break pauses warmup until fixed (default 72; 0: never). */
+  dnsPauseHours: number;
   /** WARMUP_METRICS_PORT: where a `warmup worker` serves GET /metrics (with WARMUP_METRICS_TOKEN); unset: nowhere. */
   metricsPort: number | undefined;
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
@@ -71,6 +73,9 @@ export interface Config {
 export type LogFormat = 'auto' | 'pretty' | 'json';
 
 export class ConfigError extends Error {}
+
+/** WARMUP_DNS_PAUSE_HOURS unset: the sustained period after which failing SPF or DMARC pauses warmup (checks/daily-checks.ts). */
+export const DEFAULT_DNS_PAUSE_HOURS = 72;
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -195,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     oauth: loadOAuthSettings(env),
     dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
+    dnsPauseHours: integerSetting(env, 'WARMUP_DNS_PAUSE_HOURS', DEFAULT_DNS_PAUSE_HOURS, 0, 24 * 365),
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),

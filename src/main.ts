@@ -110,7 +110,10 @@ export function createWebhookDispatcherFor(
     secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
     policy: loadMailPolicy(parts.config.mail),
     workerId: parts.workerId,
-    resolve: createDnsResolver({ servers: parts.config.dnsServers }),
+    dailyChecks: {
+      resolve: createDnsResolver({ servers: parts.config.dnsServers }),
+      pauseAfterMs: parts.config.dnsPauseHours * 3_600_000,
+    },
     settings: {
       ...DEFAULT_WEBHOOK_SETTINGS,
       ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),

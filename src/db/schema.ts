@@ -111,6 +111,12 @@ export interface MailboxesTable {
   warmup_folder_pruned_at: string | null;
   /** When its folders were last searched for answers (a person's or automatic) to its warmup mail. */
   answers_scanned_at: string | null;
+  /** `dns` while the DNS rule (checks/) keeps it paused, so it resumes by itself once fixed; null otherwise. See mailbox-state.ts. */
+  paused_for: 'dns' | null;
+  /** The selector (s=) of its domain's DKIM key, which the DKIM check reads. */
+  dkim_selector: string | null;
+  /** `user` (given, kept) or `mail` (learned from the DKIM-Signature of its warmup mail as a peer found it). */
+  dkim_selector_source: 'user' | 'mail' | null;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */
@@ -300,6 +306,8 @@ export interface MailboxChecksTable {
   detail: string;
   fix: string | null;
   checked_at: string;
+  /** When the check started failing, unbroken by a pass (an unreachable DNS server neither starts nor ends it). */
+  failing_since: string | null;
 }
 
 /** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */

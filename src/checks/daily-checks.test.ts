@@ -1,0 +1,229 @@
+// The daily DNS checks and the DNS pause rule, against a real DNS server on loopback (dns2) and
+// the test database (SQLite, or PostgreSQL with WARMUP_TEST_DB=postgres): failing SPF or DMARC
+// for the sustained period pauses warmup with the reason in plain words, a fix resumes it, and a
+// DNS server that does not answer never pauses anything.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
+import { deadDnsPort, startDnsServer, type TestDnsServer, type ZoneRecord } from '../../test/helpers/dns-server.js';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import type { Mailbox } from '../mailboxes/mailboxes.schemas.js';
+import { DEFAULT_WARMUP } from '../mailboxes/warmup-settings.js';
+import { emitScheduledEvents } from '../webhooks/webhook-events.js';
+import { mailboxesDueForChecks } from './checks.repository.js';
+import { FAILING_RECHECK_MS, type DailyChecksSettings } from './daily-checks.js';
+import { createDnsResolver } from './dns-resolver.js';
+
+const HOUR = 3_600_000;
+const START = new Date('2026-03-02T08:00:00.000Z');
+const at = (hours: number) => new Date(START.getTime() + hours * HOUR);
+const SPF_OK = { type: 'TXT', data: 'v=spf1 ip4:127.0.0.1 -all' } as const;
+const DMARC_OK = { type: 'TXT', data: 'v=DMARC1; p=none' } as const;
+
+const ZONES: Record<string, ZoneRecord[]> = {
+  'good.test': [{ type: 'MX', exchange: 'mx.good.test', priority: 10 }, SPF_OK],
+  '_dmarc.good.test': [DMARC_OK],
+  'bad.test': [{ type: 'TXT', data: 'v=spf1 ip4:192.0.2.55 -all' }],
+  // SPF passes; DMARC is missing until a test publishes it
+  'nodmarc.test': [{ type: 'MX', exchange: 'mx.nodmarc.test', priority: 10 }, SPF_OK],
+  'flaky.test': [{ type: 'MX', exchange: 'mx.flaky.test', priority: 10 }, SPF_OK],
+  'relaxed.test': [{ type: 'MX', exchange: 'mx.relaxed.test', priority: 10 }, SPF_OK],
+};
+
+describe('daily DNS checks and the DNS pause rule', () => {
+  let dns: TestDnsServer;
+  let testApp: TestApp;
+  let live: DailyChecksSettings;
+
+  beforeAll(async () => {
+    dns = await startDnsServer(ZONES);
+    testApp = await createTestApp({ dnsServers: [dns.address] });
+    live = { resolve: createDnsResolver({ servers: [dns.address] }), pauseAfterMs: 72 * HOUR };
+  });
+  afterAll(async () => {
+    await testApp?.close();
+    await dns?.close();
+  });
+
+  /** Dispatcher passes at `now` until no mailbox is due a check (a pass checks a few). */
+  async function passAt(now: Date, settings: DailyChecksSettings = live): Promise<void> {
+    const { db } = testApp.database;
+    const midnight = new Date(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
+    for (let pass = 0; pass < 20; pass += 1) {
+      await emitScheduledEvents(db, now, settings);
+      const due = await mailboxesDueForChecks(db, {
+        checkedBefore: midnight,
+        recheckBefore: new Date(now.getTime() - FAILING_RECHECK_MS),
+        limit: 1,
+      });
+      if (due.length === 0) return;
+    }
+    throw new Error('mailboxes still due a check after 20 passes');
+  }
+
+  async function mailboxOf(id: string): Promise<Mailbox> {
+    const response = await testApp.workspace.request({ method: 'GET', url: `/api/mailboxes/${id}` });
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { mailbox: Mailbox }).mailbox;
+  }
+
+  it('tells workspaces that want check.failed of each failing check once a day, and keeps the results', async () => {
+    const { db } = testApp.database;
+    const workspace = await testApp.createWorkspace('daily-checks');
+    const hook = await workspace.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { url: 'https://hooks.example.com/warmup', events: ['check.failed'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const good = await insertMailbox(db, workspace.id, { email: 'kim@good.test' });
+    const bad = await insertMailbox(db, workspace.id, { email: 'lou@bad.test' });
+
+    await passAt(START);
+    await passAt(at(0.1));
+    const events = await db
+      .selectFrom('webhook_events')
+      .select(['type', 'payload'])
+      .where('workspace_id', '=', workspace.id)
+      .execute();
+    const failed = events.map((event) => JSON.parse(event.payload) as { type: string; data: Record<string, unknown> });
+    expect(failed.map((event) => event.type)).toEqual(['check.failed', 'check.failed', 'check.failed']);
+    expect(failed.map((event) => event.data.check).sort()).toEqual(['dmarc', 'mx', 'spf']);
+    for (const event of failed) {
+      expect(event.data).toMatchObject({ mailbox: { id: bad.id, email: 'lou@bad.test' }, domain: 'bad.test' });
+      expect(event.data.fix).toEqual(expect.any(String));
+    }
+    const kept = await db
+      .selectFrom('mailbox_checks')
+      .select(['mailbox_id', 'check', 'status', 'failing_since'])
+      .where('mailbox_id', 'in', [good.id, bad.id])
+      .orderBy('mailbox_id')
+      .orderBy('check')
+      .execute();
+    expect(kept.filter((row) => row.mailbox_id === good.id).map((row) => [row.status, row.failing_since])).toEqual([
+      ['skipped', null],
+      ['pass', null],
+      ['pass', null],
+      ['pass', null],
+    ]);
+    const badRows = kept.filter((row) => row.mailbox_id === bad.id);
+    expect(badRows.filter((row) => row.status === 'fail').map((row) => row.failing_since)).toEqual([
+      START.toISOString(),
+      START.toISOString(),
+      START.toISOString(),
+    ]);
+
+    // the next day the checks run again, and a check still failing is told again
+    await passAt(at(24));
+    const after = await db.selectFrom('webhook_events').select('id').where('workspace_id', '=', workspace.id).execute();
+    expect(after).toHaveLength(6);
+    await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', 'in', [good.id, bad.id]).execute();
+  });
+
+  it('pauses a mailbox whose DMARC has failed for 72 hours, says why and how to fix it, and resumes it once fixed', async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, {
+      email: 'max@nodmarc.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    await passAt(START);
+    // hourly while failing, so the period is measured to the hour, not to the next daily check
+    for (const hours of [24, 48, 71]) {
+      await passAt(at(hours));
+      expect((await mailboxOf(mailbox.id)).status).toBe('active');
+    }
+    await passAt(at(72));
+    const paused = await mailboxOf(mailbox.id);
+    expect(paused.status).toBe('paused');
+    expect(paused.lastError).toMatch(
+      /^Warmup paused: DMARC has failed for 72 hours \(nodmarc\.test publishes no DMARC/,
+    );
+    expect(paused.lastError).toContain('Fix: Publish a TXT record at _dmarc.nodmarc.test');
+    expect(paused.lastError).toContain('resumes by itself once SPF and DMARC pass');
+    expect(paused.outlook.summary).toContain('resumes by itself');
+    expect(paused.outlook.attention).toEqual([{ kind: 'paused_for_dns', message: paused.lastError }]);
+    expect(paused.pool).toMatchObject({ member: false, reason: 'paused' });
+
+    // still failing an hour later: it stays paused
+    await passAt(at(73));
+    expect((await mailboxOf(mailbox.id)).status).toBe('paused');
+
+    dns.zones['_dmarc.nodmarc.test'] = [DMARC_OK];
+    try {
+      await passAt(at(74));
+      const resumed = await mailboxOf(mailbox.id);
+      expect(resumed).toMatchObject({ status: 'active', lastError: null });
+      expect(resumed.outlook.attention.map((item) => item.kind)).not.toContain('paused_for_dns');
+    } finally {
+      delete dns.zones['_dmarc.nodmarc.test'];
+      await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', '=', mailbox.id).execute();
+    }
+  });
+
+  it('never pauses while the DNS server does not answer, and does not forget how long it was failing', async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, {
+      email: 'flo@flaky.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    const dead: DailyChecksSettings = {
+      resolve: createDnsResolver({ servers: [`127.0.0.1:${await deadDnsPort()}`], timeoutMs: 300 }),
+      pauseAfterMs: live.pauseAfterMs,
+    };
+    await passAt(START);
+    for (const hours of [24, 48, 72, 96]) {
+      await passAt(at(hours), dead);
+      expect((await mailboxOf(mailbox.id)).status).toBe('active');
+    }
+    const dmarc = await db
+      .selectFrom('mailbox_checks')
+      .select(['status', 'failing_since'])
+      .where('mailbox_id', '=', mailbox.id)
+      .where('check', '=', 'dmarc')
+      .executeTakeFirstOrThrow();
+    expect(dmarc).toEqual({ status: 'unreachable', failing_since: START.toISOString() });
+
+    // the server answers again and DMARC is still missing: failing since the first check, so it pauses
+    await passAt(at(97));
+    const paused = await mailboxOf(mailbox.id);
+    expect(paused.status).toBe('paused');
+    expect(paused.lastError).toMatch(/^Warmup paused: DMARC has failed for 97 hours/);
+
+    // while paused by the rule, an unanswered check does not resume it either
+    dns.zones['_dmarc.flaky.test'] = [DMARC_OK];
+    try {
+      await passAt(at(98), dead);
+      expect((await mailboxOf(mailbox.id)).status).toBe('paused');
+      await passAt(at(99));
+      expect((await mailboxOf(mailbox.id)).status).toBe('active');
+    } finally {
+      delete dns.zones['_dmarc.flaky.test'];
+      await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', '=', mailbox.id).execute();
+    }
+  });
+
+  it("leaves the owner's pause to the owner, and pauses nothing when the rule is off (0 hours)", async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, {
+      email: 'rae@relaxed.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    const off: DailyChecksSettings = { ...live, pauseAfterMs: 0 };
+    await passAt(START, off);
+    await passAt(at(100), off);
+    expect((await mailboxOf(mailbox.id)).status).toBe('active');
+
+    await passAt(at(101));
+    expect((await mailboxOf(mailbox.id)).status).toBe('paused');
+    const pause = await testApp.workspace.request({ method: 'POST', url: `/api/mailboxes/${mailbox.id}/pause` });
+    expect(pause.statusCode, pause.body).toBe(200);
+    dns.zones['_dmarc.relaxed.test'] = [DMARC_OK];
+    try {
+      await passAt(at(102));
+      const owned = await mailboxOf(mailbox.id);
+      expect(owned.status).toBe('paused');
+      expect(owned.outlook.attention.map((item) => item.kind)).not.toContain('paused_for_dns');
+    } finally {
+      delete dns.zones['_dmarc.relaxed.test'];
+    }
+  });
+});

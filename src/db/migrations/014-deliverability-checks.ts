@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * The DNS pause rule and the DKIM selector: why a paused mailbox is paused (`dns` when the rule
+ * paused it, so it resumes by itself once fixed; null when its owner did), the selector of its
+ * DKIM key with where it came from, and since when each DNS check has been failing.
+ */
+const MAILBOX_COLUMNS = ['paused_for', 'dkim_selector', 'dkim_selector_source'];
+
+// One column per ALTER statement: SQLite cannot add several columns in one statement.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  for (const column of MAILBOX_COLUMNS) {
+    await db.schema.alterTable('mailboxes').addColumn(column, 'text').execute();
+  }
+  await db.schema.alterTable('mailbox_checks').addColumn('failing_since', 'text').execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('mailbox_checks').dropColumn('failing_since').execute();
+  for (const column of [...MAILBOX_COLUMNS].reverse()) {
+    await db.schema.alterTable('mailboxes').dropColumn(column).execute();
+  }
+}
