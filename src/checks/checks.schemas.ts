@@ -11,9 +11,23 @@ export const DnsCheck = Type.Object({
 });
 export type DnsCheck = Static<typeof DnsCheck>;
 
+const SELECTOR_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62})$';
+
+export const DkimSelector = Type.Object({
+  selector: Type.Union([Type.String(), Type.Null()], {
+    description: "The DKIM key's selector the checks use; null: none known yet",
+  }),
+  source: Type.Union([Type.Literal('user'), Type.Literal('mail'), Type.Null()], {
+    description:
+      '`user`: given (kept until changed); `mail`: learned from the `DKIM-Signature` of its warmup mail as its peers found it (follows the provider when it rotates keys)',
+  }),
+});
+export type DkimSelector = Static<typeof DkimSelector>;
+
 export const MailboxChecks = Type.Object({
   domain: Type.String(),
   checkedAt: Type.String({ format: 'date-time' }),
+  dkimSelector: DkimSelector,
   checks: Type.Array(DnsCheck),
 });
 export type MailboxChecks = Static<typeof MailboxChecks>;
@@ -21,9 +35,22 @@ export type MailboxChecks = Static<typeof MailboxChecks>;
 export const MailboxChecksQuery = Type.Object(
   {
     dkimSelector: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62})$', description: "The DKIM key's selector (s=)" }),
+      Type.String({
+        pattern: SELECTOR_PATTERN,
+        description: "The DKIM key's selector (s=) to check this once, instead of the mailbox's",
+      }),
     ),
   },
   { additionalProperties: false },
 );
 export type MailboxChecksQuery = Static<typeof MailboxChecksQuery>;
+
+export const DkimSelectorBody = Type.Object(
+  {
+    selector: Type.Union([Type.String({ pattern: SELECTOR_PATTERN }), Type.Null()], {
+      description: "The selector (s=) of the domain's DKIM key; null forgets it, so the one learned from mail is used",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type DkimSelectorBody = Static<typeof DkimSelectorBody>;

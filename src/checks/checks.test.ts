@@ -87,7 +87,7 @@ describe('GET /api/mailboxes/:id/checks', () => {
     expect(checks.dmarc).toMatchObject({ status: 'pass' });
     expect(checks.dmarc!.detail).toContain('from the organisational domain');
     expect(checks.dkim).toMatchObject({ status: 'skipped' });
-    expect(checks.dkim!.fix).toContain('dkimSelector');
+    expect(checks.dkim!.fix).toContain('dkim-selector');
   });
 
   it('fails a domain without MX or DMARC, whose SPF leaves its server out and whose DKIM key is revoked, each with a fix', async () => {
@@ -151,6 +151,50 @@ describe('GET /api/mailboxes/:id/checks', () => {
     } finally {
       await deadApp.close();
     }
+  });
+
+  it('checks DKIM with the selector learned from mail, or the one the user gives, which wins until forgotten', async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, { email: 'kit@good.test' });
+    const checksUrl = `/api/mailboxes/${mailbox.id}/checks`;
+    const selectorUrl = `/api/mailboxes/${mailbox.id}/dkim-selector`;
+    const get = async () =>
+      (await testApp.workspace.request({ method: 'GET', url: checksUrl })).json() as MailboxChecks;
+
+    expect(await get()).toMatchObject({ dkimSelector: { selector: null, source: null } });
+    // a peer found its warmup mail signed with s=s1
+    await db
+      .updateTable('mailboxes')
+      .set({ dkim_selector: 's1', dkim_selector_source: 'mail' })
+      .where('id', '=', mailbox.id)
+      .execute();
+    const learned = await get();
+    expect(learned.dkimSelector).toEqual({ selector: 's1', source: 'mail' });
+    expect(byName(learned).dkim).toMatchObject({
+      status: 'pass',
+      detail: expect.stringContaining('s1._domainkey.good.test'),
+    });
+
+    const given = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: 'nope' } });
+    expect(given.statusCode, given.body).toBe(200);
+    expect(given.json()).toEqual({ dkimSelector: { selector: 'nope', source: 'user' } });
+    expect(byName(await get()).dkim).toMatchObject({
+      status: 'fail',
+      detail: 'no DKIM key is published at nope._domainkey.good.test',
+    });
+    // the query still checks another selector once, without keeping it
+    expect(byName(await checksOf('kit2@good.test', '?dkimSelector=s1')).dkim!.status).toBe('pass');
+
+    const forgotten = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: null } });
+    expect(forgotten.json()).toEqual({ dkimSelector: { selector: null, source: null } });
+    expect(byName(await get()).dkim!.status).toBe('skipped');
+
+    const bad = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: 'a b' } });
+    expect(bad.statusCode).toBe(400);
+    const other = await testApp.createWorkspace('selector-other');
+    expect((await other.request({ method: 'PUT', url: selectorUrl, payload: { selector: 's1' } })).statusCode).toBe(
+      404,
+    );
   });
 
   it("is a 404 for another workspace's mailbox, and a 400 for a bad selector", async () => {

@@ -310,6 +310,14 @@ export interface MailboxChecksTable {
   failing_since: string | null;
 }
 
+/** An address a mailbox's mail was seen sent from (engine/sender-evidence.ts), for the blocklist checks. */
+export interface MailboxSendingIpsTable {
+  mailbox_id: string;
+  ip: string;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
 /** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
 export interface MailScanMarksTable {
   mailbox_id: string;
@@ -339,6 +347,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   mailbox_checks: MailboxChecksTable;
   mail_scan_marks: MailScanMarksTable;
+  mailbox_sending_ips: MailboxSendingIpsTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

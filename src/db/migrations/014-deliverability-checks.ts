@@ -13,9 +13,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable('mailboxes').addColumn(column, 'text').execute();
   }
   await db.schema.alterTable('mailbox_checks').addColumn('failing_since', 'text').execute();
+  await db.schema
+    .createTable('mailbox_sending_ips')
+    .addColumn('mailbox_id', 'text', (c) => c.notNull().references('mailboxes.id').onDelete('cascade'))
+    .addColumn('ip', 'text', (c) => c.notNull())
+    .addColumn('first_seen_at', 'text', (c) => c.notNull())
+    .addColumn('last_seen_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('mailbox_sending_ips_pk', ['mailbox_id', 'ip'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('mailbox_sending_ips').execute();
   await db.schema.alterTable('mailbox_checks').dropColumn('failing_since').execute();
   for (const column of [...MAILBOX_COLUMNS].reverse()) {
     await db.schema.alterTable('mailboxes').dropColumn(column).execute();
