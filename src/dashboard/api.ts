@@ -27,6 +27,7 @@ import type {
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/webhooks.schemas.js';
+import type { DnsCheck, MailboxChecks } from '../checks/checks.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
@@ -35,6 +36,8 @@ import type { ConnectionFailure, FieldError } from '../http/errors.js';
 export type {
   Analytics,
   ConnectionFailure,
+  DnsCheck,
+  MailboxChecks,
   DailyRow,
   DailySummary,
   DashboardStats,
@@ -337,6 +340,8 @@ export const api = {
     json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then(
       (r) => r.stats,
     ),
+  /** The DNS checks of the mailbox's domain, run now. */
+  mailboxChecks: (id: string) => json<MailboxChecks>('GET', `/mailboxes/${encodeURIComponent(id)}/checks`),
   interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
     json<{ interactions: Interaction[]; pagination: Pagination }>(
       'GET',
