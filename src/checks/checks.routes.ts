@@ -1,6 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
-import { DkimSelector, DkimSelectorBody, MailboxChecks, MailboxChecksQuery } from './checks.schemas.js';
+import {
+  DkimSelector,
+  DkimSelectorBody,
+  MailboxBlocklists,
+  MailboxChecks,
+  MailboxChecksQuery,
+} from './checks.schemas.js';
 import type { ChecksService } from './checks.service.js';
 
 /** `GET /api/mailboxes/:id/checks`: the DNS checks of the mailbox's domain; `PUT …/dkim-selector`: the selector they use. */
@@ -21,6 +27,21 @@ export function mailboxChecksRoutes(checks: ChecksService): FastifyPluginAsyncTy
         },
       },
       async (request) => checks.checkMailbox(request.workspaceId, request.params.id, request.query),
+    );
+    app.get(
+      '/:id/blocklists',
+      {
+        schema: {
+          tags: ['mailboxes'],
+          operationId: 'getMailboxBlocklists',
+          summary: "Blocklist listings of the mailbox's domain and sending addresses",
+          description:
+            'The latest answers of the daily run: its domain on the domain lists (Spamhaus DBL by default) and each address its warmup mail was seen sent from (the `Received` fields of the copies its peers found) on the address lists (Spamhaus ZEN, Barracuda, SpamCop by default), each `listed` (with since when and where to ask for removal), `clear` or `unreachable`.',
+          params: IdParams,
+          response: { 200: MailboxBlocklists, ...errorResponses(401, 404, 429) },
+        },
+      },
+      async (request) => ({ blocklists: await checks.blocklists(request.workspaceId, request.params.id) }),
     );
     app.put(
       '/:id/dkim-selector',

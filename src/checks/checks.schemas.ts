@@ -54,3 +54,28 @@ export const DkimSelectorBody = Type.Object(
   { additionalProperties: false },
 );
 export type DkimSelectorBody = Static<typeof DkimSelectorBody>;
+
+export const BlocklistListing = Type.Object({
+  zone: Type.String({ description: 'The list asked (a Spamhaus DQS key is never shown)' }),
+  kind: Type.Union([Type.Literal('ip'), Type.Literal('domain')], {
+    description: '`ip`: an address its mail was seen sent from; `domain`: its domain',
+  }),
+  subject: Type.String({ description: 'The address or domain asked about' }),
+  status: Type.Union([Type.Literal('listed'), Type.Literal('clear'), Type.Literal('unreachable')], {
+    description: '`unreachable`: the list did not answer, or refused this resolver: nothing is known',
+  }),
+  detail: Type.String({ description: "The list's answer (its return codes and reason)" }),
+  listedSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When it was first seen listed, unbroken by a clear answer; null when not listed',
+  }),
+  delistUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where to ask for removal' }),
+  checkedAt: Type.String({ format: 'date-time' }),
+});
+export type BlocklistListing = Static<typeof BlocklistListing>;
+
+export const MailboxBlocklists = Type.Object({
+  blocklists: Type.Array(BlocklistListing, {
+    description: 'The latest daily answers, listings first; empty before the first daily run',
+  }),
+});
+export type MailboxBlocklists = Static<typeof MailboxBlocklists>;

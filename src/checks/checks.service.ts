@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
-import type { DkimSelector, MailboxChecks, MailboxChecksQuery } from './checks.schemas.js';
+import { blocklistListingsOf } from './checks.repository.js';
+import type { BlocklistListing, DkimSelector, MailboxChecks, MailboxChecksQuery } from './checks.schemas.js';
 import { runMailboxChecks } from './dns-checks.js';
 import type { DnsResolve } from './dns-resolver.js';
 
@@ -31,6 +32,13 @@ export function createChecksService({ db, clock, resolve }: ChecksServiceDeps) {
       const selector = query.dkimSelector ?? mailbox.dkim_selector ?? undefined;
       const { domain, checks } = await runMailboxChecks(resolve, mailbox, selector);
       return { domain, checkedAt: clock.now().toISOString(), dkimSelector: selectorOf(mailbox), checks };
+    },
+
+    /** The latest blocklist answers of the daily run. */
+    async blocklists(workspaceId: string, mailboxId: string): Promise<BlocklistListing[]> {
+      const listings = await blocklistListingsOf(db, workspaceId, mailboxId);
+      if (!listings) throw new NotFoundError(`mailbox ${mailboxId} not found`);
+      return listings;
     },
 
     /** The user gives the DKIM selector (kept until changed), or forgets it (null: the one learned from mail is used next). */

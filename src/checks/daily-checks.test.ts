@@ -15,6 +15,9 @@ import type { Mailbox } from '../mailboxes/mailboxes.schemas.js';
 import { DEFAULT_WARMUP } from '../mailboxes/warmup-settings.js';
 import { emitScheduledEvents } from '../webhooks/webhook-events.js';
 import { mailboxesDueForChecks } from './checks.repository.js';
+import { noteSenderEvidence } from '../engine/sender-evidence.js';
+import { blocklistZones } from './blocklists.js';
+import type { BlocklistListing } from './checks.schemas.js';
 import { FAILING_RECHECK_MS, type DailyChecksSettings } from './daily-checks.js';
 import { createDnsResolver } from './dns-resolver.js';
 
@@ -32,6 +35,8 @@ const ZONES: Record<string, ZoneRecord[]> = {
   // SPF passes; DMARC is missing until a test publishes it
   'nodmarc.test': [{ type: 'MX', exchange: 'mx.nodmarc.test', priority: 10 }, SPF_OK],
   'flaky.test': [{ type: 'MX', exchange: 'mx.flaky.test', priority: 10 }, SPF_OK],
+  'listed.test': [{ type: 'MX', exchange: 'mx.listed.test', priority: 10 }, SPF_OK],
+  '_dmarc.listed.test': [DMARC_OK],
   'relaxed.test': [{ type: 'MX', exchange: 'mx.relaxed.test', priority: 10 }, SPF_OK],
 };
 
@@ -227,6 +232,92 @@ describe('daily DNS checks and the DNS pause rule', () => {
       expect(text).toContain('DKIM not checked: no DKIM selector is known for this mailbox');
     } finally {
       await rm(dir, { recursive: true, force: true });
+      await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', '=', mailbox.id).execute();
+    }
+  });
+
+  it('asks the blocklists daily about its domain and sending addresses: listed since when, where to delist, never the DQS key', async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, {
+      email: 'lia@listed.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    // two addresses its mail was seen sent from (the Received fields of copies its peers found)
+    for (const ip of ['85.10.20.99', '85.10.20.98']) {
+      const headers = `Received: from out.listed.test (out.listed.test [${ip}]) by mx.peer.test\r\n`;
+      await noteSenderEvidence(db, mailbox.id, headers, START);
+    }
+    const key = 'dqskey0123';
+    const zones = blocklistZones({
+      ipZones: ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.down.test'],
+      domainZones: ['dbl.spamhaus.org'],
+      spamhausDqsKey: key,
+    });
+    const settings: DailyChecksSettings = { ...live, blocklistZones: zones };
+    dns.zones[`99.20.10.85.${key}.zen.dq.spamhaus.net`] = [
+      { type: 'A', address: '127.0.0.2' },
+      { type: 'TXT', data: 'https://check.spamhaus.org/listed?searchterm=85.10.20.99' },
+    ];
+    // Spamhaus's answer to a resolver it refuses is not a listing
+    dns.zones[`98.20.10.85.${key}.zen.dq.spamhaus.net`] = [{ type: 'A', address: '127.255.255.254' }];
+    dns.zones[`listed.test.${key}.dbl.dq.spamhaus.net`] = [{ type: 'A', address: '127.0.1.2' }];
+    const blocklists = async () => {
+      const response = await testApp.workspace.request({
+        method: 'GET',
+        url: `/api/mailboxes/${mailbox.id}/blocklists`,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.body).not.toContain(key);
+      return (response.json() as { blocklists: BlocklistListing[] }).blocklists;
+    };
+    try {
+      expect(await blocklists()).toEqual([]);
+      await passAt(START, settings);
+      await passAt(at(24), settings);
+      const listed = await blocklists();
+      expect(listed.filter((l) => l.status === 'listed')).toEqual([
+        {
+          zone: 'dbl.dq.spamhaus.net',
+          kind: 'domain',
+          subject: 'listed.test',
+          status: 'listed',
+          detail: 'listed on dbl.dq.spamhaus.net (127.0.1.2)',
+          listedSince: START.toISOString(),
+          delistUrl: 'https://check.spamhaus.org/',
+          checkedAt: at(24).toISOString(),
+        },
+        {
+          zone: 'zen.dq.spamhaus.net',
+          kind: 'ip',
+          subject: '85.10.20.99',
+          status: 'listed',
+          detail: 'listed on zen.dq.spamhaus.net (127.0.0.2): https://check.spamhaus.org/listed?searchterm=85.10.20.99',
+          listedSince: START.toISOString(),
+          delistUrl: 'https://check.spamhaus.org/',
+          checkedAt: at(24).toISOString(),
+        },
+      ]);
+      const byKey = new Map(listed.map((l) => [`${l.zone} ${l.subject}`, l]));
+      expect(byKey.get('zen.dq.spamhaus.net 85.10.20.98')).toMatchObject({ status: 'unreachable', listedSince: null });
+      expect(byKey.get('zen.dq.spamhaus.net 85.10.20.98')!.detail).toContain('127.255.255.254, which is not a listing');
+      expect(byKey.get('b.barracudacentral.org 85.10.20.99')).toMatchObject({
+        status: 'clear',
+        delistUrl: 'https://www.barracudacentral.org/rbl/removal-request',
+      });
+      expect(byKey.get('bl.down.test 85.10.20.99')).toMatchObject({ status: 'unreachable', delistUrl: null });
+      expect(listed).toHaveLength(7);
+      // an hour later (a recheck, were SPF failing) the lists are not asked again
+      await passAt(at(25), settings);
+      expect((await blocklists()).every((l) => l.checkedAt === at(24).toISOString())).toBe(true);
+
+      // delisted: the next day's answer is clear, and the listing's start is gone
+      delete dns.zones[`listed.test.${key}.dbl.dq.spamhaus.net`];
+      await passAt(at(48), settings);
+      expect((await blocklists()).find((l) => l.kind === 'domain')).toMatchObject({
+        status: 'clear',
+        listedSince: null,
+      });
+    } finally {
       await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', '=', mailbox.id).execute();
     }
   });

@@ -3,11 +3,19 @@
 // default) is paused with the reason and its fix, and resumes by itself once both pass again.
 // Receivers junk or refuse mail that fails SPF or DMARC, so warming up through it only teaches
 // them the domain sends unauthenticated mail. A DNS server that does not answer proves nothing:
-// it neither starts, ends nor lengthens a failure, and never pauses a mailbox.
+// it neither starts, ends nor lengthens a failure, and never pauses a mailbox. The blocklists of
+// the domain and its sending addresses are asked in the same daily run.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
-import { mailboxesDueForChecks, saveChecks, type MailboxToCheck } from './checks.repository.js';
+import { checkBlocklists, type BlocklistZone } from './blocklists.js';
+import {
+  mailboxesDueForChecks,
+  saveBlocklistResults,
+  saveChecks,
+  sendingIpsOf,
+  type MailboxToCheck,
+} from './checks.repository.js';
 import type { DnsCheck } from './checks.schemas.js';
 import { runMailboxChecks } from './dns-checks.js';
 import type { DnsResolve } from './dns-resolver.js';
@@ -21,6 +29,8 @@ export interface DailyChecksSettings {
   resolve: DnsResolve;
   /** Failing SPF or DMARC for this long pauses warmup; 0: never. */
   pauseAfterMs: number;
+  /** The blocklists asked once a day (WARMUP_BLOCKLIST_*); none: not asked. */
+  blocklistZones?: readonly BlocklistZone[];
 }
 
 export interface CheckedMailbox {
@@ -96,6 +106,12 @@ export async function runDueChecks(
       const { domain, checks } = await runMailboxChecks(settings.resolve, mailbox, mailbox.dkim_selector ?? undefined);
       const saved = await saveChecks(db, mailbox.id, checks, now);
       await applyRule(db, mailbox, saved, settings, now);
+      // the blocklists once a day, not with the hourly recheck of a failing SPF or DMARC
+      const zones = settings.blocklistZones ?? [];
+      if (zones.length > 0 && (mailbox.last_checked_at === null || mailbox.last_checked_at < today.toISOString())) {
+        const ips = await sendingIpsOf(db, mailbox.id);
+        await saveBlocklistResults(db, mailbox.id, await checkBlocklists(settings.resolve, zones, domain, ips), now);
+      }
       return { mailbox, domain, checks };
     }),
   );

@@ -318,6 +318,24 @@ export interface MailboxSendingIpsTable {
   last_seen_at: string;
 }
 
+/** The latest answer of one blocklist about a mailbox's domain or one of its sending addresses (checks/blocklists.ts). */
+export interface BlocklistResultsTable {
+  mailbox_id: string;
+  /** The list as shown (never a DQS key). */
+  zone: string;
+  /** The address or domain asked about. */
+  subject: string;
+  /** ip | domain */
+  kind: string;
+  /** listed | clear | unreachable */
+  status: string;
+  detail: string;
+  delist_url: string | null;
+  /** When it was first seen listed, unbroken by a clear answer (an unanswered one leaves it). */
+  listed_since: string | null;
+  checked_at: string;
+}
+
 /** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
 export interface MailScanMarksTable {
   mailbox_id: string;
@@ -348,6 +366,7 @@ export interface Database {
   mailbox_checks: MailboxChecksTable;
   mail_scan_marks: MailScanMarksTable;
   mailbox_sending_ips: MailboxSendingIpsTable;
+  blocklist_results: BlocklistResultsTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

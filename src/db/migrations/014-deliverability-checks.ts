@@ -21,9 +21,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_seen_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('mailbox_sending_ips_pk', ['mailbox_id', 'ip'])
     .execute();
+  await db.schema
+    .createTable('blocklist_results')
+    .addColumn('mailbox_id', 'text', (c) => c.notNull().references('mailboxes.id').onDelete('cascade'))
+    .addColumn('zone', 'text', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('detail', 'text', (c) => c.notNull())
+    .addColumn('delist_url', 'text')
+    .addColumn('listed_since', 'text')
+    .addColumn('checked_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('blocklist_results_pk', ['mailbox_id', 'zone', 'subject'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('blocklist_results').execute();
   await db.schema.dropTable('mailbox_sending_ips').execute();
   await db.schema.alterTable('mailbox_checks').dropColumn('failing_since').execute();
   for (const column of [...MAILBOX_COLUMNS].reverse()) {
