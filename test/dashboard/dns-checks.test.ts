@@ -3,6 +3,7 @@
 // DNS rule paused says why, and axe-core finds nothing at laptop and phone widths.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveBlocklistResults } from '../../src/checks/checks.repository.js';
 import { applyMailboxEvent } from '../../src/mailboxes/mailbox-state.js';
 import { DEFAULT_WARMUP } from '../../src/mailboxes/warmup-settings.js';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
@@ -55,6 +56,7 @@ describe.runIf(runBrowser)('DNS checks on the mailbox page in Chromium', () => {
     await page.goto(`${base}/mailboxes/${id}`);
     await page.getByRole('heading', { level: 1, name: email }).waitFor();
     await page.getByRole('list', { name: 'DNS checks of nodmarc.test' }).waitFor();
+    await page.getByRole('heading', { name: 'Blocklists' }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('.skeleton, [aria-busy="true"]').length === 0);
   }
 
@@ -91,6 +93,51 @@ describe.runIf(runBrowser)('DNS checks on the mailbox page in Chromium', () => {
     await page.getByRole('button', { name: 'Check again' }).click();
     await page.locator('.dns-check[data-check="dmarc"] .badge', { hasText: 'Passes' }).waitFor();
     delete dns.zones['_dmarc.nodmarc.test'];
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a blocklist listing with since when and where to ask for removal', async () => {
+    const mailbox = await insertMailbox(t.database.db, t.workspace.id, {
+      email: 'lou@nodmarc.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    const since = new Date('2026-03-02T08:00:00.000Z');
+    await saveBlocklistResults(
+      t.database.db,
+      mailbox.id,
+      [
+        {
+          zone: 'zen.spamhaus.org',
+          kind: 'ip',
+          subject: '85.10.20.99',
+          status: 'listed',
+          detail: 'listed on zen.spamhaus.org (127.0.0.2)',
+          delistUrl: 'https://check.spamhaus.org/',
+        },
+        {
+          zone: 'bl.spamcop.net',
+          kind: 'ip',
+          subject: '85.10.20.99',
+          status: 'clear',
+          detail: 'not listed on bl.spamcop.net',
+          delistUrl: 'https://www.spamcop.net/bl.shtml',
+        },
+      ],
+      since,
+    );
+    await openMailbox(mailbox.id, 'lou@nodmarc.test');
+    const listings = page.getByRole('list', { name: 'Blocklist listings' });
+    await listings.waitFor();
+    expect(await listings.locator('li').count()).toBe(1);
+    const text = (await listings.textContent())!;
+    expect(text).toContain('85.10.20.99');
+    expect(text).toContain('Listed on zen.spamhaus.org');
+    expect(text).toContain('listed on zen.spamhaus.org (127.0.0.2)');
+    expect(await listings.getByRole('link', { name: 'https://check.spamhaus.org/' }).getAttribute('href')).toBe(
+      'https://check.spamhaus.org/',
+    );
+    expect(text).toContain('Listed since 2 Mar 2026.');
+    await expectNoAxeViolations('listed on a blocklist');
     expect(pageErrors).toEqual([]);
   });
 

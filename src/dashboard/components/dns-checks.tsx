@@ -1,7 +1,9 @@
 // The DNS checks of a mailbox's domain on its page: each check with what was found and, when it
-// does not pass, what to change in plain words. Run when the page opens and on demand.
-import type { DnsCheck } from '../api.js';
+// does not pass, what to change in plain words (run when the page opens and on demand); then the
+// blocklists of the daily run: each listing with since when and where to ask for removal.
+import type { BlocklistListing, DnsCheck } from '../api.js';
 import { api } from '../api.js';
+import { formatDateTime, formatDay } from '../format.js';
 import { useResource } from '../hooks.js';
 import { Badge, Button, Card, ErrorBox, Loading } from './ui.js';
 
@@ -56,6 +58,54 @@ export function DnsChecksCard({ mailboxId }: { mailboxId: string }) {
           ))}
         </ul>
       )}
+      <Blocklists mailboxId={mailboxId} />
     </Card>
+  );
+}
+
+function Blocklists({ mailboxId }: { mailboxId: string }) {
+  const blocklists = useResource(() => api.mailboxBlocklists(mailboxId), [mailboxId]);
+  const all = blocklists.data;
+  if (blocklists.error) {
+    return <ErrorBox error={blocklists.error} onRetry={blocklists.reload} title="Could not load the blocklists" />;
+  }
+  if (!all) return <Loading label="Loading the blocklists" rows={2} />;
+  const listed = all.filter((entry) => entry.status === 'listed');
+  const lists = new Set(all.map((entry) => entry.zone)).size;
+  return (
+    <div class="blocklists">
+      <h3 class="dns-blocklists-title">Blocklists</h3>
+      {all.length === 0 ? (
+        <p class="muted">Not checked yet: the blocklists are asked once a day.</p>
+      ) : listed.length === 0 ? (
+        <p>
+          Not listed on any of the {lists} blocklists asked (last asked {formatDateTime(all[0]!.checkedAt)}).
+        </p>
+      ) : (
+        <ul class="dns-checks" aria-label="Blocklist listings">
+          {listed.map((entry: BlocklistListing) => (
+            <li key={`${entry.zone} ${entry.subject}`} class="dns-check dns-check-fail">
+              <div class="dns-check-head">
+                <strong class="break-anywhere">{entry.subject}</strong>
+                <Badge tone="red">Listed on {entry.zone}</Badge>
+              </div>
+              <p class="dns-check-detail">
+                Listed since {entry.listedSince ? formatDay(entry.listedSince.slice(0, 10)) : 'the last check'}.{' '}
+                {entry.detail}
+              </p>
+              {entry.delistUrl && (
+                <p class="dns-check-fix">
+                  <span class="dns-check-fix-label">How to fix: </span>
+                  stop what got it listed, then ask for removal at{' '}
+                  <a href={entry.delistUrl} target="_blank" rel="noopener noreferrer">
+                    {entry.delistUrl}
+                  </a>
+                </p>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
