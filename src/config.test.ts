@@ -23,6 +23,12 @@ describe('loadConfig', () => {
       metricsPort: undefined,
       webhookRetrySchedule: undefined,
       dnsServers: [],
+      dnsPauseHours: 72,
+      blocklists: {
+        ipZones: ['zen.spamhaus.org', 'b.barracudacentral.org', 'bl.spamcop.net'],
+        domainZones: ['dbl.spamhaus.org'],
+        spamhausDqsKey: undefined,
+      },
       warmupFolderRetentionDays: 30,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
@@ -49,6 +55,10 @@ describe('loadConfig', () => {
       WARMUP_METRICS_PORT: '9464',
       WARMUP_WEBHOOK_RETRY_SCHEDULE: '5, 300,1800',
       WARMUP_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353 [::1]:53',
+      WARMUP_DNS_PAUSE_HOURS: '24',
+      WARMUP_BLOCKLIST_IP_ZONES: 'zen.spamhaus.org, bl.example.net',
+      WARMUP_BLOCKLIST_DOMAIN_ZONES: 'off',
+      WARMUP_SPAMHAUS_DQS_KEY: 'abcdef0123456789',
       WARMUP_FOLDER_RETENTION_DAYS: '7',
     });
     expect(config).toMatchObject({
@@ -67,6 +77,12 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       webhookRetrySchedule: [5_000, 300_000, 1_800_000],
       dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53'],
+      dnsPauseHours: 24,
+      blocklists: {
+        ipZones: ['zen.spamhaus.org', 'bl.example.net'],
+        domainZones: [],
+        spamhausDqsKey: 'abcdef0123456789',
+      },
       warmupFolderRetentionDays: 7,
     });
   });
@@ -78,6 +94,12 @@ describe('loadConfig', () => {
     [{ WARMUP_RATE_LIMIT: '-1' }, /WARMUP_RATE_LIMIT/],
     [{ WARMUP_STATS_CACHE_MS: '1.5' }, /WARMUP_STATS_CACHE_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [
+      { WARMUP_BLOCKLIST_IP_ZONES: 'zen.spamhaus.org, not_a zone!' },
+      /WARMUP_BLOCKLIST_IP_ZONES must list up to 20 DNS zones/,
+    ],
+    [{ WARMUP_SPAMHAUS_DQS_KEY: 'short' }, /WARMUP_SPAMHAUS_DQS_KEY must be the 8 to 64 letters/],
+    [{ WARMUP_DNS_PAUSE_HOURS: '-1' }, /WARMUP_DNS_PAUSE_HOURS/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of auto, pretty, json/],
     [{ WARMUP_FOLDER_RETENTION_DAYS: '0' }, /WARMUP_FOLDER_RETENTION_DAYS must be an integer between 1/],
     [{ WARMUP_API_KEY: 'short' }, /WARMUP_API_KEY must be at least 32 characters \(it has 5\)/],

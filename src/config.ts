@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DEFAULT_DOMAIN_ZONES, DEFAULT_IP_ZONES, type BlocklistSettings } from './checks/blocklists.js';
 import { isValidHostEntry } from './mail/policy.js';
 import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
 
@@ -51,6 +52,10 @@ export interface Config {
   webhookRetrySchedule: number[] | undefined;
   /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
   dnsServers: string[];
+  /** WARMUP_DNS_PAUSE_HOURS: failing SPF or DMARC this many hours without a break pauses warmup until fixed (default 72; 0: never). */
+  dnsPauseHours: number;
+  /** The blocklists the daily run asks (WARMUP_BLOCKLIST_IP_ZONES, WARMUP_BLOCKLIST_DOMAIN_ZONES, WARMUP_SPAMHAUS_DQS_KEY). */
+  blocklists: BlocklistSettings;
   /** WARMUP_METRICS_PORT: where a `warmup worker` serves GET /metrics (with WARMUP_METRICS_TOKEN); unset: nowhere. */
   metricsPort: number | undefined;
   /** WARMUP_METRICS_TOKEN: the bearer token of GET /metrics; unset, the route does not exist. */
@@ -71,6 +76,9 @@ export interface Config {
 export type LogFormat = 'auto' | 'pretty' | 'json';
 
 export class ConfigError extends Error {}
+
+/** WARMUP_DNS_PAUSE_HOURS unset: the sustained period after which failing SPF or DMARC pauses warmup (checks/daily-checks.ts). */
+export const DEFAULT_DNS_PAUSE_HOURS = 72;
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -148,6 +156,32 @@ function dnsServersSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   return entries;
 }
 
+/** A list of DNS zones; unset: `fallback`; `off`: none. */
+function zonesSetting(env: NodeJS.ProcessEnv, name: string, fallback: readonly string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [...fallback];
+  if (raw.trim().toLowerCase() === 'off') return [];
+  const zones = raw.split(/[\s,]+/).filter(Boolean);
+  const bad = zones.find(
+    (zone) => !/^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))+\.?$/i.test(zone),
+  );
+  if (bad !== undefined || zones.length > 20) {
+    throw new ConfigError(
+      `${name} must list up to 20 DNS zones (e.g. zen.spamhaus.org), or be "off", got "${bad ?? raw}"`,
+    );
+  }
+  return zones;
+}
+
+function dqsKeySetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const key = env[name] || undefined;
+  // never echoed: it is a credential
+  if (key !== undefined && !/^[a-z0-9]{8,64}$/i.test(key)) {
+    throw new ConfigError(`${name} must be the 8 to 64 letters and digits of your Spamhaus DQS key`);
+  }
+  return key;
+}
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -195,6 +229,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     oauth: loadOAuthSettings(env),
     dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
+    blocklists: {
+      ipZones: zonesSetting(env, 'WARMUP_BLOCKLIST_IP_ZONES', DEFAULT_IP_ZONES),
+      domainZones: zonesSetting(env, 'WARMUP_BLOCKLIST_DOMAIN_ZONES', DEFAULT_DOMAIN_ZONES),
+      spamhausDqsKey: dqsKeySetting(env, 'WARMUP_SPAMHAUS_DQS_KEY'),
+    },
+    dnsPauseHours: integerSetting(env, 'WARMUP_DNS_PAUSE_HOURS', DEFAULT_DNS_PAUSE_HOURS, 0, 24 * 365),
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),

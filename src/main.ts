@@ -12,6 +12,7 @@ import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
+import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import {
   createWebhookDispatcher,
@@ -110,7 +111,11 @@ export function createWebhookDispatcherFor(
     secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
     policy: loadMailPolicy(parts.config.mail),
     workerId: parts.workerId,
-    resolve: createDnsResolver({ servers: parts.config.dnsServers }),
+    dailyChecks: {
+      resolve: createDnsResolver({ servers: parts.config.dnsServers }),
+      pauseAfterMs: parts.config.dnsPauseHours * 3_600_000,
+      blocklistZones: blocklistZones(parts.config.blocklists),
+    },
     settings: {
       ...DEFAULT_WEBHOOK_SETTINGS,
       ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),

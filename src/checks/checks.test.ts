@@ -2,23 +2,16 @@
 // service's resolver setting: each check passing, failing with its fix, and unreachable (a server
 // that answers SERVFAIL, and one that is not there at all). Never the public internet.
 import { generateKeyPairSync } from 'node:crypto';
-import dgram from 'node:dgram';
-import dns2 from 'dns2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
+import { deadDnsPort, startDnsServer, type TestDnsServer, type ZoneRecord } from '../../test/helpers/dns-server.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { emitScheduledEvents } from '../webhooks/webhook-events.js';
 import type { MailboxChecks } from './checks.schemas.js';
-import { createDnsResolver } from './dns-resolver.js';
-
-const { Packet } = dns2;
 
 function dkimKey(bits: number): string {
   const { publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   return publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
 }
-
-type ZoneRecord = { type: 'MX'; exchange: string; priority: number } | { type: 'TXT'; data: string | string[] };
 
 const elevenIncludes = Array.from({ length: 11 }, (_, i) => `include:i${i + 1}.loops.test`).join(' ');
 
@@ -49,51 +42,12 @@ const ZONES: Record<string, ZoneRecord[]> = {
   ],
 };
 
-/** A DNS server on 127.0.0.1 answering from ZONES; names under down.test get SERVFAIL. */
-async function startDnsServer(): Promise<{ address: string; close(): Promise<void> }> {
-  const server = dns2.createServer({
-    udp: true,
-    handle: (request, send) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [question] = request.questions;
-      const name = question!.name.toLowerCase();
-      if (name === 'down.test' || name.endsWith('.down.test')) {
-        response.header.rcode = 2;
-      } else if (!(name in ZONES)) {
-        response.header.rcode = 3;
-      } else {
-        for (const record of ZONES[name]!.filter((r) => Packet.TYPE[r.type] === question!.type)) {
-          response.answers.push({
-            name: question!.name,
-            class: Packet.CLASS.IN,
-            ttl: 60,
-            ...record,
-            type: Packet.TYPE[record.type],
-          });
-        }
-      }
-      send(response);
-    },
-  });
-  const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  return { address: `127.0.0.1:${addresses.udp!.port}`, close: () => server.close() };
-}
-
-/** A loopback UDP port nobody listens on. */
-async function deadPort(): Promise<number> {
-  const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
-
 describe('GET /api/mailboxes/:id/checks', () => {
-  let dns: Awaited<ReturnType<typeof startDnsServer>>;
+  let dns: TestDnsServer;
   let testApp: TestApp;
 
   beforeAll(async () => {
-    dns = await startDnsServer();
+    dns = await startDnsServer(ZONES);
     testApp = await createTestApp({ dnsServers: [dns.address] });
   });
   afterAll(async () => {
@@ -133,7 +87,7 @@ describe('GET /api/mailboxes/:id/checks', () => {
     expect(checks.dmarc).toMatchObject({ status: 'pass' });
     expect(checks.dmarc!.detail).toContain('from the organisational domain');
     expect(checks.dkim).toMatchObject({ status: 'skipped' });
-    expect(checks.dkim!.fix).toContain('dkimSelector');
+    expect(checks.dkim!.fix).toContain('dkim-selector');
   });
 
   it('fails a domain without MX or DMARC, whose SPF leaves its server out and whose DKIM key is revoked, each with a fix', async () => {
@@ -185,7 +139,7 @@ describe('GET /api/mailboxes/:id/checks', () => {
   });
 
   it('is unreachable when no DNS server answers at all', async () => {
-    const deadApp = await createTestApp({ dnsServers: [`127.0.0.1:${await deadPort()}`] });
+    const deadApp = await createTestApp({ dnsServers: [`127.0.0.1:${await deadDnsPort()}`] });
     try {
       const result = await checksOf('ivy@good.test', '?dkimSelector=s1', deadApp);
       expect(result.checks.map((check) => check.status)).toEqual([
@@ -199,6 +153,50 @@ describe('GET /api/mailboxes/:id/checks', () => {
     }
   });
 
+  it('checks DKIM with the selector learned from mail, or the one the user gives, which wins until forgotten', async () => {
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, { email: 'kit@good.test' });
+    const checksUrl = `/api/mailboxes/${mailbox.id}/checks`;
+    const selectorUrl = `/api/mailboxes/${mailbox.id}/dkim-selector`;
+    const get = async () =>
+      (await testApp.workspace.request({ method: 'GET', url: checksUrl })).json() as MailboxChecks;
+
+    expect(await get()).toMatchObject({ dkimSelector: { selector: null, source: null } });
+    // a peer found its warmup mail signed with s=s1
+    await db
+      .updateTable('mailboxes')
+      .set({ dkim_selector: 's1', dkim_selector_source: 'mail' })
+      .where('id', '=', mailbox.id)
+      .execute();
+    const learned = await get();
+    expect(learned.dkimSelector).toEqual({ selector: 's1', source: 'mail' });
+    expect(byName(learned).dkim).toMatchObject({
+      status: 'pass',
+      detail: expect.stringContaining('s1._domainkey.good.test'),
+    });
+
+    const given = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: 'nope' } });
+    expect(given.statusCode, given.body).toBe(200);
+    expect(given.json()).toEqual({ dkimSelector: { selector: 'nope', source: 'user' } });
+    expect(byName(await get()).dkim).toMatchObject({
+      status: 'fail',
+      detail: 'no DKIM key is published at nope._domainkey.good.test',
+    });
+    // the query still checks another selector once, without keeping it
+    expect(byName(await checksOf('kit2@good.test', '?dkimSelector=s1')).dkim!.status).toBe('pass');
+
+    const forgotten = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: null } });
+    expect(forgotten.json()).toEqual({ dkimSelector: { selector: null, source: null } });
+    expect(byName(await get()).dkim!.status).toBe('skipped');
+
+    const bad = await testApp.workspace.request({ method: 'PUT', url: selectorUrl, payload: { selector: 'a b' } });
+    expect(bad.statusCode).toBe(400);
+    const other = await testApp.createWorkspace('selector-other');
+    expect((await other.request({ method: 'PUT', url: selectorUrl, payload: { selector: 's1' } })).statusCode).toBe(
+      404,
+    );
+  });
+
   it("is a 404 for another workspace's mailbox, and a 400 for a bad selector", async () => {
     const mailbox = await insertMailbox(testApp.database.db, testApp.workspace.id, { email: 'jo@good.test' });
     const other = await testApp.createWorkspace('other');
@@ -208,58 +206,5 @@ describe('GET /api/mailboxes/:id/checks', () => {
       url: `/api/mailboxes/${mailbox.id}/checks?dkimSelector=a%20b`,
     });
     expect(bad.statusCode).toBe(400);
-  });
-
-  it('runs daily for workspaces that want check.failed: one event per failing check and day, results kept', async () => {
-    const { db } = testApp.database;
-    const workspace = await testApp.createWorkspace('daily-checks');
-    const hook = await workspace.request({
-      method: 'POST',
-      url: '/api/webhooks',
-      payload: { url: 'https://hooks.example.com/warmup', events: ['check.failed'] },
-    });
-    expect(hook.statusCode, hook.body).toBe(201);
-    const good = await insertMailbox(db, workspace.id, { email: 'kim@good.test' });
-    const bad = await insertMailbox(db, workspace.id, { email: 'lou@bad.test' });
-    const resolve = createDnsResolver({ servers: [dns.address] });
-    const now = new Date('2026-03-02T08:00:00.000Z');
-
-    await emitScheduledEvents(db, now, resolve);
-    await emitScheduledEvents(db, new Date(now.getTime() + 60_000), resolve);
-    const events = await db
-      .selectFrom('webhook_events')
-      .select(['type', 'payload'])
-      .where('workspace_id', '=', workspace.id)
-      .execute();
-    const failed = events.map((event) => JSON.parse(event.payload) as { type: string; data: Record<string, unknown> });
-    expect(failed.map((event) => event.type)).toEqual(['check.failed', 'check.failed', 'check.failed']);
-    expect(failed.map((event) => event.data.check).sort()).toEqual(['dmarc', 'mx', 'spf']);
-    for (const event of failed) {
-      expect(event.data).toMatchObject({
-        mailbox: { id: bad.id, email: 'lou@bad.test' },
-        domain: 'bad.test',
-        status: 'fail',
-      });
-      expect(event.data.fix).toEqual(expect.any(String));
-    }
-    const kept = await db
-      .selectFrom('mailbox_checks')
-      .select(['mailbox_id', 'check', 'status'])
-      .where('mailbox_id', 'in', [good.id, bad.id])
-      .orderBy('mailbox_id')
-      .orderBy('check')
-      .execute();
-    expect(kept.filter((row) => row.mailbox_id === good.id).map((row) => row.status)).toEqual([
-      'skipped',
-      'pass',
-      'pass',
-      'pass',
-    ]);
-    expect(kept.filter((row) => row.mailbox_id === bad.id)).toHaveLength(4);
-
-    // the next day the checks run again, and a check still failing is told again
-    await emitScheduledEvents(db, new Date(now.getTime() + 86_400_000), resolve);
-    const after = await db.selectFrom('webhook_events').select('id').where('workspace_id', '=', workspace.id).execute();
-    expect(after).toHaveLength(6);
   });
 });

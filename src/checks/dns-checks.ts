@@ -140,7 +140,7 @@ export async function checkDkim(resolve: DnsResolve, domain: string, selector: s
       check: 'dkim',
       status: 'skipped',
       detail: 'no DKIM selector is known for this mailbox',
-      fix: "Give the selector of your provider's DKIM key (the s= of a DKIM-Signature header in mail you sent) as ?dkimSelector=.",
+      fix: "It is learned from the DKIM-Signature of this mailbox's warmup mail once a peer finds one; if your provider signs with another domain, give the selector of your domain's key (the s= of a DKIM-Signature in mail you sent) with PUT /api/mailboxes/{id}/dkim-selector.",
     };
   }
   const name = `${selector}._domainkey.${domain}`;

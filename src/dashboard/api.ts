@@ -27,6 +27,7 @@ import type {
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/webhooks.schemas.js';
+import type { BlocklistListing, DnsCheck, MailboxChecks } from '../checks/checks.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
@@ -34,7 +35,10 @@ import type { ConnectionFailure, FieldError } from '../http/errors.js';
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
 export type {
   Analytics,
+  BlocklistListing,
   ConnectionFailure,
+  DnsCheck,
+  MailboxChecks,
   DailyRow,
   DailySummary,
   DashboardStats,
@@ -336,6 +340,13 @@ export const api = {
   mailboxStats: (id: string, period: PeriodQuery) =>
     json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then(
       (r) => r.stats,
+    ),
+  /** The DNS checks of the mailbox's domain, run now. */
+  mailboxChecks: (id: string) => json<MailboxChecks>('GET', `/mailboxes/${encodeURIComponent(id)}/checks`),
+  /** The latest blocklist answers of the daily run. */
+  mailboxBlocklists: (id: string) =>
+    json<{ blocklists: BlocklistListing[] }>('GET', `/mailboxes/${encodeURIComponent(id)}/blocklists`).then(
+      (r) => r.blocklists,
     ),
   interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
     json<{ interactions: Interaction[]; pagination: Pagination }>(

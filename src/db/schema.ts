@@ -111,6 +111,12 @@ export interface MailboxesTable {
   warmup_folder_pruned_at: string | null;
   /** When its folders were last searched for answers (a person's or automatic) to its warmup mail. */
   answers_scanned_at: string | null;
+  /** `dns` while the DNS rule (checks/) keeps it paused, so it resumes by itself once fixed; null otherwise. See mailbox-state.ts. */
+  paused_for: 'dns' | null;
+  /** The selector (s=) of its domain's DKIM key, which the DKIM check reads. */
+  dkim_selector: string | null;
+  /** `user` (given, kept) or `mail` (learned from the DKIM-Signature of its warmup mail as a peer found it). */
+  dkim_selector_source: 'user' | 'mail' | null;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */
@@ -300,6 +306,34 @@ export interface MailboxChecksTable {
   detail: string;
   fix: string | null;
   checked_at: string;
+  /** When the check started failing, unbroken by a pass (an unreachable DNS server neither starts nor ends it). */
+  failing_since: string | null;
+}
+
+/** An address a mailbox's mail was seen sent from (engine/sender-evidence.ts), for the blocklist checks. */
+export interface MailboxSendingIpsTable {
+  mailbox_id: string;
+  ip: string;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+/** The latest answer of one blocklist about a mailbox's domain or one of its sending addresses (checks/blocklists.ts). */
+export interface BlocklistResultsTable {
+  mailbox_id: string;
+  /** The list as shown (never a DQS key). */
+  zone: string;
+  /** The address or domain asked about. */
+  subject: string;
+  /** ip | domain */
+  kind: string;
+  /** listed | clear | unreachable */
+  status: string;
+  detail: string;
+  delist_url: string | null;
+  /** When it was first seen listed, unbroken by a clear answer (an unanswered one leaves it). */
+  listed_since: string | null;
+  checked_at: string;
 }
 
 /** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
@@ -331,6 +365,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   mailbox_checks: MailboxChecksTable;
   mail_scan_marks: MailScanMarksTable;
+  mailbox_sending_ips: MailboxSendingIpsTable;
+  blocklist_results: BlocklistResultsTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

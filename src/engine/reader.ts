@@ -22,6 +22,7 @@ import type { InteractionType, Placement } from '../interactions/interactions.sc
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
+import { noteSenderEvidence } from './sender-evidence.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { forEachLimited } from './concurrency.js';
@@ -417,7 +418,19 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   row.placement = placement;
   row.engage_after = engageAfter.toISOString();
   Object.assign(row, engagementPlanColumns(plan));
-  if (recorded) context.summary.received += 1;
+  if (recorded) {
+    context.summary.received += 1;
+    await noteEvidence(context, row, message);
+  }
+}
+
+/** The sender's DKIM selector and sending address, from this copy's headers; never fails the sync. */
+async function noteEvidence(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
+  try {
+    await noteSenderEvidence(context.deps.db, row.sender_mailbox_id, message.deliveryHeaders, context.options.now);
+  } catch (err) {
+    context.log.warn({ err, messageId: row.message_id }, 'could not note what the headers say about the sender');
+  }
 }
 
 function interactionOf(

@@ -393,6 +393,8 @@ describeWithMailStack('IMAP against the local mail stack', () => {
         flagged: false,
         from: ann.email,
         subject: m.subject,
+        // the relay path as the receiver recorded it (and DKIM signatures, had there been any)
+        deliveryHeaders: expect.stringContaining('Received: from [127.0.0.1] (localhost [127.0.0.1])'),
       },
     ]);
     expect(ms).toBeLessThan(5_000);

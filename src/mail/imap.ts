@@ -66,6 +66,8 @@ export interface FoundMessage {
   subject: string;
   inReplyTo?: string;
   references?: string[];
+  /** Its `DKIM-Signature` and `Received` fields as a header block (bounded), for engine/sender-evidence.ts. */
+  deliveryHeaders?: string;
 }
 
 export interface FoundBounce {
@@ -541,7 +543,7 @@ class Session implements ImapSession {
             const messages = await this.step('FETCH', client, () =>
               client.fetchAll(
                 uids.join(','),
-                { uid: true, flags: true, envelope: true, headers: ['references'] },
+                { uid: true, flags: true, envelope: true, headers: ['references', 'dkim-signature', 'received'] },
                 { uid: true },
               ),
             );
@@ -842,6 +844,9 @@ function hasFlag(flags: Set<string>, flag: string): boolean {
   return false;
 }
 
+/** Header text kept per found message: DKIM signatures and a relay path fit many times over. */
+const MAX_DELIVERY_HEADER_CHARS = 32 * 1024;
+
 function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: FolderInfo): FoundMessage {
   const flags = msg.flags ?? new Set<string>();
   const envelope = msg.envelope;
@@ -856,8 +861,10 @@ function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: Fold
     subject: envelope?.subject ?? '',
   };
   if (envelope?.inReplyTo) found.inReplyTo = envelope.inReplyTo.trim();
-  const references = msg.headers ? parseReferences(msg.headers.toString('utf8')) : [];
+  const headers = msg.headers?.toString('utf8');
+  const references = headers ? parseReferences(headers) : [];
   if (references.length) found.references = references;
+  if (headers) found.deliveryHeaders = headers.slice(0, MAX_DELIVERY_HEADER_CHARS);
   return found;
 }
 

@@ -43,6 +43,8 @@ export interface OutlookInput {
   week: WeekCounts;
   /** Set while its owner answers warmup mail automatically: why it receives none (see auto-reply-rule.ts). */
   autoReplyReason?: string | null;
+  /** `dns` while the DNS rule keeps it paused (checks/daily-checks.ts); its lastError says why. */
+  pausedFor?: 'dns' | null;
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -78,6 +80,12 @@ export function describeAttention(input: OutlookInput): Attention[] {
     items.push({
       kind: byGuard ? 'stopped_by_guard' : 'stopped',
       message: input.lastError ?? 'The warmup engine stopped this mailbox: fix the cause, then resume it.',
+    });
+  }
+  if (input.status === 'paused' && input.pausedFor === 'dns') {
+    items.push({
+      kind: 'paused_for_dns',
+      message: input.lastError ?? 'Warmup paused: SPF or DMARC of its domain has failed for too long.',
     });
   }
   if (input.status === 'active' && input.slowedByGuard) {
@@ -145,7 +153,9 @@ export function describeOutlook(input: OutlookInput, now: Date): MailboxOutlook 
   const ready = readiness(input, attention);
   const timeZone = validTimeZone(input.warmup.timezone);
   let summary: string;
-  if (input.status === 'paused') summary = 'Paused: it sends and reads nothing until you resume it.';
+  if (input.status === 'paused' && input.pausedFor === 'dns') {
+    summary = 'Paused because SPF or DMARC of its domain has failed for too long: it resumes by itself once both pass.';
+  } else if (input.status === 'paused') summary = 'Paused: it sends and reads nothing until you resume it.';
   else if (input.status === 'error') summary = 'Stopped: fix what the error says, then resume it.';
   else if (!input.inPool) summary = `Waiting to join the warmup pool: ${input.poolReason ?? 'not proven yet'}.`;
   else if (input.nextSendAt !== null) {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailConnectionError, type MailConnectionErrorInit } from '../mail/errors.js';
 import { insertMailbox, insertWorkspace } from '../../test/helpers/engine-fixtures.js';
@@ -26,6 +27,7 @@ const ACTIVE: MailboxState = {
   syncRetries: 0,
   nextSendAt: null,
   nextSyncAt: null,
+  pausedFor: null,
 };
 
 function mailError(init: Partial<MailConnectionErrorInit> & Pick<MailConnectionErrorInit, 'kind'>) {
@@ -211,6 +213,34 @@ describe('mailbox state transitions', () => {
     });
   });
 
+  describe('the DNS rule (dns-failed, dns-fixed)', () => {
+    const why = 'Warmup paused: the SPF record of example.org has failed for 72 hours. Fix: …';
+
+    it('pauses an active mailbox with the reason, and resumes it once fixed with nothing left over', () => {
+      const paused = transition({ ...ACTIVE, sendRetries: 2 }, { type: 'dns-failed', lastError: why });
+      expect(paused).toEqual({ ...ACTIVE, status: 'paused', pausedFor: 'dns', lastError: why });
+      expect(transition(paused!, { type: 'dns-fixed' })).toEqual(ACTIVE);
+    });
+
+    it('leaves a mailbox the owner paused, or the engine stopped, alone either way', () => {
+      const ownerPaused = { ...ACTIVE, status: 'paused' as const };
+      const stopped = { ...ACTIVE, status: 'error' as const, lastError: 'SMTP login refused' };
+      for (const state of [ownerPaused, stopped]) {
+        expect(transition(state, { type: 'dns-failed', lastError: why })).toBeNull();
+        expect(transition(state, { type: 'dns-fixed' })).toBeNull();
+      }
+      expect(transition(ACTIVE, { type: 'dns-fixed' })).toBeNull();
+    });
+
+    it("becomes the owner's pause when the owner pauses it: fixing DNS then does not resume it", () => {
+      const byRule = transition(ACTIVE, { type: 'dns-failed', lastError: why })!;
+      const byOwner = transition(byRule, { type: 'paused' })!;
+      expect(byOwner).toMatchObject({ status: 'paused', pausedFor: null, lastError: why });
+      expect(transition(byOwner, { type: 'dns-fixed' })).toBeNull();
+      expect(transition(byRule, { type: 'resumed' })).toEqual(ACTIVE);
+    });
+  });
+
   describe('resumed', () => {
     it('starts from zero on both sides: two old sync failures do not stop it at the next one', () => {
       const twoSyncFailures = run(ACTIVE, syncFailed(imapBadPassword), syncFailed(imapBadPassword));
@@ -310,6 +340,47 @@ describe('applyMailboxEvent', () => {
       .where('id', '=', mailbox.id)
       .executeTakeFirstOrThrow();
     expect(Number(row.sync_retries)).toBe(2);
+  });
+
+  it('writes a status change and its webhook event together: when the event cannot be written, neither is', async () => {
+    const workspace = await insertWorkspace(database.db, 'outbox');
+    const mailbox = await insertMailbox(database.db, workspace, { email: 'state-5@example.org' });
+    await database.db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: 'whe_state',
+        workspace_id: workspace,
+        url: 'https://hooks.example.com/warmup',
+        description: null,
+        events: JSON.stringify(['mailbox.error']),
+        secret_encrypted: 'x',
+        enabled: 1,
+        created_at: AT.toISOString(),
+        updated_at: AT.toISOString(),
+      })
+      .execute();
+    const stop: MailboxEvent = { type: 'stopped', lastError: 'Warmup stopped: 45 % in spam' };
+    // the outbox cannot take the event (as if the process died before writing it)
+    await sql`alter table webhook_deliveries rename to webhook_deliveries_away`.execute(database.db);
+    try {
+      await expect(applyMailboxEvent(database.db, mailbox.id, stop, { at: AT })).rejects.toThrow();
+    } finally {
+      await sql`alter table webhook_deliveries_away rename to webhook_deliveries`.execute(database.db);
+    }
+    const row = await database.db
+      .selectFrom('mailboxes')
+      .select('status')
+      .where('id', '=', mailbox.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('active');
+
+    expect(await applyMailboxEvent(database.db, mailbox.id, stop, { at: AT })).toMatchObject({ stopped: true });
+    const events = await database.db
+      .selectFrom('webhook_events')
+      .select('type')
+      .where('workspace_id', '=', workspace)
+      .execute();
+    expect(events).toEqual([{ type: 'mailbox.error' }]);
   });
 
   it('stays inside the workspace it is given', async () => {

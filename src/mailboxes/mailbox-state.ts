@@ -12,6 +12,11 @@
  * towards `error`; the mailbox stays `active` and heals by itself when its server answers again.
  * Permanent ones (a refused login, a 5xx policy rejection) count; three in a row on one side stop
  * the mailbox until the user fixes the cause.
+ *
+ * The DNS rule (checks/daily-checks.ts) pauses an active mailbox whose SPF or DMARC has failed for
+ * a sustained period (`dns-failed`) and resumes it once both pass again (`dns-fixed`); `pausedFor`
+ * tells that pause from the owner's, which only the owner ends. The state change and the webhook
+ * event it makes are written in one transaction, so a crash between them cannot lose the event.
  */
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';
@@ -41,6 +46,8 @@ export interface MailboxState {
   nextSendAt: string | null;
   /** ISO time before which the reader leaves the mailbox alone; null: now. */
   nextSyncAt: string | null;
+  /** `dns` while the DNS rule keeps it paused (it resumes by itself once fixed); null otherwise. */
+  pausedFor: 'dns' | null;
 }
 
 export type MailboxEvent =
@@ -52,8 +59,13 @@ export type MailboxEvent =
   | { type: 'sync-failed'; error: MailConnectionError; at: Date; random: () => number }
   /** The engine stops an active mailbox: the health guard, a password the key cannot decrypt. */
   | { type: 'stopped'; lastError: string }
+  /** The owner pauses it: a pause of the DNS rule becomes the owner's (only the owner ends it). */
   | { type: 'paused' }
   | { type: 'resumed' }
+  /** The DNS rule: its SPF or DMARC has failed for the sustained period (lastError says which and how to fix it). */
+  | { type: 'dns-failed'; lastError: string }
+  /** The DNS rule: SPF and DMARC pass again. */
+  | { type: 'dns-fixed' }
   /** New server settings or password, verified by a login. */
   | { type: 'reconnected' };
 
@@ -74,6 +86,7 @@ const CLEAN = {
   syncRetries: 0,
   nextSendAt: null,
   nextSyncAt: null,
+  pausedFor: null,
 } as const satisfies Partial<MailboxState>;
 
 const SIDES = {
@@ -170,9 +183,19 @@ export function transition(state: MailboxState, event: MailboxEvent): MailboxSta
       return state.status === 'active' ? { ...state, ...CLEAN, status: 'error', lastError: event.lastError } : null;
     case 'paused':
       // lastError stays, so the user still sees why a stopped mailbox stopped
-      return state.status === 'paused' ? null : { ...state, status: 'paused' };
+      return state.status === 'paused' && state.pausedFor === null
+        ? null
+        : { ...state, status: 'paused', pausedFor: null };
     case 'resumed':
       return state.status === 'active' ? null : { ...state, ...CLEAN, status: 'active', lastError: null };
+    case 'dns-failed':
+      return state.status === 'active'
+        ? { ...state, ...CLEAN, status: 'paused', pausedFor: 'dns', lastError: event.lastError }
+        : null;
+    case 'dns-fixed':
+      return state.status === 'paused' && state.pausedFor === 'dns'
+        ? { ...state, ...CLEAN, status: 'active', lastError: null }
+        : null;
     case 'reconnected':
       // a paused mailbox stays paused: new settings are not a resume
       return { ...state, ...CLEAN, status: state.status === 'error' ? 'active' : state.status, lastError: null };
@@ -189,6 +212,7 @@ export function stateOf(row: MailboxRow): MailboxState {
     syncRetries: Number(row.sync_retries),
     nextSendAt: row.next_send_at,
     nextSyncAt: row.next_sync_at,
+    pausedFor: row.paused_for,
   };
 }
 
@@ -202,6 +226,7 @@ function columnsOf(state: MailboxState) {
     sync_retries: state.syncRetries,
     next_send_at: state.nextSendAt,
     next_sync_at: state.nextSyncAt,
+    paused_for: state.pausedFor,
   };
 }
 
@@ -243,14 +268,22 @@ export async function applyMailboxEvent(
     const changes: Partial<MailboxRow> = columnsOf(after);
     // status changes are what a user sees in the mailbox's updatedAt; counters are the engine's business
     if (after.status !== before.status && options.at) changes.updated_at = options.at.toISOString();
-    let update = db.updateTable('mailboxes').set(changes).where('id', '=', mailboxId);
-    for (const [column, value] of Object.entries(current) as Array<[keyof typeof current, string | number | null]>) {
-      update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
-    }
-    const written = await update.returningAll().executeTakeFirst();
+    // the new state and the webhook event it makes (mailbox.error, mailbox.recovered) commit together
+    const writeWithEvent = async (trx: Kysely<Database>) => {
+      let update = trx.updateTable('mailboxes').set(changes).where('id', '=', mailboxId);
+      for (const [column, value] of Object.entries(current) as Array<[keyof typeof current, string | number | null]>) {
+        update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
+      }
+      const row = await update.returningAll().executeTakeFirst();
+      if (row) await emitMailboxStatusEvent(trx, row, before.status, options.at ?? new Date());
+      return row;
+    };
+    // only a change of status can make an event: counters alone need no transaction
+    const written =
+      db.isTransaction || after.status === before.status
+        ? await writeWithEvent(db)
+        : await db.transaction().execute(writeWithEvent);
     if (written) {
-      // into or out of `error`: the workspace's webhooks hear of it (mailbox.error, mailbox.recovered)
-      await emitMailboxStatusEvent(db, written, before.status, options.at ?? new Date());
       return { row: written, changed: true, stopped: before.status !== 'error' && after.status === 'error' };
     }
   }

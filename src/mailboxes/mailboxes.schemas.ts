@@ -209,12 +209,13 @@ export const ATTENTION_KINDS = [
   'pool_too_small',
   'not_in_pool',
   'auto_reply',
+  'paused_for_dns',
 ] as const;
 
 export const Attention = Type.Object({
   kind: StringEnum(ATTENTION_KINDS, {
     description:
-      '`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: today it sends less than its ramp; `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now',
+      '`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: today it sends less than its ramp; `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now; `paused_for_dns`: its SPF or DMARC failed for the sustained period (WARMUP_DNS_PAUSE_HOURS), so warmup paused until they pass again (it then resumes by itself)',
   }),
   message: Type.String({ description: 'What happened and what to do, in one or two sentences' }),
 });

@@ -185,6 +185,7 @@ function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
       lastPlanDay: row.last_plan_day,
       week: { sent: fact?.sent ?? 0, found: fact?.found ?? 0, spam: fact?.spam ?? 0, bounced: fact?.bounced ?? 0 },
       autoReplyReason: autoReply?.reason ?? null,
+      pausedFor: row.paused_for,
     },
     now,
   );

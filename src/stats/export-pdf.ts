@@ -371,7 +371,7 @@ function tableHeader(doc: Doc, top: number): number {
   return top + ROW_HEIGHT + 2;
 }
 
-function mailboxTable(doc: Doc, report: StatsReport, top: number): void {
+function mailboxTable(doc: Doc, report: StatsReport, top: number): number {
   top = sectionTitle(
     doc,
     'Mailboxes',
@@ -380,7 +380,7 @@ function mailboxTable(doc: Doc, report: StatsReport, top: number): void {
   );
   if (report.mailboxes.length === 0) {
     doc.font(FONT.regular).fontSize(9).fillColor(COLOR.faint).text('No mailboxes in this workspace yet.', MARGIN, top);
-    return;
+    return top + ROW_HEIGHT;
   }
   let y = tableHeader(doc, top);
   report.mailboxes.forEach((row, index) => {
@@ -411,6 +411,56 @@ function mailboxTable(doc: Doc, report: StatsReport, top: number): void {
     .lineWidth(0.5)
     .strokeColor(COLOR.rule)
     .stroke();
+  return y;
+}
+
+const CHECK_LABELS: Record<string, string> = { mx: 'MX', spf: 'SPF', dmarc: 'DMARC', dkim: 'DKIM' };
+const CHECK_STATUS: Record<string, string> = {
+  pass: 'passes',
+  fail: 'FAILS',
+  unreachable: 'not answered',
+  skipped: 'not checked',
+};
+
+/**
+ * The latest DNS checks of each mailbox (the daily run's): each check's verdict and what was
+ * found, and for a failing one what to change. Flows over as many pages as it needs.
+ */
+function checksSection(doc: Doc, report: StatsReport, top: number): void {
+  if (report.checks.length === 0) return;
+  if (top + 120 > BOTTOM) {
+    doc.addPage();
+    top = MARGIN;
+  }
+  let y = sectionTitle(
+    doc,
+    'DNS checks',
+    "The latest daily check of each mailbox's domain: MX, SPF, DMARC and DKIM, with what to change where one fails.",
+    top + 16,
+  );
+  /** Writes `text` at `indent`, on a new page when it would not fit above the footer. */
+  const paragraph = (text: string, indent: number, font: string, color: string) => {
+    const width = CONTENT_WIDTH - indent;
+    doc.font(font).fontSize(8.5);
+    if (y + doc.heightOfString(text, { width }) + 4 > BOTTOM) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    doc.fillColor(color).text(text, MARGIN + indent, y, { width });
+    y = doc.y + 2;
+  };
+  let mailbox: string | undefined;
+  for (const row of report.checks) {
+    if (row.mailboxId !== mailbox) {
+      mailbox = row.mailboxId;
+      y += 6;
+      paragraph(row.email, 0, FONT.bold, COLOR.text);
+    }
+    const failing = row.status === 'fail';
+    const line = `${CHECK_LABELS[row.check] ?? row.check} ${CHECK_STATUS[row.status] ?? row.status}: ${row.detail}`;
+    paragraph(line, 12, failing ? FONT.bold : FONT.regular, failing ? COLOR.spam : COLOR.text);
+    if (failing && row.fix) paragraph(`How to fix: ${row.fix}`, 24, FONT.regular, COLOR.text);
+  }
 }
 
 function footers(doc: Doc, report: StatsReport): void {
@@ -498,8 +548,9 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
       doc.addPage();
       y = MARGIN;
     }
-    mailboxTable(doc, report, y);
+    y = mailboxTable(doc, report, y);
   });
+  part('Sect', () => checksSection(doc, report, y));
   root.end();
   footers(doc, report);
   doc.end();

@@ -123,6 +123,16 @@ export function byEmail(a: { id: string; email: string }, b: { id: string; email
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+export interface MailboxCheckRow {
+  mailboxId: string;
+  email: string;
+  check: string;
+  status: string;
+  detail: string;
+  fix: string | null;
+  checkedAt: string;
+}
+
 export function createStatsRepository(db: Kysely<Database>) {
   /**
    * One mailbox's rollup rows, scoped to the workspace through `mailboxes`: written as a subquery
@@ -177,6 +187,25 @@ export function createStatsRepository(db: Kysely<Database>) {
 
   return {
     listMailboxes,
+
+    /** The latest stored DNS check results (the daily run's) of the workspace's mailboxes, or one's. */
+    async latestChecks(workspaceId: string, mailboxId?: string): Promise<MailboxCheckRow[]> {
+      let query = db
+        .selectFrom('mailbox_checks as c')
+        .innerJoin('mailboxes as m', 'm.id', 'c.mailbox_id')
+        .select([
+          'm.id as mailboxId',
+          'm.email',
+          'c.check',
+          'c.status',
+          'c.detail',
+          'c.fix',
+          'c.checked_at as checkedAt',
+        ])
+        .where('m.workspace_id', '=', workspaceId);
+      if (mailboxId !== undefined) query = query.where('m.id', '=', mailboxId);
+      return query.orderBy('m.email').orderBy('c.check').execute();
+    },
 
     async findMailbox(workspaceId: string, mailboxId: string): Promise<MailboxSummary | undefined> {
       const row = await db

@@ -11,6 +11,7 @@ import {
   createStatsRepository,
   TOTAL_COLUMNS,
   type DayTotals,
+  type MailboxCheckRow,
   type MailboxDay,
   type MailboxTotals,
 } from './stats.repository.js';
@@ -52,6 +53,8 @@ export interface StatsReport {
   rates: Rates;
   daily: DailyRow[];
   mailboxes: Array<MailboxTotals & { rates: Rates }>;
+  /** The latest DNS checks of each mailbox (checks/), as the daily run stored them. */
+  checks: MailboxCheckRow[];
 }
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
@@ -373,10 +376,11 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes] = await Promise.all([
+      const [name, series, mailboxes, checks] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
+        repository.latestChecks(workspaceId, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -387,6 +391,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         rates: ratesOf(series.totals),
         daily: series.daily,
         mailboxes: mailboxes.map((m) => ({ ...m, rates: ratesOf(m) })),
+        checks,
       };
     },
 

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import type { DnsResolve } from '../checks/dns-resolver.js';
+import type { DailyChecksSettings } from '../checks/daily-checks.js';
 import type { Clock } from '../clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -58,8 +58,11 @@ export interface WebhookDispatcherDeps {
   workerId: string;
   settings: WebhookSettings;
   random?: () => number;
-  /** The resolver of the daily DNS checks behind `check.failed`; without one they do not run. */
-  resolve?: DnsResolve;
+  /**
+   * The daily DNS checks (behind `check.failed` and the DNS pause rule) run in these passes, which
+   * every engine process makes; without settings they do not run.
+   */
+  dailyChecks?: DailyChecksSettings;
 }
 
 export interface DeliverySummary {
@@ -168,7 +171,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   async function runOnce(): Promise<DeliverySummary> {
     const now = deps.clock.now();
-    await emitScheduledEvents(deps.db, now, deps.resolve);
+    await emitScheduledEvents(deps.db, now, deps.dailyChecks);
     if (now.getTime() - lastPrune > 3_600_000) {
       lastPrune = now.getTime();
       await pruneEvents(deps.db, new Date(now.getTime() - deps.settings.retentionMs));

@@ -4,9 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import { addDays, utcDay } from '../calendar.js';
 import type { Database, MailboxRow } from '../db/schema.js';
-import { mailboxesDueForChecks, saveChecks } from '../checks/checks.repository.js';
-import { runMailboxChecks } from '../checks/dns-checks.js';
-import type { DnsResolve } from '../checks/dns-resolver.js';
+import { runDueChecks, type DailyChecksSettings } from '../checks/daily-checks.js';
 import { enqueueEvent } from './webhooks.repository.js';
 import type { WebhookEventType } from './webhooks.schemas.js';
 
@@ -137,38 +135,36 @@ async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<voi
   }
 }
 
-/** Mailboxes whose DNS is checked per pass: each waits on DNS, and the deliveries wait on the pass. */
-const CHECKS_PER_PASS = 4;
-
 /**
- * The daily DNS checks (checks/) of the active mailboxes of workspaces that subscribe to
- * `check.failed`, once per UTC day each (a new mailbox on the next pass): the results are kept,
- * and each failing check is a `check.failed` event, at most once a day per mailbox and check.
+ * The daily DNS checks (checks/daily-checks.ts, which also pause and resume mailboxes by the DNS
+ * rule): each failing check of a mailbox whose workspace subscribes is a `check.failed` event, at
+ * most once a day per mailbox and check.
  */
-async function emitCheckFailures(db: Kysely<Database>, resolve: DnsResolve, now: Date): Promise<void> {
+async function emitCheckFailures(db: Kysely<Database>, settings: DailyChecksSettings, now: Date): Promise<void> {
   const today = utcDay(now);
-  const workspaces = await subscribedWorkspaces(db, 'check.failed');
-  const due = await mailboxesDueForChecks(db, workspaces, new Date(`${today}T00:00:00.000Z`), CHECKS_PER_PASS);
-  await Promise.all(
-    due.map(async (mailbox) => {
-      const { domain, checks } = await runMailboxChecks(resolve, mailbox);
-      await saveChecks(db, mailbox.id, checks, now);
-      for (const check of checks.filter((c) => c.status === 'fail')) {
-        await enqueueEvent(db, {
-          workspaceId: mailbox.workspace_id,
-          type: 'check.failed',
-          at: now,
-          dedupeKey: `check.failed:${mailbox.id}:${check.check}:${today}`,
-          data: { mailbox: mailboxRef(mailbox), domain, ...check, day: today },
-        });
-      }
-    }),
-  );
+  const checked = await runDueChecks(db, settings, now);
+  if (checked.length === 0) return;
+  const workspaces = new Set(await subscribedWorkspaces(db, 'check.failed'));
+  for (const { mailbox, domain, checks } of checked.filter((c) => workspaces.has(c.mailbox.workspace_id))) {
+    for (const check of checks.filter((c) => c.status === 'fail')) {
+      await enqueueEvent(db, {
+        workspaceId: mailbox.workspace_id,
+        type: 'check.failed',
+        at: now,
+        dedupeKey: `check.failed:${mailbox.id}:${check.check}:${today}`,
+        data: { mailbox: mailboxRef(mailbox), domain, ...check, day: today },
+      });
+    }
+  }
 }
 
-/** The events that come from time passing: run by every dispatcher pass (DNS checks only with a resolver). */
-export async function emitScheduledEvents(db: Kysely<Database>, now: Date, resolve?: DnsResolve): Promise<void> {
+/** The events that come from time passing: run by every dispatcher pass (the DNS checks only when configured). */
+export async function emitScheduledEvents(
+  db: Kysely<Database>,
+  now: Date,
+  dailyChecks?: DailyChecksSettings,
+): Promise<void> {
   await emitDailySummaries(db, now);
   await emitReputationDrops(db, now);
-  if (resolve) await emitCheckFailures(db, resolve, now);
+  if (dailyChecks) await emitCheckFailures(db, dailyChecks, now);
 }

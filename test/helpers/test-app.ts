@@ -8,6 +8,7 @@ import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
+import { deadDnsPort } from './dns-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestWorkspace {
@@ -76,7 +77,8 @@ export async function createTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
     ...(options.oauth ? { oauth: options.oauth } : {}),
-    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
+    // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on
+    dnsServers: options.dnsServers ?? [`127.0.0.1:${await deadDnsPort()}`],
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({

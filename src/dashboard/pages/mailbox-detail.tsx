@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Interaction, InteractionType, Mailbox, MailboxStats } from '../api.js';
 import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
+import { DnsChecksCard } from '../components/dns-checks.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
 import { PagedTable } from '../components/paged-table.js';
 import {
@@ -176,7 +177,7 @@ function InteractionLog({ mailboxId, next }: { mailboxId: string; next: string }
   );
 }
 
-const SHOWN_ELSEWHERE = new Set(['stopped', 'stopped_by_guard', 'not_in_pool', 'pool_too_small']);
+const SHOWN_ELSEWHERE = new Set(['stopped', 'stopped_by_guard', 'not_in_pool', 'pool_too_small', 'paused_for_dns']);
 
 export function MailboxDetailPage({ id }: { id: string }) {
   const mailbox = useResource(() => api.mailbox(id), [id]);
@@ -200,6 +201,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
   const s = stats.data;
   // stopped, not in the pool and a pool too small have their own notice or line above
   const otherAttention = m.outlook.attention.filter((a) => !SHOWN_ELSEWHERE.has(a.kind));
+  const pausedForDns = m.status === 'paused' && m.outlook.attention.some((a) => a.kind === 'paused_for_dns');
   return (
     <>
       <PageHeader
@@ -232,8 +234,14 @@ export function MailboxDetailPage({ id }: { id: string }) {
           </p>
         </Notice>
       )}
-      {m.status === 'paused' && (
+      {m.status === 'paused' && !pausedForDns && (
         <Notice tone="info">Warmup is paused. The ramp-up continues where it stopped when you resume.</Notice>
+      )}
+      {pausedForDns && (
+        <Notice tone="error" title="Warmup is paused until SPF and DMARC pass">
+          <p>{m.lastError}</p>
+          <p>The DNS checks below say what to change. Warmup resumes by itself within an hour of the fix.</p>
+        </Notice>
       )}
       {m.status === 'active' && !m.pool.member && (
         <Notice tone="info" title="Not in the warmup pool yet">
@@ -372,6 +380,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
+      <DnsChecksCard mailboxId={m.id} />
       <InteractionLog mailboxId={m.id} next={m.outlook.summary} />
     </>
   );
