@@ -111,6 +111,8 @@ export interface MailboxesTable {
   warmup_folder_pruned_at: string | null;
   /** When its folders were last searched for answers (a person's or automatic) to its warmup mail. */
   answers_scanned_at: string | null;
+  /** When it last became active again (resumed, reconnected out of `error`); null: active since created. */
+  active_since: string | null;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */

@@ -20,6 +20,7 @@ import { retryDelayMs } from './backoff.js';
 import {
   MIN_SEND_GAP_MS,
   REASON_DAY_OVER,
+  REASON_LATE_SHARE,
   REASON_NO_ROOM,
   REASON_OTHER_RECIPIENT_DAY,
   REASON_RECIPIENT_AWAY,
@@ -27,6 +28,7 @@ import {
 } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');
 const minutes = (n: number) => n * 60_000;
@@ -671,6 +673,37 @@ describe('send bounds at the sender', () => {
       .where('status', '=', 'expired')
       .execute();
     expect(closed.length).toBe(8 - times.length);
+    for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
+  });
+
+  it('a mailbox resumed inside its window sends only the late share, though nothing fell due while it was paused', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 8);
+    const time = (hhmm: string) => new Date(`2026-03-12T${hhmm}:00Z`);
+    await applyMailboxEvent(database.db, erin.id, { type: 'paused' }, { at: time('07:30') });
+    // all eight due after the resume at 13:00, half an hour apart: none is overdue
+    for (let i = 0; i < 8; i += 1)
+      await insertMessage(database.db, {
+        sender: erin,
+        recipient: frank,
+        dueAt: new Date(time('13:05').getTime() + minutes(30 * i)),
+      });
+    await applyMailboxEvent(database.db, erin.id, { type: 'resumed', at: time('13:00') }, { at: time('13:00') });
+    // half of the 08:00–18:00 window is left, so half of the 8
+    const times: number[] = [];
+    for (let t = time('13:00').getTime(); t < time('18:00').getTime(); t += minutes(2)) {
+      const before = smtp.sent.length;
+      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
+      for (let i = before; i < smtp.sent.length; i += 1) times.push(t);
+    }
+    expect(times.length).toBe(4);
+    const closed = await database.db
+      .selectFrom('warmup_messages')
+      .select('last_error')
+      .where('sender_mailbox_id', '=', erin.id)
+      .where('status', '=', 'expired')
+      .execute();
+    expect(closed).toHaveLength(4);
+    expect(closed.map((row) => row.last_error)).toContain(REASON_LATE_SHARE);
     for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
   });
 

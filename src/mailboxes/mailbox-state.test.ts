@@ -26,6 +26,7 @@ const ACTIVE: MailboxState = {
   syncRetries: 0,
   nextSendAt: null,
   nextSyncAt: null,
+  activeSince: null,
 };
 
 function mailError(init: Partial<MailConnectionErrorInit> & Pick<MailConnectionErrorInit, 'kind'>) {
@@ -215,25 +216,34 @@ describe('mailbox state transitions', () => {
     it('starts from zero on both sides: two old sync failures do not stop it at the next one', () => {
       const twoSyncFailures = run(ACTIVE, syncFailed(imapBadPassword), syncFailed(imapBadPassword));
       const paused = transition(twoSyncFailures, { type: 'paused' })!;
-      const resumed = transition(paused, { type: 'resumed' })!;
-      expect(resumed).toEqual(ACTIVE);
+      const resumed = transition(paused, { type: 'resumed', at: AT })!;
+      expect(resumed).toEqual({ ...ACTIVE, activeSince: AT.toISOString() });
       expect(transition(resumed, syncFailed(imapBadPassword))).toMatchObject({ status: 'active', syncFailures: 1 });
     });
 
     it('does nothing to an active mailbox', () => {
-      expect(transition(ACTIVE, { type: 'resumed' })).toBeNull();
+      expect(transition(ACTIVE, { type: 'resumed', at: AT })).toBeNull();
     });
   });
 
   describe('reconnected', () => {
-    it('brings a stopped mailbox back with every counter cleared', () => {
+    it('brings a stopped mailbox back with every counter cleared, active again from now', () => {
       const stopped = { ...ACTIVE, status: 'error' as const, lastError: 'SMTP login refused', syncFailures: 2 };
-      expect(transition(stopped, { type: 'reconnected' })).toEqual(ACTIVE);
+      expect(transition(stopped, { type: 'reconnected', at: AT })).toEqual({
+        ...ACTIVE,
+        activeSince: AT.toISOString(),
+      });
     });
 
     it('leaves a paused mailbox paused (new settings are not a resume)', () => {
       const paused = { ...ACTIVE, status: 'paused' as const, sendFailures: 2, syncRetries: 4 };
-      expect(transition(paused, { type: 'reconnected' })).toEqual({ ...ACTIVE, status: 'paused' });
+      expect(transition(paused, { type: 'reconnected', at: AT })).toEqual({ ...ACTIVE, status: 'paused' });
+    });
+
+    it('leaves an active mailbox active since when it was (new settings are not a restart)', () => {
+      const since = '2026-03-01T09:00:00.000Z';
+      const active = { ...ACTIVE, sendRetries: 2, activeSince: since };
+      expect(transition(active, { type: 'reconnected', at: AT })).toEqual({ ...ACTIVE, activeSince: since });
     });
   });
 });

@@ -41,6 +41,11 @@ export interface MailboxState {
   nextSendAt: string | null;
   /** ISO time before which the reader leaves the mailbox alone; null: now. */
   nextSyncAt: string | null;
+  /**
+   * ISO time it last became active again (resumed, reconnected out of `error`); null: active since
+   * it was created. Back in the middle of its send window, it gets the late share of the day.
+   */
+  activeSince: string | null;
 }
 
 export type MailboxEvent =
@@ -53,9 +58,9 @@ export type MailboxEvent =
   /** The engine stops an active mailbox: the health guard, a password the key cannot decrypt. */
   | { type: 'stopped'; lastError: string }
   | { type: 'paused' }
-  | { type: 'resumed' }
+  | { type: 'resumed'; at: Date }
   /** New server settings or password, verified by a login. */
-  | { type: 'reconnected' };
+  | { type: 'reconnected'; at: Date };
 
 /**
  * The wait before the next attempt after `failures` failures in a row: 1, 2, 4, 8, 16, 30, 30… min,
@@ -172,10 +177,14 @@ export function transition(state: MailboxState, event: MailboxEvent): MailboxSta
       // lastError stays, so the user still sees why a stopped mailbox stopped
       return state.status === 'paused' ? null : { ...state, status: 'paused' };
     case 'resumed':
-      return state.status === 'active' ? null : { ...state, ...CLEAN, status: 'active', lastError: null };
+      return state.status === 'active'
+        ? null
+        : { ...state, ...CLEAN, status: 'active', lastError: null, activeSince: event.at.toISOString() };
     case 'reconnected':
       // a paused mailbox stays paused: new settings are not a resume
-      return { ...state, ...CLEAN, status: state.status === 'error' ? 'active' : state.status, lastError: null };
+      return state.status === 'error'
+        ? { ...state, ...CLEAN, status: 'active', lastError: null, activeSince: event.at.toISOString() }
+        : { ...state, ...CLEAN, lastError: null };
   }
 }
 
@@ -189,6 +198,7 @@ export function stateOf(row: MailboxRow): MailboxState {
     syncRetries: Number(row.sync_retries),
     nextSendAt: row.next_send_at,
     nextSyncAt: row.next_sync_at,
+    activeSince: row.active_since,
   };
 }
 
@@ -202,6 +212,7 @@ function columnsOf(state: MailboxState) {
     sync_retries: state.syncRetries,
     next_send_at: state.nextSendAt,
     next_sync_at: state.nextSyncAt,
+    active_since: state.activeSince,
   };
 }
 
