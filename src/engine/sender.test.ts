@@ -676,6 +676,23 @@ describe('send bounds at the sender', () => {
     for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
   });
 
+  it('a mailbox proven a minute ago keeps the gap after its round trip’s check message', async () => {
+    await database.db
+      .updateTable('mailboxes')
+      .set({ proven_at: at(-minutes(1)).toISOString() })
+      .where('id', '=', erin.id)
+      .execute();
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW });
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 0, deferred: 1 });
+    expect(await messageRow(row.id)).toMatchObject({
+      status: 'planned',
+      due_at: at(MIN_SEND_GAP_MS - minutes(1)).toISOString(),
+    });
+    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS - minutes(1)), ignoreSchedule: false })).toMatchObject(
+      { sent: 1 },
+    );
+  });
+
   it('a mailbox resumed inside its window sends only the late share, though nothing fell due while it was paused', async () => {
     await insertPlan(database.db, erin, '2026-03-12', 8);
     const time = (hhmm: string) => new Date(`2026-03-12T${hhmm}:00Z`);

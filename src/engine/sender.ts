@@ -275,7 +275,11 @@ async function applySendBounds(
   const plan = await findDayPlan(deps.db, sender.id, day);
   const budget = plan?.target ?? 0;
   const due = rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day }));
-  const planned = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
+  // The round trip's check message (to itself) keeps the gap too: a mailbox proven this cycle waits before its first send.
+  const provenAt = sender.proven_at === null ? null : new Date(sender.proven_at);
+  const lastSentAt =
+    provenAt && provenAt <= now && (!done.lastSentAt || provenAt > done.lastSentAt) ? provenAt : done.lastSentAt;
+  const planned = { settings, day, budget, sent: done.sent, lastSentAt };
   const windowEnd = sendWindow(settings, day).end;
   let later = ignoreSchedule
     ? { replies: 0, threads: 0 }
