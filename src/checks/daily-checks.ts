@@ -65,7 +65,7 @@ async function applyRule(
   const watched = saved.filter((check) => RULE_CHECKS.has(check.check));
   if (mailbox.paused_for === 'dns') {
     if (watched.every((check) => check.status === 'pass')) {
-      await applyMailboxEvent(db, mailbox.id, { type: 'dns-fixed' }, { at: now });
+      await applyMailboxEvent(db, mailbox.id, { type: 'dns-fixed', at: now }, { at: now });
     }
     return;
   }

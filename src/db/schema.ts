@@ -117,6 +117,8 @@ export interface MailboxesTable {
   dkim_selector: string | null;
   /** `user` (given, kept) or `mail` (learned from the DKIM-Signature of its warmup mail as a peer found it). */
   dkim_selector_source: 'user' | 'mail' | null;
+  /** When it last became active again (resumed, reconnected out of `error`); null: active since created. */
+  active_since: string | null;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */

@@ -168,6 +168,21 @@ export async function findPlanTarget(
   return row ? Number(row.target) : undefined;
 }
 
+/** A mailbox's plan of a day, its budget and when it was made; undefined when the day has no plan. */
+export async function findDayPlan(
+  db: Kysely<Database>,
+  mailboxId: string,
+  day: string,
+): Promise<{ target: number; plannedAt: Date } | undefined> {
+  const row = await db
+    .selectFrom('mailbox_plans')
+    .select(['target', 'created_at'])
+    .where('mailbox_id', '=', mailboxId)
+    .where('day', '=', day)
+    .executeTakeFirst();
+  return row ? { target: Number(row.target), plannedAt: new Date(row.created_at) } : undefined;
+}
+
 /** The targets of the plans made for these days, keyed `<mailbox id> <day>`. */
 export async function loadPlanTargets(db: Kysely<Database>, days: readonly string[]): Promise<Map<string, number>> {
   if (days.length === 0) return new Map();

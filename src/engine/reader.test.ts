@@ -249,6 +249,35 @@ describe('syncMailboxes', () => {
     expect(taken).toEqual(['opened', 'flagged', 'replied', 'filed']);
   });
 
+  it('after hours of downtime in the day, each message still takes one step per sync', async () => {
+    const rows = [await sentToFrank('INBOX'), await sentToFrank('INBOX')];
+    deps.random = always;
+    await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
+    // the engine was down for five hours of Frank's day: every step of both messages is overdue
+    let t = NOW.getTime() + hours(5);
+    const perSync: number[] = [];
+    while ((await Promise.all(rows.map((row) => messageRow(row.id)))).some((row) => row.engaged_at === null)) {
+      expect(t - NOW.getTime()).toBeLessThan(hours(6));
+      const summary = await syncMailboxes(deps, { now: new Date(t), ignoreSchedule: false });
+      perSync.push(summary.opened + summary.flagged + summary.replied + summary.filed);
+      t += SYNC_INTERVAL_MS;
+    }
+    // open, flag, answer, file: four syncs, one step of each message in each
+    expect(perSync).toEqual([2, 2, 2, 2]);
+    for (const row of rows) {
+      const steps = await database.db
+        .selectFrom('interactions')
+        .select(['type', 'occurred_at'])
+        .where('message_id', '=', row.message_id)
+        .where('mailbox_id', '=', frank.id)
+        .where('type', 'in', ['opened', 'flagged', 'replied'])
+        .orderBy('occurred_at')
+        .execute();
+      expect(steps.map((step) => step.type)).toEqual(['opened', 'flagged', 'replied']);
+      expect(new Set(steps.map((step) => step.occurred_at)).size).toBe(3);
+    }
+  });
+
   /** Syncs every sync interval from `from` until the answer to `parentMessageId` is planned; when it was. */
   async function syncUntilReplied(from: Date, parentMessageId: string) {
     for (let t = from.getTime(); t < from.getTime() + hours(24); t += SYNC_INTERVAL_MS) {

@@ -11,6 +11,7 @@ import {
   OVERDUE_GRACE_MS,
   REASON_DAY_OVER,
   REASON_NO_ROOM,
+  restOfDayBudget,
   sendWindow,
   sendsThatFit,
   type ScheduleSettings,
@@ -70,6 +71,28 @@ describe('late share', () => {
         expect(share).toBeLessThanOrEqual(Math.round(target * left));
       }),
     );
+  });
+});
+
+describe('rest of the day', () => {
+  // window 09:00–17:00 UTC, budget 10
+  it('is the budget less the sends when the mailbox was active all along and nothing is late', () => {
+    expect(restOfDayBudget(today({ sent: 3 }), [row('a', at('12:00'))], at('12:10'))).toBe(7);
+  });
+
+  it('back inside the window of a day planned before: the late share from then on, even with nothing overdue', () => {
+    // resumed at 13:00 (half the window left): 5, less the one sent since
+    const restart = { at: at('13:00'), sentSince: 1 };
+    expect(restOfDayBudget(today({ sent: 1 }), [row('a', at('14:00'))], at('14:05'), restart)).toBe(4);
+    // sends before the pause count on the day's budget only
+    expect(restOfDayBudget(today({ sent: 7 }), [], at('13:05'), { at: at('13:00'), sentSince: 0 })).toBe(3);
+    // back before the window opened: the whole day
+    expect(restOfDayBudget(today(), [], at('09:05'), { at: at('08:00'), sentSince: 0 })).toBe(10);
+  });
+
+  it('with mail overdue past the grace: the late share from now on', () => {
+    expect(restOfDayBudget(today(), [row('a', at('10:00'))], at('13:00'))).toBe(5);
+    expect(restOfDayBudget(today(), [row('a', at('12:50'))], at('13:00'))).toBe(10);
   });
 });
 

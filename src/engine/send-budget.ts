@@ -212,16 +212,33 @@ export function judgeDueSends(input: GateInput): SendVerdict[] {
   return verdicts;
 }
 
+/** The mailbox became active again (resumed, reconnected) after its day was planned, and sent this many since. */
+export interface Restart {
+  at: Date;
+  sentSince: number;
+}
+
 /**
- * What the rest of the day may still send. Normally the day's budget less its sends; but when due
- * mail is late past the grace (the mailbox was paused or the engine down), the mailbox starts the
- * rest of its day late: at most the share of the budget that the rest of the window is of the
- * whole window, whatever was planned for later.
+ * What the rest of the day may still send. Normally the day's budget less its sends; but a mailbox
+ * that starts the rest of its day late gets at most the share of the budget that the rest of the
+ * window is of the whole window, whatever was planned for later:
+ * - back (resumed, reconnected) inside the window of a day planned before: the share from then on,
+ *   less what it sent since, whether or not planned mail fell due while it was away;
+ * - due mail late past the grace (it was paused, or the engine down): the share from now on.
  */
-export function restOfDayBudget(today: SenderDay, due: readonly WaitingSend[], now: Date): number {
-  const left = Math.max(0, today.budget - today.sent);
-  if (!due.some((row) => isLate(row, now, today.day))) return left;
-  return Math.min(left, lateShare(today.budget, sendWindow(today.settings, today.day), now));
+export function restOfDayBudget(
+  today: SenderDay,
+  due: readonly WaitingSend[],
+  now: Date,
+  restart: Restart | null = null,
+): number {
+  const window = sendWindow(today.settings, today.day);
+  let allowed = Math.max(0, today.budget - today.sent);
+  if (restart && restart.at > window.start) {
+    allowed = Math.min(allowed, Math.max(0, lateShare(today.budget, window, restart.at) - restart.sentSince));
+  }
+  if (due.some((row) => isLate(row, now, today.day))) allowed = Math.min(allowed, lateShare(today.budget, window, now));
+  return allowed;
 }
 
 /**

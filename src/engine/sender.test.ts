@@ -20,6 +20,7 @@ import { retryDelayMs } from './backoff.js';
 import {
   MIN_SEND_GAP_MS,
   REASON_DAY_OVER,
+  REASON_LATE_SHARE,
   REASON_NO_ROOM,
   REASON_OTHER_RECIPIENT_DAY,
   REASON_RECIPIENT_AWAY,
@@ -27,6 +28,7 @@ import {
 } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
+import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 
 const NOW = new Date('2026-03-12T10:00:00Z');
 const minutes = (n: number) => n * 60_000;
@@ -568,6 +570,28 @@ describe('send bounds at the sender', () => {
     return insertMessage(database.db, { sender, recipient, dueAt, parent });
   }
 
+  /** Runs the sender every two minutes in [from, to); the time of each send. */
+  async function sendEveryTwoMinutes(from: Date, to: Date): Promise<number[]> {
+    const times: number[] = [];
+    for (let t = from.getTime(); t < to.getTime(); t += minutes(2)) {
+      const before = smtp.sent.length;
+      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
+      for (let i = before; i < smtp.sent.length; i += 1) times.push(t);
+    }
+    return times;
+  }
+
+  /** Why each of the sender's closed rows was not sent. */
+  async function closedReasons(sender: MailboxRow): Promise<Array<string | null>> {
+    const closed = await database.db
+      .selectFrom('warmup_messages')
+      .select('last_error')
+      .where('sender_mailbox_id', '=', sender.id)
+      .where('status', '=', 'expired')
+      .execute();
+    return closed.map((row) => row.last_error);
+  }
+
   it('never sends more than the day’s budget, replies first', async () => {
     await insertPlan(database.db, erin, '2026-03-12', 2);
     const threads = [];
@@ -655,23 +679,51 @@ describe('send bounds at the sender', () => {
     for (let h = 9; h <= 16; h += 1)
       await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: hour(h) });
     // back at 13:00: half of the 08:00–18:00 window is left, so half of the 8
-    const times: number[] = [];
-    for (let t = hour(13).getTime(); t < hour(18).getTime(); t += minutes(2)) {
-      const before = smtp.sent.length;
-      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
-      for (let i = before; i < smtp.sent.length; i += 1) times.push(t);
-    }
+    const times = await sendEveryTwoMinutes(hour(13), hour(18));
     expect(times.length).toBeLessThanOrEqual(4);
     expect(times.length).toBeGreaterThan(0);
     for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
-    const closed = await database.db
-      .selectFrom('warmup_messages')
-      .select('last_error')
-      .where('sender_mailbox_id', '=', erin.id)
-      .where('status', '=', 'expired')
-      .execute();
+    const closed = await closedReasons(erin);
     expect(closed.length).toBe(8 - times.length);
-    for (const row of closed) expect(row.last_error).toMatch(/^not sent: /);
+    for (const reason of closed) expect(reason).toMatch(/^not sent: /);
+  });
+
+  it('a mailbox proven a minute ago keeps the gap after its round trip’s check message', async () => {
+    await database.db
+      .updateTable('mailboxes')
+      .set({ proven_at: at(-minutes(1)).toISOString() })
+      .where('id', '=', erin.id)
+      .execute();
+    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW });
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 0, deferred: 1 });
+    expect(await messageRow(row.id)).toMatchObject({
+      status: 'planned',
+      due_at: at(MIN_SEND_GAP_MS - minutes(1)).toISOString(),
+    });
+    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS - minutes(1)), ignoreSchedule: false })).toMatchObject(
+      { sent: 1 },
+    );
+  });
+
+  it('a mailbox resumed inside its window sends only the late share, though nothing fell due while it was paused', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 8);
+    const time = (hhmm: string) => new Date(`2026-03-12T${hhmm}:00Z`);
+    await applyMailboxEvent(database.db, erin.id, { type: 'paused' }, { at: time('07:30') });
+    // all eight due after the resume at 13:00, half an hour apart: none is overdue
+    for (let i = 0; i < 8; i += 1)
+      await insertMessage(database.db, {
+        sender: erin,
+        recipient: frank,
+        dueAt: new Date(time('13:05').getTime() + minutes(30 * i)),
+      });
+    await applyMailboxEvent(database.db, erin.id, { type: 'resumed', at: time('13:00') }, { at: time('13:00') });
+    // half of the 08:00–18:00 window is left, so half of the 8
+    const times = await sendEveryTwoMinutes(time('13:00'), time('18:00'));
+    expect(times.length).toBe(4);
+    const closed = await closedReasons(erin);
+    expect(closed).toHaveLength(4);
+    expect(closed).toContain(REASON_LATE_SHARE);
+    for (const reason of closed) expect(reason).toMatch(/^not sent: /);
   });
 
   it('a new thread due before its recipient’s midnight does not leave after it (it would count on the next day)', async () => {

@@ -22,7 +22,7 @@ import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
-import { findMailbox, findMailboxEmail, findMailboxParty, findPlanTarget } from './mailbox-engine-state.repository.js';
+import { findDayPlan, findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
 import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
   claimDueMessages,
@@ -51,6 +51,7 @@ import {
   REASON_REPLY_FIRST,
   restOfDayBudget,
   sendDayOf,
+  type Restart,
   sendWindow,
   threadsToDisplace,
 } from './send-budget.js';
@@ -271,15 +272,21 @@ async function applySendBounds(
   const day = sendDayOf(settings, now);
   const span = localDaySpan(settings, day);
   const done = await loadSendsOfDay(deps.db, sender.id, span, new Date(now.getTime() - MIN_SEND_GAP_MS));
-  const budget = (await findPlanTarget(deps.db, sender.id, day)) ?? 0;
+  const plan = await findDayPlan(deps.db, sender.id, day);
+  const budget = plan?.target ?? 0;
   const due = rows.map((row) => ({ id: row.id, kind: row.kind, dueAt: new Date(row.due_at), planDay: row.plan_day }));
-  const planned = { settings, day, budget, sent: done.sent, lastSentAt: done.lastSentAt };
+  // The round trip's check message (to itself) keeps the gap too: a mailbox proven this cycle waits before its first send.
+  const provenAt = sender.proven_at === null ? null : new Date(sender.proven_at);
+  const lastSentAt =
+    provenAt && provenAt <= now && (!done.lastSentAt || provenAt > done.lastSentAt) ? provenAt : done.lastSentAt;
+  const planned = { settings, day, budget, sent: done.sent, lastSentAt };
   const windowEnd = sendWindow(settings, day).end;
   let later = ignoreSchedule
     ? { replies: 0, threads: 0 }
     : await countPlannedBetween(deps.db, sender.id, now, windowEnd);
-  // back late (paused, or the engine was down): the rest of the day is a late start
-  const restAllowed = ignoreSchedule ? Math.max(0, budget - done.sent) : restOfDayBudget(planned, due, now);
+  // back late (resumed or reconnected after the day was planned, or the engine was down): the rest of the day is a late start
+  const restart = plan ? await restartOf(deps, sender, plan.plannedAt, span) : null;
+  const restAllowed = ignoreSchedule ? Math.max(0, budget - done.sent) : restOfDayBudget(planned, due, now, restart);
   const reason = restAllowed < budget - done.sent ? REASON_LATE_SHARE : REASON_REPLY_FIRST;
   // replies first: new threads planned for later today give way to the replies due now (and to the late share)
   const displace = ignoreSchedule ? 0 : threadsToDisplace(restAllowed, planned, due, later);
@@ -325,6 +332,20 @@ async function applySendBounds(
     }
   }
   return allowed;
+}
+
+/** When the sender became active again today after its day was planned, and what it sent since; null if it did not. */
+async function restartOf(
+  deps: SendDeps,
+  sender: MailboxRow,
+  plannedAt: Date,
+  day: { start: Date; end: Date },
+): Promise<Restart | null> {
+  if (sender.active_since === null) return null;
+  const at = new Date(sender.active_since);
+  if (at <= plannedAt || at < day.start || at >= day.end) return null;
+  const since = await loadSendsOfDay(deps.db, sender.id, { start: at, end: day.end }, at);
+  return { at, sentSince: since.sent };
 }
 
 /**

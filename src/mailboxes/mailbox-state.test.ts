@@ -28,6 +28,7 @@ const ACTIVE: MailboxState = {
   nextSendAt: null,
   nextSyncAt: null,
   pausedFor: null,
+  activeSince: null,
 };
 
 function mailError(init: Partial<MailConnectionErrorInit> & Pick<MailConnectionErrorInit, 'kind'>) {
@@ -219,7 +220,7 @@ describe('mailbox state transitions', () => {
     it('pauses an active mailbox with the reason, and resumes it once fixed with nothing left over', () => {
       const paused = transition({ ...ACTIVE, sendRetries: 2 }, { type: 'dns-failed', lastError: why });
       expect(paused).toEqual({ ...ACTIVE, status: 'paused', pausedFor: 'dns', lastError: why });
-      expect(transition(paused!, { type: 'dns-fixed' })).toEqual(ACTIVE);
+      expect(transition(paused!, { type: 'dns-fixed', at: AT })).toEqual({ ...ACTIVE, activeSince: AT.toISOString() });
     });
 
     it('leaves a mailbox the owner paused, or the engine stopped, alone either way', () => {
@@ -227,17 +228,17 @@ describe('mailbox state transitions', () => {
       const stopped = { ...ACTIVE, status: 'error' as const, lastError: 'SMTP login refused' };
       for (const state of [ownerPaused, stopped]) {
         expect(transition(state, { type: 'dns-failed', lastError: why })).toBeNull();
-        expect(transition(state, { type: 'dns-fixed' })).toBeNull();
+        expect(transition(state, { type: 'dns-fixed', at: AT })).toBeNull();
       }
-      expect(transition(ACTIVE, { type: 'dns-fixed' })).toBeNull();
+      expect(transition(ACTIVE, { type: 'dns-fixed', at: AT })).toBeNull();
     });
 
     it("becomes the owner's pause when the owner pauses it: fixing DNS then does not resume it", () => {
       const byRule = transition(ACTIVE, { type: 'dns-failed', lastError: why })!;
       const byOwner = transition(byRule, { type: 'paused' })!;
       expect(byOwner).toMatchObject({ status: 'paused', pausedFor: null, lastError: why });
-      expect(transition(byOwner, { type: 'dns-fixed' })).toBeNull();
-      expect(transition(byRule, { type: 'resumed' })).toEqual(ACTIVE);
+      expect(transition(byOwner, { type: 'dns-fixed', at: AT })).toBeNull();
+      expect(transition(byRule, { type: 'resumed', at: AT })).toEqual({ ...ACTIVE, activeSince: AT.toISOString() });
     });
   });
 
@@ -245,25 +246,34 @@ describe('mailbox state transitions', () => {
     it('starts from zero on both sides: two old sync failures do not stop it at the next one', () => {
       const twoSyncFailures = run(ACTIVE, syncFailed(imapBadPassword), syncFailed(imapBadPassword));
       const paused = transition(twoSyncFailures, { type: 'paused' })!;
-      const resumed = transition(paused, { type: 'resumed' })!;
-      expect(resumed).toEqual(ACTIVE);
+      const resumed = transition(paused, { type: 'resumed', at: AT })!;
+      expect(resumed).toEqual({ ...ACTIVE, activeSince: AT.toISOString() });
       expect(transition(resumed, syncFailed(imapBadPassword))).toMatchObject({ status: 'active', syncFailures: 1 });
     });
 
     it('does nothing to an active mailbox', () => {
-      expect(transition(ACTIVE, { type: 'resumed' })).toBeNull();
+      expect(transition(ACTIVE, { type: 'resumed', at: AT })).toBeNull();
     });
   });
 
   describe('reconnected', () => {
-    it('brings a stopped mailbox back with every counter cleared', () => {
+    it('brings a stopped mailbox back with every counter cleared, active again from now', () => {
       const stopped = { ...ACTIVE, status: 'error' as const, lastError: 'SMTP login refused', syncFailures: 2 };
-      expect(transition(stopped, { type: 'reconnected' })).toEqual(ACTIVE);
+      expect(transition(stopped, { type: 'reconnected', at: AT })).toEqual({
+        ...ACTIVE,
+        activeSince: AT.toISOString(),
+      });
     });
 
     it('leaves a paused mailbox paused (new settings are not a resume)', () => {
       const paused = { ...ACTIVE, status: 'paused' as const, sendFailures: 2, syncRetries: 4 };
-      expect(transition(paused, { type: 'reconnected' })).toEqual({ ...ACTIVE, status: 'paused' });
+      expect(transition(paused, { type: 'reconnected', at: AT })).toEqual({ ...ACTIVE, status: 'paused' });
+    });
+
+    it('leaves an active mailbox active since when it was (new settings are not a restart)', () => {
+      const since = '2026-03-01T09:00:00.000Z';
+      const active = { ...ACTIVE, sendRetries: 2, activeSince: since };
+      expect(transition(active, { type: 'reconnected', at: AT })).toEqual({ ...ACTIVE, activeSince: since });
     });
   });
 });

@@ -48,6 +48,11 @@ export interface MailboxState {
   nextSyncAt: string | null;
   /** `dns` while the DNS rule keeps it paused (it resumes by itself once fixed); null otherwise. */
   pausedFor: 'dns' | null;
+  /**
+   * ISO time it last became active again (resumed, reconnected out of `error`); null: active since
+   * it was created. Back in the middle of its send window, it gets the late share of the day.
+   */
+  activeSince: string | null;
 }
 
 export type MailboxEvent =
@@ -61,13 +66,13 @@ export type MailboxEvent =
   | { type: 'stopped'; lastError: string }
   /** The owner pauses it: a pause of the DNS rule becomes the owner's (only the owner ends it). */
   | { type: 'paused' }
-  | { type: 'resumed' }
+  | { type: 'resumed'; at: Date }
   /** The DNS rule: its SPF or DMARC has failed for the sustained period (lastError says which and how to fix it). */
   | { type: 'dns-failed'; lastError: string }
   /** The DNS rule: SPF and DMARC pass again. */
-  | { type: 'dns-fixed' }
+  | { type: 'dns-fixed'; at: Date }
   /** New server settings or password, verified by a login. */
-  | { type: 'reconnected' };
+  | { type: 'reconnected'; at: Date };
 
 /**
  * The wait before the next attempt after `failures` failures in a row: 1, 2, 4, 8, 16, 30, 30… min,
@@ -187,18 +192,22 @@ export function transition(state: MailboxState, event: MailboxEvent): MailboxSta
         ? null
         : { ...state, status: 'paused', pausedFor: null };
     case 'resumed':
-      return state.status === 'active' ? null : { ...state, ...CLEAN, status: 'active', lastError: null };
+      return state.status === 'active'
+        ? null
+        : { ...state, ...CLEAN, status: 'active', lastError: null, activeSince: event.at.toISOString() };
     case 'dns-failed':
       return state.status === 'active'
         ? { ...state, ...CLEAN, status: 'paused', pausedFor: 'dns', lastError: event.lastError }
         : null;
     case 'dns-fixed':
       return state.status === 'paused' && state.pausedFor === 'dns'
-        ? { ...state, ...CLEAN, status: 'active', lastError: null }
+        ? { ...state, ...CLEAN, status: 'active', lastError: null, activeSince: event.at.toISOString() }
         : null;
     case 'reconnected':
       // a paused mailbox stays paused: new settings are not a resume
-      return { ...state, ...CLEAN, status: state.status === 'error' ? 'active' : state.status, lastError: null };
+      return state.status === 'error'
+        ? { ...state, ...CLEAN, status: 'active', lastError: null, activeSince: event.at.toISOString() }
+        : { ...state, ...CLEAN, lastError: null };
   }
 }
 
@@ -213,6 +222,7 @@ export function stateOf(row: MailboxRow): MailboxState {
     nextSendAt: row.next_send_at,
     nextSyncAt: row.next_sync_at,
     pausedFor: row.paused_for,
+    activeSince: row.active_since,
   };
 }
 
@@ -227,6 +237,7 @@ function columnsOf(state: MailboxState) {
     next_send_at: state.nextSendAt,
     next_sync_at: state.nextSyncAt,
     paused_for: state.pausedFor,
+    active_since: state.activeSince,
   };
 }
 

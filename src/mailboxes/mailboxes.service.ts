@@ -557,7 +557,7 @@ export function createMailboxesService({
         if (moved)
           Object.assign(columns, { proven_at: null, proof_note: NOT_RUN, next_proof_at: null, proof_attempts: 0 });
         await repository.update(workspaceId, id, columns);
-        const reconnected = await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: now });
+        const reconnected = await applyMailboxEvent(db, id, { type: 'reconnected', at: now }, { workspaceId, at: now });
         if (!reconnected) throw new NotFoundError(`no mailbox ${id}`);
         return presentOne(workspaceId, reconnected.row);
       }
@@ -770,7 +770,7 @@ export function createMailboxesService({
       if (!updated) throw new NotFoundError(`no mailbox ${id}`);
       // A login just worked with the new settings: past failures (and their backoff) were about the old ones.
       const reconnected = credentials
-        ? await applyMailboxEvent(db, id, { type: 'reconnected' }, { workspaceId, at: clock.now() })
+        ? await applyMailboxEvent(db, id, { type: 'reconnected', at: clock.now() }, { workspaceId, at: clock.now() })
         : undefined;
       return presentOne(workspaceId, reconnected?.row ?? updated);
     },
@@ -821,7 +821,12 @@ export function createMailboxesService({
         await repository.update(workspaceId, id, { ...proof, updated_at: clock.now().toISOString() });
       }
       if (current.status === 'active') return presentOne(workspaceId, await findOrThrow(workspaceId, id));
-      const resumed = await applyMailboxEvent(db, id, { type: 'resumed' }, { workspaceId, at: clock.now() });
+      const resumed = await applyMailboxEvent(
+        db,
+        id,
+        { type: 'resumed', at: clock.now() },
+        { workspaceId, at: clock.now() },
+      );
       if (!resumed) throw new NotFoundError(`no mailbox ${id}`);
       return presentOne(workspaceId, resumed.row);
     },

@@ -206,7 +206,7 @@ describe('webhook delivery', () => {
       { type: 'stopped', lastError: 'SMTP login refused' },
       { at },
     );
-    await applyMailboxEvent(testApp.database.db, mailbox.id, { type: 'resumed' }, { at });
+    await applyMailboxEvent(testApp.database.db, mailbox.id, { type: 'resumed', at }, { at });
     expect(await dispatcher.runOnce()).toEqual({ delivered: 2, retried: 0, failed: 0 });
 
     // sent side by side: receivers get no order guarantee (the payload's timestamp orders them)

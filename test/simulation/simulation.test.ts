@@ -45,6 +45,9 @@ const DEFAULT_POOLS: PoolShape[] = [
   { seed: 10, size: 200, days: 2, stepMinutes: 15 },
   // a mid-sized pool over ten days, two outages
   { seed: 13, size: 43, days: 10, stepMinutes: 10 },
+  // regression: a mailbox paused after its day was planned and resumed inside its window, with none
+  // of its mail overdue, sent more than its late share (user38, 2026-03-11)
+  { seed: 20, size: 50, days: 5, stepMinutes: 30 },
 ];
 const DEFAULT_STEP_MINUTES = 5;
 

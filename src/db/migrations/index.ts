@@ -12,6 +12,7 @@ import * as planOutlook from './010-plan-outlook.js';
 import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
 import * as deliverabilityChecks from './014-deliverability-checks.js';
+import * as activeSince from './017-active-since.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '011-oauth': oauth,
   '012-webhooks': webhooks,
   '014-deliverability-checks': deliverabilityChecks,
+  '017-active-since': activeSince,
 };
 
 export const migrationProvider: MigrationProvider = {
