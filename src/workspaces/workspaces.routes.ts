@@ -36,6 +36,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.get(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'listApiKeys',
@@ -50,6 +51,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.post(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'createApiKey',
@@ -61,7 +63,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        const created = await workspaces.createApiKey(request.workspaceId, request.body.name);
+        const created = await workspaces.createApiKey(request.workspaceId, request.body.name, request.body.role);
         return reply.code(201).header('Location', `/api/keys/${created.key.id}`).send(created);
       },
     );
@@ -69,6 +71,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.delete(
       '/:id',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'revokeApiKey',

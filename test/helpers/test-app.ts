@@ -7,6 +7,7 @@ import type { MailPolicy } from '../../src/mail/policy.js';
 import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
+import type { LoginLimits } from '../../src/accounts/accounts.service.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -62,6 +63,8 @@ export async function createTestApp(
     dnsServers?: string[];
     /** Serves GET /metrics behind this bearer token. */
     metricsToken?: string;
+    /** Failed sign-ins allowed per account and per address (default: the service's). */
+    loginLimits?: Partial<LoginLimits>;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -77,6 +80,7 @@ export async function createTestApp(
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
     ...(options.oauth ? { oauth: options.oauth } : {}),
     ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
+    ...(options.loginLimits ? { loginLimits: options.loginLimits } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
