@@ -4,6 +4,7 @@ import { errorResponses, IdParams } from '../http/common.schemas.js';
 import { NotFoundError } from '../http/errors.js';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, Workspace } from './workspaces.schemas.js';
 import type { WorkspacesService } from './workspaces.service.js';
+import { RoleSchema as KeyOrPersonRole } from '../http/access.js';
 
 /** `GET /api/workspace`: which workspace the presented key belongs to (the dashboard's sign-in check). */
 export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
@@ -14,15 +15,19 @@ export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsy
         schema: {
           tags: ['workspace'],
           operationId: 'getWorkspace',
-          summary: 'The workspace of the API key',
-          description: 'The workspace the presented API key belongs to; the dashboard signs in with this call.',
-          response: { 200: Type.Object({ workspace: Workspace }), ...errorResponses(401, 429) },
+          summary: 'The workspace of the API key or session',
+          description:
+            'The workspace the presented API key (or the session) works in, and the role the caller has there; the dashboard signs in with an API key through this call.',
+          response: {
+            200: Type.Object({ workspace: Workspace, role: KeyOrPersonRole }),
+            ...errorResponses(401, 403, 429),
+          },
         },
       },
       async (request) => {
         const workspace = await workspaces.findWorkspace(request.workspaceId);
         if (!workspace) throw new NotFoundError('workspace not found');
-        return { workspace };
+        return { workspace, role: request.role ?? 'viewer' };
       },
     );
   };

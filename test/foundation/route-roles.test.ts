@@ -44,15 +44,16 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/stats/engagement': 'viewer',
   'GET /api/stats/export': 'viewer',
   'GET /api/stats/daily-summary': 'viewer',
+  // Previews render without saving anything.
+  'POST /api/templates/preview': 'viewer',
+  'POST /api/templates/{id}/preview': 'viewer',
 
   'POST /api/templates': 'member',
   'POST /api/templates/import': 'member',
-  'POST /api/templates/preview': 'member',
   'PATCH /api/templates/{id}': 'member',
   'PUT /api/templates/{id}': 'member',
   'DELETE /api/templates/{id}': 'member',
   'POST /api/templates/{id}/duplicate': 'member',
-  'POST /api/templates/{id}/preview': 'member',
   'POST /api/mailboxes': 'member',
   'POST /api/mailboxes/import': 'member',
   'PATCH /api/mailboxes/{id}': 'member',
