@@ -9,7 +9,7 @@ import { createMailbox, proveAll } from '../helpers/engine.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 import { axeViolations } from './axe.js';
-import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser, chooseApiKeySignIn } from './browser.js';
 import { closedPort } from '../helpers/ports.js';
 
 const inCi = process.env.CI === 'true';
@@ -47,6 +47,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     await page.goto(base);
     await page.evaluate(() => sessionStorage.clear());
     await page.goto(base);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
@@ -270,6 +271,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
       await page.goto(base);
       await page.evaluate(() => sessionStorage.clear());
       await page.goto(base);
+      await chooseApiKeySignIn(page);
       await page.getByLabel('API key').focus();
       await page.keyboard.type(keyboard.apiKey);
       await page.keyboard.press('Enter');
@@ -404,6 +406,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     const closed = await closedPort();
     try {
       await page.goto(address);
+      await chooseApiKeySignIn(page);
       await page.getByLabel('API key').fill(untrusting.workspace.apiKey);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('navigation', { name: 'Main' }).waitFor();

@@ -44,7 +44,7 @@ export function SetupPage({
       lead="Create the owner account and your first workspace. You can invite your team afterwards."
       help={
         <Button variant="ghost" size="sm" onClick={onUseApiKey}>
-          Sign in with an API key instead
+          Use an API key instead
         </Button>
       }
     >

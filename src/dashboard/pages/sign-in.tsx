@@ -132,7 +132,7 @@ export function SignInPage({
       notice={reason}
       help={
         <Button variant="ghost" size="sm" onClick={() => setWithKey(!withKey)}>
-          {withKey ? 'Sign in with email and password' : 'Sign in with an API key'}
+          {withKey ? 'Use email and password instead' : 'Use an API key instead'}
         </Button>
       }
     >
