@@ -322,6 +322,24 @@ describe('roles, members and invites', () => {
     );
   });
 
+  it('lets one of two racing accepts of the same link through', async () => {
+    const { token } = (
+      await owner.request({ method: 'POST', url: '/api/workspace/invites', payload: { role: 'viewer' } })
+    ).json();
+    const answers = await Promise.all(
+      ['racer1@example.com', 'racer2@example.com'].map((email) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/invites/${token}/accept`,
+          payload: { email, name: 'Racer', password: 'racer password 1' },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 404]);
+    const racers = await t.database.db.selectFrom('users').select('email').where('email', 'like', 'racer%').execute();
+    expect(racers).toHaveLength(1);
+  });
+
   it('lets an existing account accept with its password; an expired link is refused', async () => {
     const elsewhere = await t.createWorkspace('elsewhere');
     const person = await createPerson(t, elsewhere.id, 'owner');
