@@ -219,6 +219,8 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
     }): Promise<NewSession> {
       const user = await checkCredentials(input);
       const workspaceId = await landingWorkspace(user.id, input.workspaceId);
+      // Sessions nobody used again would stay forever: each sign-in sweeps the expired ones (indexed).
+      await repository.deleteExpiredSessions(clock.now().toISOString());
       return inTransaction(db, (trx) => createSession(trx, user.id, workspaceId));
     },
 
@@ -427,8 +429,6 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
         return createSession(trx, userId, invite.workspace_id);
       });
     },
-
-    deleteExpiredSessions: () => repository.deleteExpiredSessions(clock.now().toISOString()),
   };
 }
 

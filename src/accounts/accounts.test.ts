@@ -456,6 +456,15 @@ describe('roles, members and invites', () => {
     );
   });
 
+  it('revokes the last API key of a workspace people sign in to', async () => {
+    const keyed = await t.createWorkspace('keyed');
+    const lastKey = async () => (await keyed.request({ method: 'GET', url: '/api/keys' })).json().keys[0].id as string;
+    expectProblem(await keyed.request({ method: 'DELETE', url: `/api/keys/${await lastKey()}` }), 409, 'conflict');
+    const person = await createPerson(t, keyed.id, 'admin');
+    expect((await person.request({ method: 'DELETE', url: `/api/keys/${await lastKey()}` })).statusCode).toBe(204);
+    expect((await person.request({ method: 'GET', url: '/api/keys' })).json().keys).toEqual([]);
+  });
+
   it('gives API keys a role: a viewer key reads, cannot write, and cannot use the session routes', async () => {
     const created = await t.workspace.request({
       method: 'POST',

@@ -124,6 +124,17 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
       }));
     },
 
+    /** Whether any person belongs to the workspace (then it stays reachable without a key). */
+    async hasMembers(trx: Kysely<Database>, workspaceId: string): Promise<boolean> {
+      const row = await trx
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('workspace_id', '=', workspaceId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async deleteApiKey(trx: Kysely<Database>, workspaceId: string, id: string): Promise<boolean> {
       const result = await trx
         .deleteFrom('api_keys')

@@ -82,7 +82,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
           operationId: 'revokeApiKey',
           summary: 'Revoke an API key',
           description:
-            'The key stops working at once on every replica. The last key of a workspace cannot be revoked (409 `conflict`): create another first.',
+            'The key stops working at once on every replica. The last key of a workspace without members cannot be revoked (409 `conflict`): create another first.',
           params: IdParams,
           response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 409, 429) },
         },

@@ -160,13 +160,18 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
       return { key: toApiKey(record), apiKey };
     },
 
-    /** Deletes a key: the next request with it, on any replica, is a 401. The last key is kept. */
+    /**
+     * Deletes a key: the next request with it, on any replica, is a 401. The last key of a workspace
+     * nobody can sign in to is kept, so the workspace stays reachable.
+     */
     async revokeApiKey(workspaceId: string, id: string): Promise<void> {
       await inTransaction(db, async (trx) => {
         const keys = await repository.listApiKeys(workspaceId, trx);
         if (!keys.some((key) => key.id === id)) throw new NotFoundError(`API key ${id} not found`);
-        if (keys.length === 1) {
-          throw new ConflictError('the last API key of a workspace cannot be revoked; create another key first');
+        if (keys.length === 1 && !(await repository.hasMembers(trx, workspaceId))) {
+          throw new ConflictError(
+            'the last API key of a workspace without members cannot be revoked; create another key first',
+          );
         }
         await repository.deleteApiKey(trx, workspaceId, id);
       });
