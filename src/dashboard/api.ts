@@ -32,6 +32,7 @@ import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
+import type { ApiKey, CreatedApiKey } from '../workspaces/workspaces.schemas.js';
 import type { CreatedInvite, Invite, InvitePreview, Member, SessionInfo } from '../accounts/accounts.schemas.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
@@ -68,7 +69,7 @@ export type {
   WebhookDelivery,
 };
 
-export type { CreatedInvite, Invite, InvitePreview, Member, Role, SessionInfo };
+export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, Role, SessionInfo };
 
 export type InteractionType = Interaction['type'];
 
@@ -307,6 +308,10 @@ export const api = {
   workspace: (key?: string) =>
     json<{ workspace: { id: string; name: string }; role: Role }>('GET', '/workspace', { key }),
 
+  apiKeys: () => json<{ keys: ApiKey[] }>('GET', '/keys').then((r) => r.keys),
+  createApiKey: (body: { name: string; role: Exclude<Role, 'owner'> }) =>
+    json<CreatedApiKey>('POST', '/keys', { body }),
+  revokeApiKey: (id: string) => json<void>('DELETE', `/keys/${encodeURIComponent(id)}`),
   setupStatus: () => json<{ setupRequired: boolean }>('GET', '/setup', { quiet: true }),
   setUp: (body: { name: string; email: string; password: string; workspaceName: string }) =>
     json<SessionInfo>('POST', '/setup', { body, quiet: true }),

@@ -89,6 +89,19 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
     inviteLink = await link.inputValue();
     expect(inviteLink).toMatch(new RegExp(`^${base}/invite/[A-Za-z0-9_-]{40,}$`));
     await page.getByText(`Viewer for ${VIEWER.email}`).waitFor();
+
+    // API keys for scripts are made here too, each with its role, and shown once.
+    await page.getByLabel('Key name').fill('Reports script');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const shown = page.getByLabel('New API key (shown once)');
+    await shown.waitFor();
+    const apiKey = await shown.inputValue();
+    expect(apiKey).toMatch(/^wk_/);
+    await page.getByRole('button', { name: 'Revoke key Reports script' }).waitFor();
+    const asKey = (method: 'GET' | 'POST', url: string) =>
+      t.app.inject({ method, url, headers: { authorization: `Bearer ${apiKey}` } });
+    expect((await asKey('GET', '/api/stats/dashboard')).statusCode).toBe(200);
+    expect((await asKey('POST', '/api/templates')).statusCode).toBe(403);
     expect(await axeViolations(page)).toEqual([]);
   });
 

@@ -146,6 +146,98 @@ function MemberRow({ member, onChanged }: { member: Member; onChanged: () => voi
   );
 }
 
+const KEY_ROLES = ['viewer', 'member', 'admin'] as const;
+
+/** The workspace's API keys, for scripts: listed without the keys, made (shown once) and revoked. */
+function ApiKeys() {
+  const keys = useResource(() => api.apiKeys(), []);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<(typeof KEY_ROLES)[number]>('viewer');
+  const [created, setCreated] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await api.createApiKey({ name: name.trim(), role });
+      setCreated(answer.apiKey);
+      setName('');
+      keys.reload();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card title="API keys" subtitle="For scripts and integrations; each key acts with its role">
+      <div class="stack">
+        {keys.error ? (
+          <ErrorBox error={keys.error} onRetry={keys.reload} title="The keys did not load" />
+        ) : !keys.data ? (
+          <Loading label="Loading keys" rows={1} />
+        ) : keys.data.length === 0 ? (
+          <p class="muted">No API keys.</p>
+        ) : (
+          <ul class="stack plain-list">
+            {keys.data.map((key) => (
+              <li key={key.id}>
+                <strong>{key.name}</strong> <code>{key.prefix ?? ''}…</code> {ROLE_NAMES[key.role]}, last used{' '}
+                {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'never'}{' '}
+                <Button
+                  size="sm"
+                  variant="danger-ghost"
+                  aria-label={`Revoke key ${key.name}`}
+                  onClick={async () => {
+                    try {
+                      await api.revokeApiKey(key.id);
+                      toast(`Key ${key.name} revoked`);
+                    } catch (failure) {
+                      toast((failure as Error).message, 'error');
+                    }
+                    keys.reload();
+                  }}
+                >
+                  Revoke
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form onSubmit={submit} class="stack">
+          <TextField label="Key name" name="keyName" hint="What the key is for" value={name} onValue={setName} />
+          <SelectField
+            label="Key role"
+            name="keyRole"
+            value={role}
+            onValue={(value) => setRole(value as (typeof KEY_ROLES)[number])}
+            options={KEY_ROLES.map((value) => ({ value, label: ROLE_LABELS[value] }))}
+          />
+          {error !== undefined && <ErrorBox error={error} title="No key was made" />}
+          <div>
+            <Button type="submit" variant="primary" icon={<IconPlus size={16} />} loading={busy}>
+              Create API key
+            </Button>
+          </div>
+          {created && (
+            <TextField
+              label="New API key (shown once)"
+              name="newApiKey"
+              hint="Copy it now: only its hash is kept"
+              value={created}
+              onValue={() => undefined}
+            />
+          )}
+        </form>
+      </div>
+    </Card>
+  );
+}
+
 /** Members and invites of the current workspace (admins and owners). */
 export function TeamPage() {
   useTitle('Team');
@@ -154,7 +246,7 @@ export function TeamPage() {
 
   return (
     <>
-      <PageHeader title="Team" subtitle="Who can use this workspace, and what they may do" />
+      <PageHeader title="Team" subtitle="Who and what can use this workspace, and what they may do" />
       <div class="stack">
         <Card title="Members">
           {members.error ? (
@@ -213,6 +305,7 @@ export function TeamPage() {
             </ul>
           )}
         </Card>
+        <ApiKeys />
       </div>
     </>
   );
