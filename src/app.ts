@@ -216,7 +216,12 @@ export async function buildApp({
   }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
-  await app.register(oauthCallbackRoutes(services.oauth));
+  await app.register(
+    oauthCallbackRoutes(services.oauth, async (request) => {
+      const token = readCookie(request, SESSION_COOKIE);
+      return token ? (await services.accounts.authenticateSession(token))?.sessionId : undefined;
+    }),
+  );
 
   await app.register(
     async (api) => {

@@ -126,6 +126,8 @@ export interface OAuthStatesTable {
   code_verifier_encrypted: string;
   created_at: string;
   expires_at: string;
+  /** The browser session that started the flow: its callback must come from that session. Null for an API key. */
+  session_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */

@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
  * hash of the session token; the CSRF token bound to the session), `invites` (a hash of the link's
  * token, expiring, single-use), and `installation`: one row once the first owner exists, so two
  * browsers racing through the first-run setup create one owner. Every existing API key becomes an
- * `admin` key: before roles a key could do everything an admin can.
+ * `admin` key: before roles a key could do everything an admin can. A mailbox OAuth flow remembers
+ * the browser session that started it (`oauth_states.session_id`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -69,9 +70,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('api_keys')
     .addColumn('role', 'text', (c) => c.notNull().defaultTo('admin'))
     .execute();
+
+  // A mailbox OAuth flow started in a browser session finishes only in that session.
+  await db.schema
+    .alterTable('oauth_states')
+    .addColumn('session_id', 'text', (c) => c.references('sessions.id').onDelete('cascade'))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('oauth_states').dropColumn('session_id').execute();
   await db.schema.alterTable('api_keys').dropColumn('role').execute();
   for (const table of ['installation', 'invites', 'sessions', 'memberships', 'users']) {
     await db.schema.dropTable(table).execute();
