@@ -318,6 +318,9 @@ export const api = {
   signIn: (body: { email: string; password: string }) => json<SessionInfo>('POST', '/session', { body, quiet: true }),
   currentSession: () => json<SessionInfo>('GET', '/session', { quiet: true }),
   signOut: () => json<void>('DELETE', '/session', { quiet: true }),
+  signOutEverywhere: () => json<void>('POST', '/session/sign-out-everywhere', { quiet: true }),
+  changePassword: (body: { currentPassword: string; newPassword: string }) =>
+    json<void>('POST', '/account/password', { body }),
   switchWorkspace: (workspaceId: string) => json<SessionInfo>('PUT', '/session/workspace', { body: { workspaceId } }),
   createWorkspace: (name: string) =>
     json<{ workspace: { id: string; name: string } }>('POST', '/workspaces', { body: { name } }),

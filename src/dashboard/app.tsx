@@ -6,6 +6,7 @@ import { Toasts } from './components/toasts.js';
 import { Loading } from './components/ui.js';
 import { match, navigate, useLocation } from './router.js';
 import { AcceptInvitePage } from './pages/accept-invite.js';
+import { AccountPage } from './pages/account.js';
 import { MailboxDetailPage } from './pages/mailbox-detail.js';
 import { AddMailboxPage } from './pages/mailbox-form.js';
 import { ImportMailboxesPage } from './pages/mailbox-import.js';
@@ -182,6 +183,14 @@ export function App() {
           <Loading label="Loading" rows={2} />
         ) : role === null ? (
           <p>You belong to no workspace yet. Ask a workspace admin for an invite link.</p>
+        ) : auth.kind === 'session' && match('/account', path) ? (
+          <AccountPage
+            onSignedOutEverywhere={() => {
+              setCsrfToken(null);
+              setAuth({ kind: 'signed-out' });
+              navigate('/', { replace: true });
+            }}
+          />
         ) : (
           <Page key={workspace?.id ?? 'key'} path={path} role={role} />
         )}

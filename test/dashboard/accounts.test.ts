@@ -189,6 +189,26 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
 
     await switcher.selectOption({ label: 'Acme' });
     await expect.poll(() => nav().getByRole('link').allTextContents()).toContain('Team');
+  });
+
+  it('changes the password on the account page, then signs out everywhere', async () => {
+    await page.getByRole('link', { name: `Signed in as ${OWNER.name}` }).click();
+    await heading('Your account').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password').fill('a new owner password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => page.locator('.field-error').first().textContent()).toContain('not right');
+    await page.getByLabel('Current password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await heading('Sign in').waitFor();
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByLabel('Password').fill('a new owner password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Overview').waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -184,7 +184,11 @@ export function Shell({
                 </span>
               </div>
             )}
-            {person && <span class="workspace-person">Signed in as {person}</span>}
+            {person && (
+              <Link to="/account" class="nav-link subtle">
+                Signed in as {person}
+              </Link>
+            )}
             <a class="nav-link subtle" href="/docs" target="_blank" rel="noopener">
               API reference
             </a>
