@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * folder is matched as a path segment. Tests beside the code are outside the layers.
  */
 const folder = (...names) => `(^|/)(${names.join('|')})/`;
-const DOMAIN = ['templates', 'workspaces', 'mailboxes', 'interactions', 'stats', 'engine', 'dashboard'];
+const DOMAIN = ['accounts', 'templates', 'workspaces', 'mailboxes', 'interactions', 'stats', 'engine', 'dashboard'];
 const NO_TEST_CODE = { regex: '^(\\.\\./)+(test|bench)/', message: 'Code under src/ never imports test/ or bench/.' };
 
 /** Browser code reaches the server only for schemas and pure constants (anything else as a type). */

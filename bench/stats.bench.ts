@@ -27,7 +27,7 @@ import { buildApp } from '../src/app.js';
 import { fixedClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Dialect } from '../src/db/database.js';
 import { recordInteraction, recordReputation } from '../src/interactions/interactions.repository.js';
-import { requireApiKey } from '../src/http/auth.js';
+import { requireAccess } from '../src/http/auth.js';
 import { createServices, type Services } from '../src/services.js';
 import { exportCsv } from '../src/stats/export-csv.js';
 import { renderReportPdf } from '../src/stats/export-pdf.js';
@@ -483,7 +483,7 @@ async function serve(): Promise<void> {
     return { micros: usage.user + usage.system };
   });
   await app.register(async (scope) => {
-    requireApiKey(scope, services.workspaces.authenticate);
+    requireAccess(scope, { key: services.workspaces.authenticate, session: services.accounts.authenticateSession });
     scope.get('/bench/authenticated', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -11,7 +11,8 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { bearerToken, createFailedAuthLimiter, requireApiKey } from './http/auth.js';
+import { bearerToken, createFailedAuthLimiter, hashToken, requireAccess } from './http/auth.js';
+import { readCookie, SESSION_COOKIE } from './http/cookies.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
@@ -29,6 +30,15 @@ import type { Metrics } from './metrics/metrics.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
+import {
+  accountRoutes,
+  inviteLinkRoutes,
+  invitesRoutes,
+  membersRoutes,
+  sessionRoutes,
+  setupRoutes,
+  workspacesRoutes,
+} from './accounts/accounts.routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -160,7 +170,7 @@ export async function buildApp({
         title: 'Warmup API',
         version: '1.0.0',
         description:
-          'Self-hosted email warmup. Every /api route needs `Authorization: Bearer <api key>`. Errors are RFC 9457 problem+json with a `code` and per-field `errors`.',
+          'Self-hosted email warmup. Scripts authenticate with `Authorization: Bearer <api key>`; the dashboard with the session cookie (plus `X-CSRF-Token` on every state-changing request). Each operation names the least role it needs in `x-required-access` (`viewer` < `member` < `admin` < `owner`, or `signed-in`, or `public`); a lower role gets 403. Errors are RFC 9457 problem+json with a `code` and per-field `errors`.',
         contact: { name: 'Warmup maintainers' },
       },
       // Self-hosted: the address is wherever it runs; the default is what `npm start` serves.
@@ -174,13 +184,20 @@ export async function buildApp({
           },
         },
       ],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        },
+      },
       security: [{ bearer: [] }],
       tags: [
         { name: 'templates', description: 'Warmup email templates' },
         { name: 'mailboxes', description: 'Connected mailboxes and their warmup' },
         { name: 'stats', description: 'Deliverability statistics and reports' },
-        { name: 'workspace', description: 'The workspace an API key belongs to' },
+        { name: 'accounts', description: 'First-run setup, sign-in, sessions and your own account' },
+        { name: 'team', description: "The workspace's members and invites" },
+        { name: 'workspace', description: 'The workspace a key or session works in' },
         { name: 'keys', description: "The workspace's API keys" },
         { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
       ],
@@ -199,16 +216,25 @@ export async function buildApp({
   }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(dashboardRoutes());
-  await app.register(oauthCallbackRoutes(services.oauth));
+  await app.register(
+    oauthCallbackRoutes(services.oauth, async (request) => {
+      const token = readCookie(request, SESSION_COOKIE);
+      return token ? (await services.accounts.authenticateSession(token))?.sessionId : undefined;
+    }),
+  );
 
   await app.register(
     async (api) => {
       // Order matters: the per-address limit on wrong keys runs before any key lookup, the per-key
       // limit after authentication.
-      requireApiKey(api, services.workspaces.authenticate, {
-        failedAuthLimiter:
-          authFailureLimit > 0 ? createFailedAuthLimiter({ maxFailures: authFailureLimit }) : undefined,
-      });
+      requireAccess(
+        api,
+        { key: services.workspaces.authenticate, session: services.accounts.authenticateSession },
+        {
+          failedAuthLimiter:
+            authFailureLimit > 0 ? createFailedAuthLimiter({ maxFailures: authFailureLimit }) : undefined,
+        },
+      );
       if (perMinute > 0) {
         await api.register(rateLimit, {
           max: perMinute,
@@ -216,7 +242,9 @@ export async function buildApp({
           hook: 'onRequest',
           keyGenerator: (request) => {
             const key = bearerToken(request);
-            return key ? hashApiKey(key) : request.ip;
+            if (key) return hashApiKey(key);
+            const session = readCookie(request, SESSION_COOKIE);
+            return session ? hashToken(session) : request.ip;
           },
           errorResponseBuilder: (_request, context) =>
             new AppError(
@@ -228,6 +256,13 @@ export async function buildApp({
       }
       registerNotFound(api);
       // Route modules are registered here, each under its own prefix.
+      await api.register(setupRoutes(services.accounts), { prefix: '/setup' });
+      await api.register(sessionRoutes(services.accounts), { prefix: '/session' });
+      await api.register(accountRoutes(services.accounts), { prefix: '/account' });
+      await api.register(workspacesRoutes(services.accounts), { prefix: '/workspaces' });
+      await api.register(membersRoutes(services.accounts), { prefix: '/workspace/members' });
+      await api.register(invitesRoutes(services.accounts), { prefix: '/workspace/invites' });
+      await api.register(inviteLinkRoutes(services.accounts), { prefix: '/invites' });
       await api.register(workspaceRoutes(services.workspaces), { prefix: '/workspace' });
       await api.register(apiKeysRoutes(services.workspaces), { prefix: '/keys' });
       await api.register(templatesRoutes(services.templates), { prefix: '/templates' });

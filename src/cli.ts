@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   closeOnSignals,
@@ -17,6 +17,8 @@ import { listenForMetrics } from './metrics/metrics.routes.js';
 import type { Services } from './services.js';
 import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
+import { KEY_ROLES, ROLES, type KeyRole, type Role } from './http/access.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './accounts/passwords.js';
 
 function stackOf(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -222,10 +224,14 @@ workspace
 // `warmup key`: the API keys of one workspace, the same operations as /api/keys.
 const key = program.command('key').description("manage a workspace's API keys (JSON output)");
 function withWorkspaceServices<T>(run: (workspaces: Services['workspaces']) => Promise<T>): Promise<void> {
+  return withServices((services) => run(services.workspaces));
+}
+/** Runs a command against the services and prints its JSON; a refused input is one line on stderr. */
+function withServices<T>(run: (services: Services) => Promise<T>): Promise<void> {
   return (async () => {
     const { database, services } = await openRuntime(config());
     try {
-      const output = await run(services.workspaces);
+      const output = await run(services);
       process.stdout.write(`${JSON.stringify(output)}\n`);
     } catch (error) {
       // Not found, the last key, the key quota: one line on stderr, like any other bad input.
@@ -258,13 +264,14 @@ key
   .command('create <name>')
   .description('create a key and print it (shown only once) as JSON')
   .requiredOption(...workspaceOption)
-  .action((name: string, options: { workspace: string }) => {
+  .addOption(new Option('--role <role>', 'what the key may do').choices(KEY_ROLES).default('admin'))
+  .action((name: string, options: { workspace: string; role: KeyRole }) => {
     if (name.trim().length < 1 || name.length > 100) {
       process.stderr.write('warmup: the key name must be 1..100 characters\n');
       process.exit(2);
     }
     return withWorkspaceServices(async (workspaces) =>
-      workspaces.createApiKey(await existingWorkspace(workspaces, options.workspace), name),
+      workspaces.createApiKey(await existingWorkspace(workspaces, options.workspace), name, options.role),
     );
   });
 key
@@ -276,6 +283,63 @@ key
       await workspaces.revokeApiKey(await existingWorkspace(workspaces, options.workspace), id);
       return { revoked: id };
     }),
+  );
+
+/** All of stdin (for --password-stdin), without its final line break; bounded like any input. */
+async function readStdin(maxBytes = 4_096): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += chunk.toString();
+    if (text.length > maxBytes) throw new AppError(400, 'validation_error', 'stdin is longer than a password can be');
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
+// `warmup user`: accounts for headless installs, where no browser reaches the first-run page.
+const user = program.command('user').description('manage the people who sign in to the dashboard');
+user
+  .command('create')
+  .description('create a user with a role in a workspace (a new one unless --workspace) and print the ids as JSON')
+  .requiredOption('--email <email>', 'the email the user signs in with')
+  .requiredOption('--name <name>', 'the name teammates see')
+  .requiredOption('--password-stdin', 'read the password from stdin (never an argument: it would show in `ps`)')
+  .option('--owner', 'make the user an owner (the first owner ends the first-run setup)')
+  .addOption(new Option('--role <role>', 'the role in the workspace').choices(ROLES).default('member'))
+  .option('--workspace <id>', 'an existing workspace to join (default: a new workspace)')
+  .option('--workspace-name <name>', 'the name of the new workspace', 'My workspace')
+  .action(
+    (options: {
+      email: string;
+      name: string;
+      owner?: boolean;
+      role: Role;
+      workspace?: string;
+      workspaceName: string;
+    }) =>
+      withServices(async (services) => {
+        const password = await readStdin();
+        if (!/^[^\s@]+@[^\s@]+$/.test(options.email) || options.email.length > 254) {
+          throw new AppError(400, 'validation_error', 'the email is not an email address');
+        }
+        if (options.name.trim().length < 1 || options.name.length > 100) {
+          throw new AppError(400, 'validation_error', 'the name must be 1..100 characters');
+        }
+        if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+          throw new AppError(
+            400,
+            'validation_error',
+            `the password must be ${MIN_PASSWORD_LENGTH}..${MAX_PASSWORD_LENGTH} characters`,
+          );
+        }
+        return services.accounts.createUser({
+          email: options.email,
+          name: options.name,
+          password,
+          role: options.owner ? 'owner' : options.role,
+          workspaceId: options.workspace,
+          workspaceName: options.workspaceName,
+        });
+      }),
   );
 
 try {

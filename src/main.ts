@@ -146,6 +146,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Where a browser reaches this server: WARMUP_PUBLIC_URL when set, else the address it listens on
+ * (the bound port, so PORT=0 prints the real one; a wildcard host as localhost).
+ */
+function browserAddress(app: FastifyInstance, config: Config): string {
+  if (config.oauth.publicUrl) return config.oauth.publicUrl.replace(/\/+$/, '');
+  const bound = app.server.address();
+  const port = typeof bound === 'object' && bound ? bound.port : config.port;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const { database, services } = await openRuntime(config, systemClock, logger);
@@ -176,9 +188,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
 
   const storage = database.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
-  logger.info(`Warmup is serving on http://${config.host}:${config.port} (${storage})`);
-  if (!config.bootstrapApiKey) {
-    logger.info('Get an API key with: npx warmup workspace create <name>  (or start with WARMUP_API_KEY=<key>)');
+  const address = browserAddress(app, config);
+  logger.info(`Warmup is serving on ${address} (${storage})`);
+  if (await services.accounts.setupRequired()) {
+    logger.info(`First run: open ${address}/ in your browser to create the owner account`);
+  } else {
+    logger.info(`Open ${address}/ to sign in`);
   }
 
   let closing: Promise<void> | undefined;

@@ -15,6 +15,7 @@ import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
+import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   oauth?: OAuthSettings;
   /** Default: the real SMTP and IMAP clients; a simulation gives its own mail world's. */
   mailClients?: MailClients;
+  /** Failed sign-ins allowed per account and per address (default: DEFAULT_LOGIN_LIMITS). */
+  loginLimits?: Partial<LoginLimits>;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -53,6 +56,7 @@ export function createServices({
   oauth = { publicUrl: undefined, providers: {} },
   dnsServers,
   mailClients,
+  loginLimits,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -61,6 +65,7 @@ export function createServices({
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
+  const accounts = createAccountsService({ db, clock, insertWorkspace: workspaces.insertWorkspace, loginLimits });
   const key = loadSecretKey({ secretKey, dataDir });
   const oauthClient = createOAuthClient(oauth);
   const oauthTokens = createOAuthTokens({ db, clock, secretKey: key, client: oauthClient });
@@ -87,7 +92,7 @@ export function createServices({
   });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
-  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
+  return { accounts, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
 }
 
 export type Services = ReturnType<typeof createServices>;

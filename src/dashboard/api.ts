@@ -1,5 +1,6 @@
-// The dashboard's client of the public HTTP API: every call carries the signed-in key as a bearer
-// token, every error arrives as problem+json and becomes an ApiError, and a 401 anywhere signs out.
+// The dashboard's client of the public HTTP API: a person's calls ride on the session cookie (with
+// the session's CSRF token on every change), an API key's carry it as a bearer token; every error
+// arrives as problem+json and becomes an ApiError, and a 401 anywhere signs out.
 
 import type {
   CreateMailboxBody as MailboxCreate,
@@ -31,6 +32,9 @@ import type { BlocklistListing, DnsCheck, MailboxChecks } from '../checks/checks
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
+import type { Role } from '../http/access.js';
+import type { ApiKey, CreatedApiKey } from '../workspaces/workspaces.schemas.js';
+import type { CreatedInvite, Invite, InvitePreview, Member, SessionInfo } from '../accounts/accounts.schemas.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
 export type {
@@ -68,6 +72,8 @@ export type {
   Webhook,
   WebhookDelivery,
 };
+
+export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, Role, SessionInfo };
 
 export type InteractionType = Interaction['type'];
 
@@ -140,6 +146,13 @@ export const session = {
   },
 };
 
+// The signed-in session's CSRF token (from GET /api/session), sent with every state-changing call.
+let csrfToken: string | null = null;
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
 type Listener = () => void;
 const unauthorizedListeners = new Set<Listener>();
 
@@ -186,11 +199,14 @@ async function send(
     key?: string;
     /** A body sent as it is (a CSV file), with its type, and the answer's type asked for. */
     raw?: { body: string; contentType: string; accept: string };
+    /** A 401 is an answer, not a lost session (checking whether anyone is signed in). */
+    quiet?: boolean;
   } = {},
 ): Promise<Response> {
   const key = options.key ?? session.key();
   const headers: Record<string, string> = { accept: options.raw?.accept ?? 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (csrfToken && method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.raw) headers['content-type'] = options.raw.contentType;
   let response: Response;
@@ -205,7 +221,7 @@ async function send(
   }
   if (response.ok) return response;
   const error = await problemOf(response);
-  if (response.status === 401 && !options.key) {
+  if (response.status === 401 && !options.key && !options.quiet) {
     for (const listener of unauthorizedListeners) listener();
   }
   throw error;
@@ -214,7 +230,7 @@ async function send(
 async function json<T>(
   method: string,
   path: string,
-  options: { query?: Query; body?: unknown; key?: string } = {},
+  options: { query?: Query; body?: unknown; key?: string; quiet?: boolean } = {},
 ): Promise<T> {
   const response = await send(method, path, options);
   if (response.status === 204) return undefined as T;
@@ -293,7 +309,35 @@ export const api = {
     json<{ delivery: WebhookDelivery }>('POST', `/webhooks/${encodeURIComponent(id)}/test`).then((r) => r.delivery),
   webhookDeliveries: (id: string) =>
     json<WebhookDeliveryList>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`, { query: { limit: 20 } }),
-  workspace: (key?: string) => json<{ workspace: { id: string; name: string } }>('GET', '/workspace', { key }),
+  workspace: (key?: string) =>
+    json<{ workspace: { id: string; name: string }; role: Role }>('GET', '/workspace', { key }),
+
+  apiKeys: () => json<{ keys: ApiKey[] }>('GET', '/keys').then((r) => r.keys),
+  createApiKey: (body: { name: string; role: Exclude<Role, 'owner'> }) =>
+    json<CreatedApiKey>('POST', '/keys', { body }),
+  revokeApiKey: (id: string) => json<void>('DELETE', `/keys/${encodeURIComponent(id)}`),
+  setupStatus: () => json<{ setupRequired: boolean }>('GET', '/setup', { quiet: true }),
+  setUp: (body: { name: string; email: string; password: string; workspaceName: string }) =>
+    json<SessionInfo>('POST', '/setup', { body, quiet: true }),
+  signIn: (body: { email: string; password: string }) => json<SessionInfo>('POST', '/session', { body, quiet: true }),
+  currentSession: () => json<SessionInfo>('GET', '/session', { quiet: true }),
+  signOut: () => json<void>('DELETE', '/session', { quiet: true }),
+  signOutEverywhere: () => json<void>('POST', '/session/sign-out-everywhere', { quiet: true }),
+  changePassword: (body: { currentPassword: string; newPassword: string }) =>
+    json<void>('POST', '/account/password', { body }),
+  switchWorkspace: (workspaceId: string) => json<SessionInfo>('PUT', '/session/workspace', { body: { workspaceId } }),
+  createWorkspace: (name: string) =>
+    json<{ workspace: { id: string; name: string } }>('POST', '/workspaces', { body: { name } }),
+  members: () => json<{ members: Member[] }>('GET', '/workspace/members').then((r) => r.members),
+  updateMember: (userId: string, role: Role) =>
+    json<Member>('PATCH', `/workspace/members/${encodeURIComponent(userId)}`, { body: { role } }),
+  removeMember: (userId: string) => json<void>('DELETE', `/workspace/members/${encodeURIComponent(userId)}`),
+  invites: () => json<{ invites: Invite[] }>('GET', '/workspace/invites').then((r) => r.invites),
+  createInvite: (body: { role: Role; email?: string }) => json<CreatedInvite>('POST', '/workspace/invites', { body }),
+  revokeInvite: (id: string) => json<void>('DELETE', `/workspace/invites/${encodeURIComponent(id)}`),
+  invite: (token: string) => json<InvitePreview>('GET', `/invites/${encodeURIComponent(token)}`, { quiet: true }),
+  acceptInvite: (token: string, body: { email: string; password: string; name?: string }) =>
+    json<SessionInfo>('POST', `/invites/${encodeURIComponent(token)}/accept`, { body, quiet: true }),
 
   dashboard: () => json<{ stats: DashboardStats }>('GET', '/stats/dashboard').then((r) => r.stats),
   analytics: (period: PeriodQuery, mailboxId?: string) =>

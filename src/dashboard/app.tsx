@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, onUnauthorized, session } from './api.js';
+import { api, onUnauthorized, session, setCsrfToken, type Role, type SessionInfo } from './api.js';
+import { RoleContext, atLeast } from './access.js';
 import { Shell } from './components/shell.js';
 import { Toasts } from './components/toasts.js';
+import { Loading } from './components/ui.js';
 import { match, navigate, useLocation } from './router.js';
+import { AcceptInvitePage } from './pages/accept-invite.js';
+import { AccountPage } from './pages/account.js';
 import { MailboxDetailPage } from './pages/mailbox-detail.js';
 import { AddMailboxPage } from './pages/mailbox-form.js';
 import { ImportMailboxesPage } from './pages/mailbox-import.js';
@@ -10,63 +14,105 @@ import { MailboxesPage } from './pages/mailboxes.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
 import { ReportsPage } from './pages/reports.js';
+import { SetupPage } from './pages/setup.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TeamPage } from './pages/team.js';
 import { TemplateEditorPage } from './pages/template-editor.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
 
-function Page({ path }: { path: string }) {
+function Page({ path, role }: { path: string; role: Role }) {
+  const admin = atLeast(role, 'admin');
+  const edit = atLeast(role, 'member');
   if (path === '/' || path === '') return <OverviewPage />;
   if (match('/mailboxes', path)) return <MailboxesPage />;
-  if (match('/mailboxes/new', path)) return <AddMailboxPage />;
-  if (match('/mailboxes/import', path)) return <ImportMailboxesPage />;
+  if (edit && match('/mailboxes/new', path)) return <AddMailboxPage />;
+  if (edit && match('/mailboxes/import', path)) return <ImportMailboxesPage />;
   const mailbox = match('/mailboxes/:id', path);
   if (mailbox) return <MailboxDetailPage key={mailbox.id} id={mailbox.id!} />;
   if (match('/templates', path)) return <TemplatesPage />;
-  if (match('/templates/new', path)) return <TemplateEditorPage key="new" />;
+  if (edit && match('/templates/new', path)) return <TemplateEditorPage key="new" />;
   const template = match('/templates/:id', path);
   if (template) return <TemplateEditorPage key={template.id} id={template.id} />;
   if (match('/reports', path)) return <ReportsPage />;
-  if (match('/webhooks', path)) return <WebhooksPage />;
+  if (admin && match('/webhooks', path)) return <WebhooksPage />;
+  if (admin && match('/team', path)) return <TeamPage />;
   return <NotFoundPage />;
+}
+
+/** Who is using the dashboard: nobody yet (setup or sign-in), an API key, or a signed-in person. */
+type Auth =
+  | { kind: 'checking' }
+  | { kind: 'setup' }
+  | { kind: 'signed-out'; reason?: string; withKey?: boolean }
+  | { kind: 'key'; key: string; workspace?: string; role?: Role }
+  | { kind: 'session'; session: SessionInfo };
+
+function initialAuth(): Auth {
+  const key = session.key();
+  return key ? { kind: 'key', key } : { kind: 'checking' };
 }
 
 export function App() {
   const { path } = useLocation();
-  const [key, setKey] = useState(session.key());
-  const [workspace, setWorkspace] = useState<string>();
-  const [signOutReason, setSignOutReason] = useState<string>();
+  const [auth, setAuth] = useState<Auth>(initialAuth);
   const [justSignedIn, setJustSignedIn] = useState(false);
+
+  function signedIn(info: SessionInfo): void {
+    session.signOut();
+    setCsrfToken(info.csrfToken);
+    setJustSignedIn(true);
+    setAuth({ kind: 'session', session: info });
+  }
 
   useEffect(
     () =>
       onUnauthorized(() => {
-        session.signOut();
-        setKey(null);
-        setSignOutReason('Your API key is no longer accepted. Sign in again to continue.');
+        setCsrfToken(null);
+        setAuth((current) => {
+          if (current.kind === 'key') {
+            session.signOut();
+            return {
+              kind: 'signed-out',
+              withKey: true,
+              reason: 'Your API key is no longer accepted. Sign in again to continue.',
+            };
+          }
+          return { kind: 'signed-out', reason: 'Your session has ended. Sign in again to continue.' };
+        });
       }),
     [],
   );
 
   useEffect(() => {
-    if (!key) return;
-    api.workspace().then(
-      (answer) => setWorkspace(answer.workspace.name),
-      () => setWorkspace(undefined),
-    );
-  }, [key]);
+    if (auth.kind === 'checking') {
+      api.currentSession().then(
+        (info) => {
+          setCsrfToken(info.csrfToken);
+          setAuth({ kind: 'session', session: info });
+        },
+        async () => {
+          const status = await api.setupStatus().catch(() => ({ setupRequired: false }));
+          setAuth(status.setupRequired ? { kind: 'setup' } : { kind: 'signed-out' });
+        },
+      );
+    } else if (auth.kind === 'key' && auth.role === undefined) {
+      api.workspace().then(
+        (answer) => setAuth({ kind: 'key', key: auth.key, workspace: answer.workspace.name, role: answer.role }),
+        () => undefined,
+      );
+    }
+  }, [auth]);
 
-  if (!key) {
+  const invite = match('/invite/:token', path);
+  if (invite) {
     return (
       <>
-        <SignInPage
-          reason={signOutReason}
-          onSignedIn={(newKey, name) => {
-            session.signIn(newKey);
-            setWorkspace(name);
-            setSignOutReason(undefined);
-            setJustSignedIn(true);
-            setKey(newKey);
+        <AcceptInvitePage
+          token={invite.token!}
+          onAccepted={(info) => {
+            signedIn(info);
+            navigate('/', { replace: true });
           }}
         />
         <Toasts />
@@ -74,23 +120,82 @@ export function App() {
     );
   }
 
+  if (auth.kind === 'checking') {
+    return (
+      <main id="main" class="signin">
+        <Loading label="Loading" rows={1} />
+      </main>
+    );
+  }
+
+  if (auth.kind === 'setup') {
+    return (
+      <>
+        <SetupPage onSetUp={signedIn} onUseApiKey={() => setAuth({ kind: 'signed-out', withKey: true })} />
+        <Toasts />
+      </>
+    );
+  }
+
+  if (auth.kind === 'signed-out') {
+    return (
+      <>
+        <SignInPage
+          reason={auth.reason}
+          withKey={auth.withKey}
+          onSignedIn={signedIn}
+          onKeySignedIn={(key, workspace, role) => {
+            session.signIn(key);
+            setJustSignedIn(true);
+            setAuth({ kind: 'key', key, workspace, role });
+          }}
+        />
+        <Toasts />
+      </>
+    );
+  }
+
+  const role = auth.kind === 'session' ? auth.session.role : auth.role;
+  const workspace = auth.kind === 'session' ? auth.session.workspace : undefined;
   return (
-    <>
+    <RoleContext.Provider value={role ?? 'viewer'}>
       <Shell
         path={path}
-        workspace={workspace}
+        workspace={auth.kind === 'session' ? workspace?.name : auth.workspace}
+        person={auth.kind === 'session' ? auth.session.user.name : undefined}
+        workspaces={auth.kind === 'session' ? auth.session.workspaces : undefined}
+        currentWorkspaceId={workspace?.id}
+        onSwitchWorkspace={async (workspaceId) => {
+          const info = await api.switchWorkspace(workspaceId);
+          setAuth({ kind: 'session', session: info });
+          navigate('/', { replace: true });
+        }}
         focusOnStart={justSignedIn}
-        onSignOut={() => {
+        onSignOut={async () => {
+          if (auth.kind === 'session') await api.signOut().catch(() => undefined);
           session.signOut();
-          setKey(null);
-          setWorkspace(undefined);
-          setSignOutReason(undefined);
+          setCsrfToken(null);
+          setAuth({ kind: 'signed-out', withKey: auth.kind === 'key' });
           navigate('/', { replace: true });
         }}
       >
-        <Page path={path} />
+        {role === undefined ? (
+          <Loading label="Loading" rows={2} />
+        ) : role === null ? (
+          <p>You belong to no workspace yet. Ask a workspace admin for an invite link.</p>
+        ) : auth.kind === 'session' && match('/account', path) ? (
+          <AccountPage
+            onSignedOutEverywhere={() => {
+              setCsrfToken(null);
+              setAuth({ kind: 'signed-out' });
+              navigate('/', { replace: true });
+            }}
+          />
+        ) : (
+          <Page key={workspace?.id ?? 'key'} path={path} role={role} />
+        )}
       </Shell>
       <Toasts />
-    </>
+    </RoleContext.Provider>
   );
 }

@@ -2,6 +2,7 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import type { ConnectionType, MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
+import type { Role } from '../http/access.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 
 /*
@@ -28,6 +29,8 @@ export interface ApiKeysTable {
   last_used_at: string | null;
   /** `bootstrap`: made from WARMUP_API_KEY and replaced when it changes; `issued`: every other key. */
   origin: ColumnType<ApiKeyOrigin, ApiKeyOrigin | undefined, ApiKeyOrigin>;
+  /** What the key may do in its workspace (never `owner`); keys older than migration 013 are `admin`. */
+  role: ColumnType<Role, Role | undefined, Role>;
 }
 
 export type ApiKeyOrigin = 'bootstrap' | 'issued';
@@ -131,6 +134,8 @@ export interface OAuthStatesTable {
   code_verifier_encrypted: string;
   created_at: string;
   expires_at: string;
+  /** The browser session that started the flow: its callback must come from that session. Null for an API key. */
+  session_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
@@ -350,6 +355,60 @@ export interface MailScanMarksTable {
   updated_at: string;
 }
 
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** Lower-cased email: one account per address, compared case-insensitively. */
+  email_normalized: string;
+  name: string;
+  /** scrypt hash with its parameters and salt (accounts/passwords.ts); never the password. */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  workspace_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  /** SHA-256 of the cookie's token, hex: a copy of the table signs no one in. */
+  token_hash: string;
+  user_id: string;
+  /** The workspace the session works in; null when its user belongs to none. */
+  workspace_id: string | null;
+  /** Sent back in X-CSRF-Token on every state-changing request the cookie authenticates. */
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface InvitesTable {
+  id: string;
+  workspace_id: string;
+  /** SHA-256 of the link's token, hex. */
+  token_hash: string;
+  role: Role;
+  /** Who it was meant for, as the inviter wrote it (shown, not enforced). */
+  email: string | null;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+}
+
+/** One row (id 1) once the first owner exists: the first-run setup is over. */
+export interface InstallationTable {
+  id: number;
+  owner_user_id: string | null;
+  set_up_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -369,6 +428,11 @@ export interface Database {
   mail_scan_marks: MailScanMarksTable;
   mailbox_sending_ips: MailboxSendingIpsTable;
   blocklist_results: BlocklistResultsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  invites: InvitesTable;
+  installation: InstallationTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

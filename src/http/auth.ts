@@ -1,18 +1,53 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, UnauthorizedError } from './errors.js';
+import { defaultAccess, hasRole, type Access, type Role } from './access.js';
+import { AppError, ForbiddenError, UnauthorizedError } from './errors.js';
+import { readCookie, SESSION_COOKIE } from './cookies.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook on every /api request; every repository query is scoped by it. */
     workspaceId: string;
-    /** The id of the API key that authenticated the request (`current` in the key list). */
+    /** The id of the API key that authenticated the request (`current` in the key list); '' for a session. */
     apiKeyId: string;
+    /** The role of the key or of the signed-in person in `workspaceId`; null without one. */
+    role: Role | null;
+    /** The signed-in person; '' when an API key authenticated the request. */
+    userId: string;
+    /** The browser session that authenticated the request; '' for an API key. */
+    sessionId: string;
+  }
+  interface FastifyContextConfig {
+    /** Who may call the route; without it, `defaultAccess` of the method (GET: viewer, else member). */
+    access?: Access;
   }
 }
 
 export interface AuthenticatedKey {
   workspaceId: string;
   keyId: string;
+  role: Role;
+}
+
+/** Who a valid session cookie belongs to. */
+export interface AuthenticatedSession {
+  sessionId: string;
+  userId: string;
+  workspaceId: string | null;
+  /** The user's role in `workspaceId`, null without a workspace. */
+  role: Role | null;
+  csrfToken: string;
+}
+
+/** Session and invite tokens are stored as SHA-256 hashes, hex. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function sameToken(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -84,19 +119,52 @@ export function createFailedAuthLimiter({
   };
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** What a route requires, as declared in its config or by the documented default of its method. */
+export function routeAccess(request: FastifyRequest): Access {
+  return request.routeOptions.config?.access ?? defaultAccess(request.method);
+}
+
+export interface Authenticators {
+  key: (key: string) => Promise<AuthenticatedKey | undefined>;
+  session: (token: string) => Promise<AuthenticatedSession | undefined>;
+}
+
 /**
- * Requires a valid API key on every route registered inside `scope`. With a `failedAuthLimiter`, an
- * address that presented too many wrong keys gets 429 before its key is even looked up.
+ * Authenticates and authorizes every route registered inside `scope`: a bearer API key, or the
+ * session cookie (with the X-CSRF-Token bound to that session on every state-changing request),
+ * then the route's access (its `config.access`, else GET: viewer, other methods: member). Public
+ * routes skip both. With a `failedAuthLimiter`, an address that presented too many wrong keys gets
+ * 429 before its key is even looked up. Each route's access is written into its OpenAPI entry.
  */
-export function requireApiKey(
+export function requireAccess(
   scope: FastifyInstance,
-  authenticate: (key: string) => Promise<AuthenticatedKey | undefined>,
+  authenticate: Authenticators,
   options: { failedAuthLimiter?: FailedAuthLimiter } = {},
 ): void {
   const { failedAuthLimiter } = options;
   scope.decorateRequest('workspaceId', '');
   scope.decorateRequest('apiKeyId', '');
+  scope.decorateRequest('role', null);
+  scope.decorateRequest('userId', '');
+  scope.decorateRequest('sessionId', '');
+
+  scope.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const access = route.config?.access ?? defaultAccess(methods[0] ?? 'GET');
+    if (!route.schema || route.schema.hide) return;
+    const schema = route.schema as Record<string, unknown>;
+    schema['x-required-access'] = access;
+    if (access === 'public') schema.security = [];
+    else if (access === 'signed-in') schema.security = [{ session: [] }];
+    else schema.security = [{ bearer: [] }, { session: [] }];
+  });
+
   scope.addHook('onRequest', async (request) => {
+    const access = routeAccess(request);
+    if (access === 'public') return;
+
     const wait = failedAuthLimiter?.retryAfter(request.ip) ?? 0;
     if (wait > 0) {
       throw new AppError(
@@ -108,13 +176,40 @@ export function requireApiKey(
       );
     }
     const key = bearerToken(request);
-    if (!key) throw new UnauthorizedError();
-    const found = await authenticate(key);
-    if (!found) {
-      failedAuthLimiter?.recordFailure(request.ip);
-      throw new UnauthorizedError('the API key is not valid');
+    if (key) {
+      const found = await authenticate.key(key);
+      if (!found) {
+        failedAuthLimiter?.recordFailure(request.ip);
+        throw new UnauthorizedError('the API key is not valid');
+      }
+      request.workspaceId = found.workspaceId;
+      request.apiKeyId = found.keyId;
+      request.role = found.role;
+      if (access === 'signed-in') {
+        throw new ForbiddenError('this route is for a signed-in person; an API key cannot use it');
+      }
+    } else {
+      const token = readCookie(request, SESSION_COOKIE);
+      if (!token) throw new UnauthorizedError('sign in, or send an API key: Authorization: Bearer <key>');
+      const session = await authenticate.session(token);
+      if (!session) throw new UnauthorizedError('the session has ended; sign in again');
+      if (!SAFE_METHODS.has(request.method)) {
+        const sent = request.headers['x-csrf-token'];
+        if (typeof sent !== 'string' || !sameToken(sent, session.csrfToken)) {
+          throw new ForbiddenError('the X-CSRF-Token header is missing or does not match the session', 'csrf_failed');
+        }
+      }
+      request.sessionId = session.sessionId;
+      request.userId = session.userId;
+      request.workspaceId = session.workspaceId ?? '';
+      request.role = session.role;
     }
-    request.workspaceId = found.workspaceId;
-    request.apiKeyId = found.keyId;
+    if (access === 'signed-in') return;
+    if (!request.role || !request.workspaceId) {
+      throw new ForbiddenError('you belong to no workspace yet: accept an invite or create a workspace');
+    }
+    if (!hasRole(request.role, access)) {
+      throw new ForbiddenError(`this needs the ${access} role or higher; yours is ${request.role}`);
+    }
   });
 }

@@ -38,6 +38,13 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** Authenticated, but the key or person may not do this (a role too low, a missing CSRF token). */
+export class ForbiddenError extends AppError {
+  constructor(message: string, code = 'forbidden') {
+    super(403, code, message);
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(message = 'not found') {
     super(404, 'not_found', message);

@@ -68,6 +68,8 @@ export function createOAuthService({
       workspaceId: string,
       provider: OAuthProviderId,
       body: NonNullable<AuthorizeBody>,
+      /** The browser session starting the flow, if any: only it may finish the flow. */
+      sessionId?: string,
     ): Promise<{ authorizationUrl: string; expiresAt: string }> {
       providerOrThrow(provider);
       if (body.mailboxId !== undefined) await mailboxes.get(workspaceId, body.mailboxId);
@@ -98,6 +100,7 @@ export function createOAuthService({
           code_verifier_encrypted: encryptSecret(secretKey, flow.codeVerifier, id),
           created_at: now.toISOString(),
           expires_at: expiresAt,
+          session_id: sessionId ?? null,
         })
         .execute();
       return { authorizationUrl, expiresAt };
@@ -108,12 +111,15 @@ export function createOAuthService({
      * tokens, the mailbox logs in with them and is stored. Answers where to send the browser: the
      * mailbox's page, or back with `oauth_error` saying what went wrong.
      */
-    async callback(query: CallbackQuery, rawQuery: string): Promise<string> {
+    async callback(query: CallbackQuery, rawQuery: string, sessionId?: string): Promise<string> {
       if (!query.state) throw new InvalidStateError();
       const id = stateId(query.state);
       const row = await db.deleteFrom('oauth_states').where('id', '=', id).returningAll().executeTakeFirst();
       const now = clock.now();
       if (!row || Date.parse(row.expires_at) <= now.getTime()) throw new InvalidStateError();
+      // A flow started in a browser session is finished by that browser only: a consent link
+      // handed to someone else cannot connect a mailbox to the starter's workspace.
+      if (row.session_id !== null && row.session_id !== sessionId) throw new InvalidStateError();
       const settings = providerOrThrow(row.provider);
       const back = row.mailbox_id ? `/mailboxes/${encodeURIComponent(row.mailbox_id)}` : '/mailboxes/new';
       if (query.error !== undefined) {

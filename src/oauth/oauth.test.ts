@@ -13,6 +13,7 @@ import { verifySmtp } from '../mail/smtp.js';
 import { loadSecretKey, decryptSecret } from '../mailboxes/credentials.js';
 import { testEngineDeps } from '../../test/helpers/engine.js';
 import { expectProblem } from '../../test/helpers/problem.js';
+import { createPerson } from '../../test/helpers/accounts.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { startPrivateMailStack, type PrivateMailStack } from '../../test/mailstack/private-stack.js';
 import { describeWithMailStack, stackMailPolicy } from '../../test/mailstack/use-mail-stack.js';
@@ -210,6 +211,28 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
       404,
       'not_found',
     );
+  });
+
+  it('a flow started in a browser session finishes only with that session', async () => {
+    const person = await createPerson(t, t.workspace.id, 'member');
+    const started = await person.request({ method: 'POST', url: '/api/oauth/microsoft/authorize', payload: {} });
+    expect(started.statusCode, started.body).toBe(200);
+    const back = await standIn.consent(started.json().authorization.authorizationUrl, opal.email);
+    // the consent answer opened in a browser without the session (someone else's) connects nothing
+    expectProblem(await callback(back), 400, 'oauth_state_invalid');
+
+    const again = await person.request({ method: 'POST', url: '/api/oauth/microsoft/authorize', payload: {} });
+    const answer = await standIn.consent(again.json().authorization.authorizationUrl, opal.email);
+    const finished = await t.app.inject({
+      method: 'GET',
+      url: `${answer.pathname}${answer.search}`,
+      headers: { cookie: person.cookie },
+    });
+    expect(finished.statusCode, finished.body).toBe(303);
+    const opalId = new URL(finished.headers.location as string).pathname.split('/').pop()!;
+    await remember(opalId);
+    expect((await person.request({ method: 'GET', url: `/api/mailboxes/${opalId}` })).statusCode).toBe(200);
+    await call(t.workspace, { method: 'DELETE', url: `/api/mailboxes/${opalId}` });
   });
 
   it('sends the browser back with the reason when the mail servers refuse the signed-in account', async () => {

@@ -114,6 +114,8 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
     app.post(
       '/preview',
       {
+        // Renders without saving anything: whoever may read templates may preview them.
+        config: { access: 'viewer' },
         schema: {
           tags,
           operationId: 'previewUnsavedTemplate',
@@ -216,6 +218,7 @@ export function templatesRoutes(templates: TemplatesService): FastifyPluginAsync
     app.post(
       '/:id/preview',
       {
+        config: { access: 'viewer' },
         schema: {
           tags,
           operationId: 'previewTemplate',

@@ -21,6 +21,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.get(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'listWebhooks',
@@ -35,6 +36,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.post(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'createWebhook',
@@ -54,6 +56,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.get(
       '/:id',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'getWebhook',
@@ -69,6 +72,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.patch(
       '/:id',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'updateWebhook',
@@ -85,6 +89,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.delete(
       '/:id',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'deleteWebhook',
@@ -103,6 +108,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.post(
       '/:id/rotate-secret',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'rotateWebhookSecret',
@@ -118,6 +124,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.post(
       '/:id/test',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'testWebhook',
@@ -135,6 +142,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
     app.get(
       '/:id/deliveries',
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           operationId: 'listWebhookDeliveries',

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyOrigin, Database } from '../db/schema.js';
+import type { KeyRole } from '../http/access.js';
 
 export interface WorkspaceRecord {
   id: string;
@@ -13,6 +14,7 @@ export interface ApiKeyRecord {
   name: string;
   prefix: string | null;
   origin: ApiKeyOrigin;
+  role: KeyRole;
   createdAt: string;
   lastUsedAt: string | null;
 }
@@ -24,7 +26,13 @@ export interface NewApiKey {
   keyHash: string;
   prefix: string;
   origin: ApiKeyOrigin;
+  role: KeyRole;
   createdAt: string;
+}
+
+// The column holds a Role; a key is never stored as owner (the service refuses it), so read it as a key role.
+function asKeyRole(role: string): KeyRole {
+  return role === 'viewer' || role === 'member' ? role : 'admin';
 }
 
 /** Workspace and API key SQL; key queries that take a workspace id never reach another workspace's keys. */
@@ -47,6 +55,7 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
           key_hash: key.keyHash,
           prefix: key.prefix,
           origin: key.origin,
+          role: key.role,
           created_at: key.createdAt,
         })
         .onConflict((oc) => oc.column('key_hash').doNothing())
@@ -71,13 +80,23 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
 
     async findByKeyHash(
       keyHash: string,
-    ): Promise<{ id: string; workspaceId: string; keyHash: string; lastUsedAt: string | null } | undefined> {
+    ): Promise<
+      { id: string; workspaceId: string; keyHash: string; role: KeyRole; lastUsedAt: string | null } | undefined
+    > {
       const row = await db
         .selectFrom('api_keys')
-        .select(['id', 'workspace_id', 'key_hash', 'last_used_at'])
+        .select(['id', 'workspace_id', 'key_hash', 'role', 'last_used_at'])
         .where('key_hash', '=', keyHash)
         .executeTakeFirst();
-      return row && { id: row.id, workspaceId: row.workspace_id, keyHash: row.key_hash, lastUsedAt: row.last_used_at };
+      return (
+        row && {
+          id: row.id,
+          workspaceId: row.workspace_id,
+          keyHash: row.key_hash,
+          role: asKeyRole(row.role),
+          lastUsedAt: row.last_used_at,
+        }
+      );
     },
 
     async touchApiKey(id: string, at: string): Promise<void> {
@@ -88,7 +107,7 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
     async listApiKeys(workspaceId: string, executor: Kysely<Database> = db): Promise<ApiKeyRecord[]> {
       const rows = await executor
         .selectFrom('api_keys')
-        .select(['id', 'workspace_id', 'name', 'prefix', 'origin', 'created_at', 'last_used_at'])
+        .select(['id', 'workspace_id', 'name', 'prefix', 'origin', 'role', 'created_at', 'last_used_at'])
         .where('workspace_id', '=', workspaceId)
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
@@ -99,9 +118,21 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
         name: row.name,
         prefix: row.prefix,
         origin: row.origin,
+        role: asKeyRole(row.role),
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
       }));
+    },
+
+    /** Whether any person belongs to the workspace (then it stays reachable without a key). */
+    async hasMembers(trx: Kysely<Database>, workspaceId: string): Promise<boolean> {
+      const row = await trx
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('workspace_id', '=', workspaceId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     async deleteApiKey(trx: Kysely<Database>, workspaceId: string, id: string): Promise<boolean> {

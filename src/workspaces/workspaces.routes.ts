@@ -4,6 +4,7 @@ import { errorResponses, IdParams } from '../http/common.schemas.js';
 import { NotFoundError } from '../http/errors.js';
 import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, Workspace } from './workspaces.schemas.js';
 import type { WorkspacesService } from './workspaces.service.js';
+import { RoleSchema as KeyOrPersonRole } from '../http/access.js';
 
 /** `GET /api/workspace`: which workspace the presented key belongs to (the dashboard's sign-in check). */
 export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsyncTypebox {
@@ -14,15 +15,19 @@ export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsy
         schema: {
           tags: ['workspace'],
           operationId: 'getWorkspace',
-          summary: 'The workspace of the API key',
-          description: 'The workspace the presented API key belongs to; the dashboard signs in with this call.',
-          response: { 200: Type.Object({ workspace: Workspace }), ...errorResponses(401, 429) },
+          summary: 'The workspace of the API key or session',
+          description:
+            'The workspace the presented API key (or the session) works in, and the role the caller has there; the dashboard signs in with an API key through this call.',
+          response: {
+            200: Type.Object({ workspace: Workspace, role: KeyOrPersonRole }),
+            ...errorResponses(401, 403, 429),
+          },
         },
       },
       async (request) => {
         const workspace = await workspaces.findWorkspace(request.workspaceId);
         if (!workspace) throw new NotFoundError('workspace not found');
-        return { workspace };
+        return { workspace, role: request.role ?? 'viewer' };
       },
     );
   };
@@ -36,6 +41,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.get(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'listApiKeys',
@@ -50,6 +56,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.post(
       '',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'createApiKey',
@@ -61,7 +68,7 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        const created = await workspaces.createApiKey(request.workspaceId, request.body.name);
+        const created = await workspaces.createApiKey(request.workspaceId, request.body.name, request.body.role);
         return reply.code(201).header('Location', `/api/keys/${created.key.id}`).send(created);
       },
     );
@@ -69,12 +76,13 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
     app.delete(
       '/:id',
       {
+        config: { access: 'admin' },
         schema: {
           tags: keyTags,
           operationId: 'revokeApiKey',
           summary: 'Revoke an API key',
           description:
-            'The key stops working at once on every replica. The last key of a workspace cannot be revoked (409 `conflict`): create another first.',
+            'The key stops working at once on every replica. The last key of a workspace without members cannot be revoked (409 `conflict`): create another first.',
           params: IdParams,
           response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404, 409, 429) },
         },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { KeyRoleSchema } from '../http/access.js';
 
 export const Workspace = Type.Object({
   id: Type.String(),
@@ -16,6 +17,7 @@ export const ApiKey = Type.Object({
   origin: Type.Union([Type.Literal('bootstrap'), Type.Literal('issued')], {
     description: '`bootstrap`: made from WARMUP_API_KEY, replaced when that setting changes',
   }),
+  role: KeyRoleSchema,
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'Updated at most once a minute',
@@ -30,6 +32,7 @@ export type ApiKeyList = Static<typeof ApiKeyList>;
 export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'What the key is for; not blank' }),
+    role: Type.Optional(KeyRoleSchema),
   },
   { additionalProperties: false },
 );

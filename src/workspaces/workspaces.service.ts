@@ -14,6 +14,7 @@ import {
   type WorkspaceRecord,
 } from './workspaces.repository.js';
 import type { ApiKey, CreatedApiKey } from './workspaces.schemas.js';
+import type { KeyRole } from '../http/access.js';
 
 export const DEFAULT_WORKSPACE_ID = 'ws_default';
 
@@ -36,6 +37,7 @@ function toApiKey(record: ApiKeyRecord, currentKeyId?: string): ApiKey {
     name: record.name,
     prefix: record.prefix,
     origin: record.origin,
+    role: record.role,
     createdAt: record.createdAt,
     lastUsedAt: record.lastUsedAt,
     current: record.id === currentKeyId,
@@ -60,6 +62,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
         keyHash: hashApiKey(apiKey),
         prefix: keyPrefix(apiKey),
         origin: 'issued',
+        role: 'admin',
         createdAt: workspace.createdAt,
       });
       await onWorkspaceCreated(trx, id);
@@ -69,6 +72,14 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
 
   return {
     createWorkspace,
+
+    /** A workspace with its starting content and no API key, inside the caller's transaction (accounts). */
+    async insertWorkspace(trx: Kysely<Database>, name: string): Promise<WorkspaceRecord> {
+      const workspace = { id: newId('ws'), name, createdAt: clock.now().toISOString() };
+      await repository.insertWorkspace(trx, workspace);
+      await onWorkspaceCreated(trx, workspace.id);
+      return workspace;
+    },
 
     findWorkspace: (id: string) => repository.findById(id),
 
@@ -96,6 +107,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
           keyHash,
           prefix: keyPrefix(apiKey),
           origin: 'bootstrap',
+          role: 'admin',
           createdAt: now,
         });
         return { revokedKeys };
@@ -114,7 +126,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
       if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USED_PRECISION_MS) {
         await repository.touchApiKey(found.id, now.toISOString());
       }
-      return { workspaceId: found.workspaceId, keyId: found.id };
+      return { workspaceId: found.workspaceId, keyId: found.id, role: found.role };
     },
 
     /** The workspace's keys, oldest first; `current` marks `currentKeyId`. Never the keys themselves. */
@@ -123,7 +135,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
     },
 
     /** A new key for the workspace; the plain key is returned this once and stored only as a hash. */
-    async createApiKey(workspaceId: string, name: string): Promise<CreatedApiKey> {
+    async createApiKey(workspaceId: string, name: string, role: KeyRole = 'admin'): Promise<CreatedApiKey> {
       const existing = await repository.listApiKeys(workspaceId);
       if (existing.length >= MAX_API_KEYS_PER_WORKSPACE) {
         throw new LimitExceededError(
@@ -140,6 +152,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
         keyHash: hashApiKey(apiKey),
         prefix: keyPrefix(apiKey),
         origin: 'issued',
+        role,
         createdAt: clock.now().toISOString(),
       };
       await inTransaction(db, (trx) => repository.insertApiKey(trx, key));
@@ -147,13 +160,18 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
       return { key: toApiKey(record), apiKey };
     },
 
-    /** Deletes a key: the next request with it, on any replica, is a 401. The last key is kept. */
+    /**
+     * Deletes a key: the next request with it, on any replica, is a 401. The last key of a workspace
+     * nobody can sign in to is kept, so the workspace stays reachable.
+     */
     async revokeApiKey(workspaceId: string, id: string): Promise<void> {
       await inTransaction(db, async (trx) => {
         const keys = await repository.listApiKeys(workspaceId, trx);
         if (!keys.some((key) => key.id === id)) throw new NotFoundError(`API key ${id} not found`);
-        if (keys.length === 1) {
-          throw new ConflictError('the last API key of a workspace cannot be revoked; create another key first');
+        if (keys.length === 1 && !(await repository.hasMembers(trx, workspaceId))) {
+          throw new ConflictError(
+            'the last API key of a workspace without members cannot be revoked; create another key first',
+          );
         }
         await repository.deleteApiKey(trx, workspaceId, id);
       });

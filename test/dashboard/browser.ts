@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -61,4 +61,15 @@ export function ensureDashboardBuilt(): void {
   const script = fileURLToPath(new URL('../../src/dashboard/ensure-built.mjs', import.meta.url));
   const result = spawnSync(process.execPath, [script], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`dashboard build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/**
+ * Opens the API key form of the page before sign-in (the setup page on an installation without
+ * accounts, else the sign-in page), unless it is showing already.
+ */
+export async function chooseApiKeySignIn(page: Page): Promise<void> {
+  const field = page.getByLabel('API key');
+  const toggle = page.getByRole('button', { name: 'Use an API key instead' });
+  await field.or(toggle).first().waitFor();
+  if (!(await field.isVisible())) await toggle.click();
 }

@@ -11,7 +11,14 @@ import { SAMPLE_VALUES } from '../../src/templates/render.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
-import { chromiumAvailable, CHROMIUM_PATH, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import {
+  chromiumAvailable,
+  CHROMIUM_PATH,
+  ensureDashboardBuilt,
+  launchBrowser,
+  type Browser,
+  chooseApiKeySignIn,
+} from './browser.js';
 
 const inCi = process.env.CI === 'true';
 const runBrowser = chromiumAvailable() || inCi;
@@ -114,6 +121,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
   async function signIn(): Promise<void> {
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(t.workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
@@ -144,6 +152,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
 
   it('signs in with an API key, and says so when the key is wrong', async () => {
     await page.goto(base);
+    await chooseApiKeySignIn(page);
     await heading('Sign in').waitFor();
     await page.getByLabel('API key').fill('not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -550,6 +559,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in a browser in
 
   it('proposes the browser’s time zone for a new mailbox, and the mailbox keeps it', { timeout: 60_000 }, async () => {
     await page.goto(base);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(t.workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Mailboxes', exact: true }).click();

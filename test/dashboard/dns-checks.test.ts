@@ -10,7 +10,14 @@ import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
 import { insertMailbox } from '../helpers/engine-fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { axeViolations } from './axe.js';
-import { chromiumAvailable, CHROMIUM_PATH, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import {
+  chooseApiKeySignIn,
+  chromiumAvailable,
+  CHROMIUM_PATH,
+  ensureDashboardBuilt,
+  launchBrowser,
+  type Browser,
+} from './browser.js';
 
 const inCi = process.env.CI === 'true';
 const runBrowser = chromiumAvailable() || inCi;
@@ -41,6 +48,7 @@ describe.runIf(runBrowser)('DNS checks on the mailbox page in Chromium', () => {
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(base);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(t.workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();

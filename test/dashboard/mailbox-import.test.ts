@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
-import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser, chooseApiKeySignIn } from './browser.js';
 
 const runBrowser = chromiumAvailable() || process.env.CI === 'true';
 const WRONG_PASSWORD = 'Wr0ng-Dashboard-Import-4471';
@@ -56,6 +56,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('mailbox import page in Ch
     { timeout: 90_000 },
     async () => {
       await page.goto(`${base}/mailboxes/new`);
+      await chooseApiKeySignIn(page);
       await page.getByLabel('API key').fill(t.workspace.apiKey);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { level: 1, name: 'Add a mailbox' }).waitFor();

@@ -13,7 +13,7 @@ import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-ap
 import { startPrivateMailStack, type PrivateMailStack } from '../mailstack/private-stack.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { startOAuthStandIn, type OAuthStandIn } from '../oauth/oauth-stand-in.js';
-import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser, chooseApiKeySignIn } from './browser.js';
 
 const runBrowser = chromiumAvailable() || process.env.CI === 'true';
 const USER = { email: 'mona@oauth-page.test', password: 'mona-pass-123' };
@@ -87,6 +87,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('connecting a mailbox with
 
   it('Connect with Microsoft → consent on the provider → the mailbox is active', { timeout: 90_000 }, async () => {
     await page.goto(`${base}/mailboxes/new`);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(t.workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Add a mailbox' }).waitFor();

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { createTestApp } from '../helpers/test-app.js';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser } from './browser.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, chooseApiKeySignIn } from './browser.js';
 import { seedDemoData } from './seed.js';
 
 const OUT_DIR = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
       const page = await browser.context.newPage();
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       await page.goto(address);
+      await chooseApiKeySignIn(page);
       await page.getByLabel('API key').fill(workspace.apiKey);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();

@@ -13,7 +13,7 @@ import { createMailbox, proveAll } from '../helpers/engine.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 import { axeViolations } from './axe.js';
-import { chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import { chooseApiKeySignIn, chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
 import { closedPort, silentServer } from '../helpers/ports.js';
 import { startPrivateMailStack } from '../mailstack/private-stack.js';
 import { stackMailPolicy } from '../mailstack/use-mail-stack.js';
@@ -59,6 +59,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     await page.goto(address);
     await page.evaluate(() => sessionStorage.clear());
     await page.goto(address);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
@@ -275,9 +276,12 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
     expect(await page.locator('#add-failure').innerText()).toContain('Wrong password or user name');
     await expectNoAxeViolations('add mailbox, login refused');
 
-    // the sign-in page, signed out
+    // the setup page of an installation without accounts, then its API key sign-in
     await page.evaluate(() => sessionStorage.clear());
     await page.goto(base);
+    await page.getByRole('heading', { level: 1, name: 'Set up Warmup' }).waitFor();
+    await expectNoAxeViolations('first-run setup');
+    await chooseApiKeySignIn(page);
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     await expectNoAxeViolations('sign in');
   });
@@ -314,6 +318,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
       await page.goto(base);
       await page.evaluate(() => sessionStorage.clear());
       await page.goto(base);
+      await chooseApiKeySignIn(page);
       await page.getByLabel('API key').focus();
       await page.keyboard.type(keyboard.apiKey);
       await page.keyboard.press('Enter');

@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecretKey } from '../../src/mailboxes/credentials.js';
 import { createWebhookDispatcher, DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-dispatcher.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
-import { chromiumAvailable, CHROMIUM_PATH, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import {
+  chromiumAvailable,
+  CHROMIUM_PATH,
+  ensureDashboardBuilt,
+  launchBrowser,
+  type Browser,
+  chooseApiKeySignIn,
+} from './browser.js';
 
 const inCi = process.env.CI === 'true';
 const runBrowser = chromiumAvailable() || inCi;
@@ -54,6 +61,7 @@ describe.runIf(runBrowser)('webhooks page in Chromium', () => {
 
   it('adds an endpoint, shows its secret once, test-sends and shows the delivery', async () => {
     await page.goto(base);
+    await chooseApiKeySignIn(page);
     await page.getByLabel('API key').fill(t.workspace.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks', exact: true }).click();

@@ -56,6 +56,39 @@ describe('warmup CLI', () => {
     expect(keys.map((k) => k.key_hash)).not.toContain(printed.apiKey);
   });
 
+  it('user create --owner makes the first owner for a headless install; the owner signs in', async () => {
+    expect((await get('/api/setup')).body).toEqual({ setupRequired: true });
+    const result = await runWarmup(
+      ['user', 'create', '--owner', '--email', 'ops@example.com', '--name', 'Ops', '--password-stdin'],
+      env,
+      60_000,
+      {},
+      'a headless password\n',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toEqual({ userId: expect.stringMatching(/^usr_/), workspaceId: expect.stringMatching(/^ws_/) });
+    expect((await get('/api/setup')).body).toEqual({ setupRequired: false });
+
+    const signIn = await fetch(`${baseUrl}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'OPS@example.com', password: 'a headless password' }),
+    });
+    expect(signIn.status).toBe(201);
+    expect(await signIn.json()).toMatchObject({ role: 'owner', workspace: { id: printed.workspaceId } });
+
+    const short = await runWarmup(
+      ['user', 'create', '--email', 'x@example.com', '--name', 'X', '--password-stdin'],
+      env,
+      60_000,
+      {},
+      'short\n',
+    );
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/^warmup: the password must be 10\.\.256 characters/);
+  });
+
   it('rejects an empty workspace name', async () => {
     const result = await runWarmup(['workspace', 'create', '  '], env);
     expect(result.code).toBe(2);

@@ -29,13 +29,16 @@ export function runWarmup(
   env: Record<string, string>,
   timeoutMs = 60_000,
   as: { uid?: number; gid?: number } = {},
+  /** Written to the command's stdin (for --password-stdin); without it stdin is closed. */
+  input?: string,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WARMUP_BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       ...as,
     });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

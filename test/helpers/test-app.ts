@@ -7,6 +7,7 @@ import type { MailPolicy } from '../../src/mail/policy.js';
 import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
+import type { LoginLimits } from '../../src/accounts/accounts.service.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { deadDnsPort } from './dns-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -63,6 +64,8 @@ export async function createTestApp(
     dnsServers?: string[];
     /** Serves GET /metrics behind this bearer token. */
     metricsToken?: string;
+    /** Failed sign-ins allowed per account and per address (default: the service's). */
+    loginLimits?: Partial<LoginLimits>;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -79,6 +82,7 @@ export async function createTestApp(
     ...(options.oauth ? { oauth: options.oauth } : {}),
     // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on
     dnsServers: options.dnsServers ?? [`127.0.0.1:${await deadDnsPort()}`],
+    ...(options.loginLimits ? { loginLimits: options.loginLimits } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({

@@ -197,7 +197,16 @@ describe('attack 5: authentication', () => {
         ['CI deploys', false],
       ]);
       for (const k of keys) {
-        expect(Object.keys(k).sort()).toEqual(['createdAt', 'current', 'id', 'lastUsedAt', 'name', 'origin', 'prefix']);
+        expect(Object.keys(k).sort()).toEqual([
+          'createdAt',
+          'current',
+          'id',
+          'lastUsedAt',
+          'name',
+          'origin',
+          'prefix',
+          'role',
+        ]);
       }
       for (const secret of [owner, apiKey, hashApiKey(owner), hashApiKey(apiKey)]) {
         expect(listed.body).not.toContain(secret);

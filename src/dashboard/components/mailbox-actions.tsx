@@ -1,3 +1,4 @@
+import { useCanEdit } from '../access.js';
 import { useState } from 'preact/hooks';
 import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
@@ -23,6 +24,7 @@ export function MailboxActions({
   onDeleted: () => void;
   compact?: boolean;
 }) {
+  const canEdit = useCanEdit();
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -42,6 +44,7 @@ export function MailboxActions({
     }
   }
 
+  if (!canEdit) return null;
   const toggleLabel = canResume ? (paused ? 'Resume warmup' : 'Retry and resume') : 'Pause warmup';
   return (
     <div class={`row-actions ${compact ? 'compact' : ''}`}>

@@ -9,16 +9,55 @@ import {
   IconOverview,
   IconReport,
   IconTemplate,
+  IconKey,
 } from './icons.js';
 import { Link } from './ui.js';
+import { useIsAdmin } from '../access.js';
+import type { SessionInfo } from '../api.js';
 
 const NAV = [
   { to: '/', label: 'Overview', icon: IconOverview, match: (path: string) => path === '/' },
   { to: '/mailboxes', label: 'Mailboxes', icon: IconMailbox, match: (path: string) => path.startsWith('/mailboxes') },
   { to: '/templates', label: 'Templates', icon: IconTemplate, match: (path: string) => path.startsWith('/templates') },
   { to: '/reports', label: 'Reports', icon: IconReport, match: (path: string) => path.startsWith('/reports') },
-  { to: '/webhooks', label: 'Webhooks', icon: IconExternal, match: (path: string) => path.startsWith('/webhooks') },
+  {
+    to: '/webhooks',
+    label: 'Webhooks',
+    icon: IconExternal,
+    match: (path: string) => path.startsWith('/webhooks'),
+    admin: true,
+  },
+  { to: '/team', label: 'Team', icon: IconKey, match: (path: string) => path.startsWith('/team'), admin: true },
 ];
+
+/** The workspaces of a signed-in person, to switch between them (shown with two or more). */
+function WorkspaceSwitcher({
+  workspaces,
+  current,
+  onSwitch,
+}: {
+  workspaces: SessionInfo['workspaces'];
+  current: string | undefined;
+  onSwitch: (workspaceId: string) => void;
+}) {
+  return (
+    <div class="field workspace-switcher">
+      <label for="workspace-switcher">Workspace</label>
+      <select
+        id="workspace-switcher"
+        class="input select"
+        value={current}
+        onChange={(event) => onSwitch((event.currentTarget as HTMLSelectElement).value)}
+      >
+        {workspaces.map((workspace) => (
+          <option key={workspace.id} value={workspace.id}>
+            {workspace.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
 
 export function Logo() {
   return (
@@ -44,18 +83,29 @@ export function Logo() {
 export function Shell({
   path,
   workspace,
+  person,
+  workspaces,
+  currentWorkspaceId,
+  onSwitchWorkspace,
   onSignOut,
   children,
   focusOnStart,
 }: {
   path: string;
   workspace: string | undefined;
+  /** The signed-in person's name (none for an API key). */
+  person?: string;
+  /** A signed-in person's workspaces, for the switcher. */
+  workspaces?: SessionInfo['workspaces'];
+  currentWorkspaceId?: string;
+  onSwitchWorkspace?: (workspaceId: string) => void;
   onSignOut: () => void;
   children: ComponentChildren;
   /** Focus the page at once (just signed in: the focused sign-in button is gone). */
   focusOnStart?: boolean;
 }) {
   const [menuOpen, setMenuOpen] = useState(false);
+  const admin = useIsAdmin();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
 
@@ -106,7 +156,7 @@ export function Shell({
           </Link>
           <nav aria-label="Main">
             <ul class="nav-list">
-              {NAV.map((item) => {
+              {NAV.filter((item) => admin || !item.admin).map((item) => {
                 const current = item.match(path);
                 return (
                   <li key={item.to}>
@@ -124,12 +174,21 @@ export function Shell({
             </ul>
           </nav>
           <div class="sidebar-footer">
-            <div class="workspace">
-              <span class="workspace-label">Workspace</span>
-              <span class="workspace-name" title={workspace}>
-                {workspace ?? '…'}
-              </span>
-            </div>
+            {workspaces && workspaces.length > 1 && onSwitchWorkspace ? (
+              <WorkspaceSwitcher workspaces={workspaces} current={currentWorkspaceId} onSwitch={onSwitchWorkspace} />
+            ) : (
+              <div class="workspace">
+                <span class="workspace-label">Workspace</span>
+                <span class="workspace-name" title={workspace}>
+                  {workspace ?? '…'}
+                </span>
+              </div>
+            )}
+            {person && (
+              <Link to="/account" class="nav-link subtle">
+                Signed in as {person}
+              </Link>
+            )}
             <a class="nav-link subtle" href="/docs" target="_blank" rel="noopener">
               API reference
             </a>

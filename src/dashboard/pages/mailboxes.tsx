@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
 import { IconMailbox, IconPlus } from '../components/icons.js';
+import { Editable } from '../components/editable.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
 import { ACTIONS_COLUMN, PagedTable } from '../components/paged-table.js';
 import {
@@ -133,10 +134,12 @@ export function MailboxesPage() {
         title="Mailboxes"
         subtitle="Every connected mailbox, its health and today's warmup volume"
         actions={
-          <Link to="/mailboxes/new" class="btn btn-primary">
-            <IconPlus size={18} />
-            <span>Add mailbox</span>
-          </Link>
+          <Editable>
+            <Link to="/mailboxes/new" class="btn btn-primary">
+              <IconPlus size={18} />
+              <span>Add mailbox</span>
+            </Link>
+          </Editable>
         }
       />
       <Card bodyClass="flush">
@@ -182,10 +185,12 @@ export function MailboxesPage() {
                 icon={<IconMailbox size={28} />}
                 title="No mailboxes yet"
                 action={
-                  <Link to="/mailboxes/new" class="btn btn-primary">
-                    <IconPlus size={18} />
-                    <span>Add mailbox</span>
-                  </Link>
+                  <Editable>
+                    <Link to="/mailboxes/new" class="btn btn-primary">
+                      <IconPlus size={18} />
+                      <span>Add mailbox</span>
+                    </Link>
+                  </Editable>
                 }
               >
                 Connect a mailbox with an app password; Warmup starts with a couple of emails a day and ramps up from

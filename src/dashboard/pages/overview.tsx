@@ -1,3 +1,4 @@
+import { Editable } from '../components/editable.js';
 import { useState } from 'preact/hooks';
 import type { Analytics, Mailbox, Reputation } from '../api.js';
 import { api } from '../api.js';
@@ -200,10 +201,12 @@ export function OverviewPage() {
         actions={
           <>
             <Segmented label="Period" options={PERIODS} value={period} onChange={setPeriod} />
-            <Link to="/mailboxes/new" class="btn btn-primary">
-              <IconPlus size={18} />
-              <span>Add mailbox</span>
-            </Link>
+            <Editable>
+              <Link to="/mailboxes/new" class="btn btn-primary">
+                <IconPlus size={18} />
+                <span>Add mailbox</span>
+              </Link>
+            </Editable>
           </>
         }
       />
@@ -241,10 +244,12 @@ export function OverviewPage() {
             title="Connect your first mailbox"
             level={2}
             action={
-              <Link to="/mailboxes/new" class="btn btn-primary">
-                <IconPlus size={18} />
-                <span>Add mailbox</span>
-              </Link>
+              <Editable>
+                <Link to="/mailboxes/new" class="btn btn-primary">
+                  <IconPlus size={18} />
+                  <span>Add mailbox</span>
+                </Link>
+              </Editable>
             }
           >
             Warmup sends a few real emails a day between your mailboxes, rescues them from spam and replies, so

@@ -1,3 +1,4 @@
+import { Editable } from '../components/editable.js';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { KNOWN_VARIABLES, analyzeText } from '../../templates/render.js';
 import type { Preview, Template, TemplateFields } from '../api.js';
@@ -249,14 +250,14 @@ function Editor({ template }: { template?: Template }) {
         }
         actions={
           template && (
-            <>
+            <Editable>
               <Button icon={<IconCopy size={16} />} onClick={() => duplicateAndOpen(template)}>
                 Duplicate
               </Button>
               <Button variant="danger-ghost" icon={<IconTrash size={16} />} onClick={() => setDeleting(true)}>
                 Delete
               </Button>
-            </>
+            </Editable>
           )
         }
       />
@@ -330,9 +331,11 @@ function Editor({ template }: { template?: Template }) {
             <Link to="/templates" class="btn btn-ghost">
               Cancel
             </Link>
-            <Button type="submit" variant="primary" loading={busy}>
-              {template ? 'Save changes' : 'Create template'}
-            </Button>
+            <Editable>
+              <Button type="submit" variant="primary" loading={busy}>
+                {template ? 'Save changes' : 'Create template'}
+              </Button>
+            </Editable>
           </div>
         </form>
         <PreviewPanel subject={fields.subject} body={fields.body} seed={seed} onShuffle={() => setSeed(randomSeed())} />

@@ -1,3 +1,4 @@
+import { Editable } from '../components/editable.js';
 import { useRef, useState } from 'preact/hooks';
 import type { Template, TemplateListQuery } from '../api.js';
 import { ApiError, api } from '../api.js';
@@ -136,16 +137,20 @@ export function TemplatesPage() {
               onChange={onImport}
               data-testid="import-file"
             />
-            <Button icon={<IconUpload size={16} />} loading={importing} onClick={() => fileInput.current?.click()}>
-              Import
-            </Button>
+            <Editable>
+              <Button icon={<IconUpload size={16} />} loading={importing} onClick={() => fileInput.current?.click()}>
+                Import
+              </Button>
+            </Editable>
             <Button icon={<IconDownload size={16} />} loading={exporting} onClick={onExport}>
               Export
             </Button>
-            <Link to="/templates/new" class="btn btn-primary">
-              <IconPlus size={18} />
-              <span>New template</span>
-            </Link>
+            <Editable>
+              <Link to="/templates/new" class="btn btn-primary">
+                <IconPlus size={18} />
+                <span>New template</span>
+              </Link>
+            </Editable>
           </>
         }
       />
@@ -192,24 +197,26 @@ export function TemplatesPage() {
                 {formatDateTime(template.updatedAt)}
               </td>
               <td class="cell-actions">
-                <div class="row-actions compact">
-                  <Button
-                    size="sm"
-                    variant="ghost"
-                    icon={<IconCopy size={16} />}
-                    aria-label={`Duplicate ${template.name}`}
-                    title="Duplicate"
-                    onClick={() => duplicateAndOpen(template)}
-                  />
-                  <Button
-                    size="sm"
-                    variant="danger-ghost"
-                    icon={<IconTrash size={16} />}
-                    aria-label={`Delete ${template.name}`}
-                    title="Delete"
-                    onClick={() => setDeleting(template)}
-                  />
-                </div>
+                <Editable>
+                  <div class="row-actions compact">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      icon={<IconCopy size={16} />}
+                      aria-label={`Duplicate ${template.name}`}
+                      title="Duplicate"
+                      onClick={() => duplicateAndOpen(template)}
+                    />
+                    <Button
+                      size="sm"
+                      variant="danger-ghost"
+                      icon={<IconTrash size={16} />}
+                      aria-label={`Delete ${template.name}`}
+                      title="Delete"
+                      onClick={() => setDeleting(template)}
+                    />
+                  </div>
+                </Editable>
               </td>
             </tr>
           )}
@@ -228,10 +235,12 @@ export function TemplatesPage() {
                 icon={<IconTemplate size={28} />}
                 title="No templates yet"
                 action={
-                  <Link to="/templates/new" class="btn btn-primary">
-                    <IconPlus size={18} />
-                    <span>New template</span>
-                  </Link>
+                  <Editable>
+                    <Link to="/templates/new" class="btn btn-primary">
+                      <IconPlus size={18} />
+                      <span>New template</span>
+                    </Link>
+                  </Editable>
                 }
               >
                 Warmup emails read best when they sound like you. Write a few first emails, replies and follow-ups.

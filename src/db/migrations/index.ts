@@ -11,6 +11,7 @@ import * as engagementPlan from './009-engagement-plan.js';
 import * as planOutlook from './010-plan-outlook.js';
 import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
+import * as accounts from './013-accounts.js';
 import * as deliverabilityChecks from './014-deliverability-checks.js';
 import * as activeSince from './017-active-since.js';
 
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '010-plan-outlook': planOutlook,
   '011-oauth': oauth,
   '012-webhooks': webhooks,
+  '013-accounts': accounts,
   '014-deliverability-checks': deliverabilityChecks,
   '017-active-since': activeSince,
 };

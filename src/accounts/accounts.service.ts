@@ -1,0 +1,435 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import { inTransaction } from '../db/database.js';
+import { newId } from '../db/ids.js';
+import type { Database } from '../db/schema.js';
+import { createFailedAuthLimiter, hashToken, type AuthenticatedSession, type FailedAuthLimiter } from '../http/auth.js';
+import {
+  AppError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../http/errors.js';
+import type { WorkspaceRecord } from '../workspaces/workspaces.repository.js';
+import { createAccountsRepository, type InviteRow } from './accounts.repository.js';
+import type { CreatedInvite, Invite, InvitePreview, Member, SessionInfo } from './accounts.schemas.js';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { hasRole, type Role } from '../http/access.js';
+
+/** A browser session lasts this long from sign-in, then its person signs in again. */
+export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+export const DEFAULT_INVITE_TTL_DAYS = 7;
+/** Open invites per workspace: plenty for a team, bounded for the table. */
+export const MAX_PENDING_INVITES = 100;
+
+export interface LoginLimits {
+  /** Failed sign-ins per account in `windowMs` before the account must wait (default 10). */
+  perAccount: number;
+  /** Failed sign-ins per client address in `windowMs` (default 30). */
+  perAddress: number;
+  windowMs: number;
+}
+
+export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perAccount: 10, perAddress: 30, windowMs: 15 * 60_000 };
+
+export interface AccountsServiceDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Inserts a workspace with its starting content inside the caller's transaction. */
+  insertWorkspace: (trx: Kysely<Database>, name: string) => Promise<WorkspaceRecord>;
+  loginLimits?: Partial<LoginLimits>;
+}
+
+/** A session just made: the token goes into the cookie and is never stored. */
+export interface NewSession {
+  token: string;
+  expiresAt: string;
+  sessionId: string;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function toInvite(row: InviteRow): Invite {
+  return { id: row.id, role: row.role, email: row.email, createdAt: row.created_at, expiresAt: row.expires_at };
+}
+
+export function createAccountsService({ db, clock, insertWorkspace, loginLimits }: AccountsServiceDeps) {
+  const repository = createAccountsRepository(db);
+  const limits = { ...DEFAULT_LOGIN_LIMITS, ...loginLimits };
+  const accountLimiter: FailedAuthLimiter = createFailedAuthLimiter({
+    maxFailures: limits.perAccount,
+    windowMs: limits.windowMs,
+  });
+  const addressLimiter: FailedAuthLimiter = createFailedAuthLimiter({
+    maxFailures: limits.perAddress,
+    windowMs: limits.windowMs,
+  });
+
+  async function createSession(trx: Kysely<Database>, userId: string, workspaceId: string | null): Promise<NewSession> {
+    const token = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
+    const sessionId = newId('ses');
+    await repository.insertSession(trx, {
+      id: sessionId,
+      token_hash: hashToken(token),
+      user_id: userId,
+      workspace_id: workspaceId,
+      csrf_token: randomBytes(24).toString('base64url'),
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+    });
+    return { token, expiresAt, sessionId };
+  }
+
+  async function insertUser(
+    trx: Kysely<Database>,
+    user: { email: string; name: string; passwordHash: string },
+  ): Promise<string> {
+    const emailNormalized = normalizeEmail(user.email);
+    if (await repository.findUserByEmail(emailNormalized, trx)) {
+      throw new ConflictError('an account with this email exists already; sign in instead', [
+        { path: '/body/email', message: 'an account with this email exists already' },
+      ]);
+    }
+    const id = newId('usr');
+    const now = clock.now().toISOString();
+    await repository.insertUser(trx, {
+      id,
+      email: user.email.trim(),
+      email_normalized: emailNormalized,
+      name: user.name.trim(),
+      password_hash: user.passwordHash,
+      created_at: now,
+      updated_at: now,
+    });
+    return id;
+  }
+
+  /** The first workspace a session lands in: the given one if a member, else the first by name. */
+  async function landingWorkspace(userId: string, preferred?: string): Promise<string | null> {
+    const workspaces = await repository.listWorkspacesOf(userId);
+    return (workspaces.find((w) => w.id === preferred) ?? workspaces[0])?.id ?? null;
+  }
+
+  async function requireMembership(userId: string, workspaceId: string): Promise<Role> {
+    const role = await repository.findRole(userId, workspaceId);
+    if (!role) throw new NotFoundError(`workspace ${workspaceId} not found`);
+    return role;
+  }
+
+  /** Owners alone grant, change or take away the owner role. */
+  function requireOwnerFor(actorRole: Role, ...roles: Role[]): void {
+    if (roles.includes('owner') && actorRole !== 'owner') {
+      throw new ForbiddenError('only an owner may grant, change or remove the owner role');
+    }
+  }
+
+  async function checkCredentials(input: { email: string; password: string; address: string }) {
+    const emailNormalized = normalizeEmail(input.email);
+    const accountKey = `account:${emailNormalized}`;
+    const wait = Math.max(addressLimiter.retryAfter(input.address), accountLimiter.retryAfter(accountKey));
+    if (wait > 0) {
+      throw new AppError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, undefined, {
+        'Retry-After': String(wait),
+      });
+    }
+    const user = await repository.findUserByEmail(emailNormalized);
+    const valid = user
+      ? await verifyPassword(input.password, user.password_hash)
+      : await verifyAgainstDecoy(input.password);
+    if (!user || !valid) {
+      accountLimiter.recordFailure(accountKey);
+      addressLimiter.recordFailure(input.address);
+      throw new UnauthorizedError('the email or the password is not right');
+    }
+    return user;
+  }
+
+  return {
+    setupRequired: async () => !(await repository.isSetUp()),
+
+    /**
+     * The first-run setup: the owner and the first workspace, once. Two browsers racing here make one
+     * owner: the installation row is claimed first, and the loser's transaction stops on it.
+     */
+    async setup(input: { name: string; email: string; password: string; workspaceName: string }): Promise<NewSession> {
+      if (await repository.isSetUp()) throw new ConflictError('this installation is set up already; sign in instead');
+      const passwordHash = await hashPassword(input.password);
+      return inTransaction(db, async (trx) => {
+        const now = clock.now().toISOString();
+        if (!(await repository.markSetUp(trx, null, now))) {
+          throw new ConflictError('this installation is set up already; sign in instead');
+        }
+        const userId = await insertUser(trx, { email: input.email, name: input.name, passwordHash });
+        await trx.updateTable('installation').set({ owner_user_id: userId }).where('id', '=', 1).execute();
+        const workspace = await insertWorkspace(trx, input.workspaceName.trim());
+        await repository.insertMembership(trx, { userId, workspaceId: workspace.id, role: 'owner', createdAt: now });
+        return createSession(trx, userId, workspace.id);
+      });
+    },
+
+    /**
+     * A user made from the command line (headless installs). Without a workspace id a new workspace
+     * is made. Marks the installation set up, so the first-run page is no longer offered.
+     */
+    async createUser(input: {
+      name: string;
+      email: string;
+      password: string;
+      role: Role;
+      workspaceId?: string;
+      workspaceName?: string;
+    }): Promise<{ userId: string; workspaceId: string }> {
+      const passwordHash = await hashPassword(input.password);
+      return inTransaction(db, async (trx) => {
+        const now = clock.now().toISOString();
+        const userId = await insertUser(trx, { email: input.email, name: input.name, passwordHash });
+        let workspaceId = input.workspaceId;
+        if (workspaceId) {
+          const found = await trx
+            .selectFrom('workspaces')
+            .select('id')
+            .where('id', '=', workspaceId)
+            .executeTakeFirst();
+          if (!found) throw new NotFoundError(`workspace ${workspaceId} not found`);
+        } else {
+          workspaceId = (await insertWorkspace(trx, input.workspaceName?.trim() || 'My workspace')).id;
+        }
+        await repository.insertMembership(trx, { userId, workspaceId, role: input.role, createdAt: now });
+        if (input.role === 'owner') await repository.markSetUp(trx, userId, now);
+        return { userId, workspaceId };
+      });
+    },
+
+    /**
+     * Email and password to a session. Failures are counted per account and per client address;
+     * past either limit the answer is 429 before the password is even checked.
+     */
+    async signIn(input: {
+      email: string;
+      password: string;
+      address: string;
+      workspaceId?: string;
+    }): Promise<NewSession> {
+      const user = await checkCredentials(input);
+      const workspaceId = await landingWorkspace(user.id, input.workspaceId);
+      // Sessions nobody used again would stay forever: each sign-in sweeps the expired ones (indexed).
+      await repository.deleteExpiredSessions(clock.now().toISOString());
+      return inTransaction(db, (trx) => createSession(trx, user.id, workspaceId));
+    },
+
+    /** The session a cookie's token names, if it exists and has not expired. */
+    async authenticateSession(token: string): Promise<AuthenticatedSession | undefined> {
+      const session = await repository.findSessionByTokenHash(hashToken(token));
+      if (!session) return undefined;
+      if (session.expires_at <= clock.now().toISOString()) {
+        await repository.deleteSession(session.id);
+        return undefined;
+      }
+      const role = session.workspace_id ? await repository.findRole(session.user_id, session.workspace_id) : undefined;
+      return {
+        sessionId: session.id,
+        userId: session.user_id,
+        workspaceId: role ? session.workspace_id : null,
+        role: role ?? null,
+        csrfToken: session.csrf_token,
+      };
+    },
+
+    async describeSession(session: AuthenticatedSession, expiresAt?: string): Promise<SessionInfo> {
+      const user = await repository.findUserById(session.userId);
+      if (!user) throw new UnauthorizedError('the session has ended; sign in again');
+      const workspaces = await repository.listWorkspacesOf(session.userId);
+      const current = workspaces.find((w) => w.id === session.workspaceId);
+      const stored = expiresAt
+        ? undefined
+        : await db.selectFrom('sessions').select('expires_at').where('id', '=', session.sessionId).executeTakeFirst();
+      return {
+        user: { id: user.id, email: user.email, name: user.name },
+        workspace: current ? { id: current.id, name: current.name } : null,
+        role: current?.role ?? null,
+        workspaces,
+        csrfToken: session.csrfToken,
+        expiresAt: expiresAt ?? stored?.expires_at ?? '',
+      };
+    },
+
+    signOut: (sessionId: string) => repository.deleteSession(sessionId),
+
+    /** Ends every session of the user, this one included. */
+    signOutEverywhere: (userId: string) => inTransaction(db, (trx) => repository.deleteSessionsOfUser(trx, userId)),
+
+    async switchWorkspace(sessionId: string, userId: string, workspaceId: string): Promise<void> {
+      await requireMembership(userId, workspaceId);
+      await repository.setSessionWorkspace(sessionId, workspaceId);
+    },
+
+    /** A new password; every other session of the user ends, this one stays signed in. */
+    async changePassword(userId: string, sessionId: string, currentPassword: string, newPassword: string) {
+      const user = await repository.findUserById(userId);
+      if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
+        throw ValidationError.field('/body/currentPassword', 'the current password is not right');
+      }
+      const passwordHash = await hashPassword(newPassword);
+      await inTransaction(db, async (trx) => {
+        await repository.updatePasswordHash(trx, userId, passwordHash, clock.now().toISOString());
+        await repository.deleteSessionsOfUser(trx, userId, sessionId);
+      });
+    },
+
+    /** A new workspace made by a signed-in user, who owns it; the session moves into it. */
+    async createWorkspace(userId: string, sessionId: string, name: string): Promise<WorkspaceRecord> {
+      return inTransaction(db, async (trx) => {
+        const workspace = await insertWorkspace(trx, name.trim());
+        await repository.insertMembership(trx, {
+          userId,
+          workspaceId: workspace.id,
+          role: 'owner',
+          createdAt: workspace.createdAt,
+        });
+        await trx.updateTable('sessions').set({ workspace_id: workspace.id }).where('id', '=', sessionId).execute();
+        return workspace;
+      });
+    },
+
+    listMembers: async (workspaceId: string): Promise<Member[]> => repository.listMembers(workspaceId),
+
+    async updateMemberRole(actorRole: Role, workspaceId: string, userId: string, role: Role): Promise<Member> {
+      return inTransaction(db, async (trx) => {
+        const current = await repository.findRole(userId, workspaceId, trx);
+        if (!current) throw new NotFoundError(`member ${userId} not found`);
+        requireOwnerFor(actorRole, current, role);
+        if (current === 'owner' && role !== 'owner' && (await repository.countOwners(trx, workspaceId)) <= 1) {
+          throw new ConflictError('a workspace keeps at least one owner; make another member owner first');
+        }
+        await repository.updateRole(trx, workspaceId, userId, role);
+        const member = (await repository.listMembers(workspaceId, trx)).find((m) => m.userId === userId);
+        if (!member) throw new NotFoundError(`member ${userId} not found`);
+        return member;
+      });
+    },
+
+    /** Removes a member: their sessions in this workspace end at once. */
+    async removeMember(actorRole: Role, workspaceId: string, userId: string): Promise<void> {
+      await inTransaction(db, async (trx) => {
+        const current = await repository.findRole(userId, workspaceId, trx);
+        if (!current) throw new NotFoundError(`member ${userId} not found`);
+        requireOwnerFor(actorRole, current);
+        if (current === 'owner' && (await repository.countOwners(trx, workspaceId)) <= 1) {
+          throw new ConflictError('the last owner of a workspace cannot be removed');
+        }
+        await repository.deleteMembership(trx, workspaceId, userId);
+        await repository.deleteSessionsInWorkspace(trx, userId, workspaceId);
+      });
+    },
+
+    async createInvite(
+      actor: { role: Role; userId: string | null },
+      workspaceId: string,
+      input: { role: Role; email?: string; expiresInDays?: number },
+    ): Promise<CreatedInvite> {
+      requireOwnerFor(actor.role, input.role);
+      if (!hasRole(actor.role, input.role)) throw new ForbiddenError(`an ${actor.role} cannot invite an ${input.role}`);
+      const now = clock.now();
+      if ((await repository.countPendingInvites(workspaceId, now.toISOString())) >= MAX_PENDING_INVITES) {
+        throw new AppError(
+          409,
+          'invite_limit_reached',
+          `a workspace holds at most ${MAX_PENDING_INVITES} open invites`,
+        );
+      }
+      const token = randomBytes(32).toString('base64url');
+      const row: InviteRow = {
+        id: newId('inv'),
+        workspace_id: workspaceId,
+        token_hash: hashToken(token),
+        role: input.role,
+        email: input.email?.trim() || null,
+        created_by: actor.userId,
+        created_at: now.toISOString(),
+        expires_at: new Date(
+          now.getTime() + (input.expiresInDays ?? DEFAULT_INVITE_TTL_DAYS) * 24 * 60 * 60 * 1000,
+        ).toISOString(),
+        accepted_at: null,
+        accepted_by: null,
+      };
+      await inTransaction(db, (trx) => repository.insertInvite(trx, row));
+      return { invite: toInvite(row), token, path: `/invite/${token}` };
+    },
+
+    listInvites: async (workspaceId: string): Promise<Invite[]> =>
+      (await repository.listPendingInvites(workspaceId, clock.now().toISOString())).map(toInvite),
+
+    async revokeInvite(workspaceId: string, id: string): Promise<void> {
+      if (!(await repository.deleteInvite(workspaceId, id))) throw new NotFoundError(`invite ${id} not found`);
+    },
+
+    /** What an invite link offers, for the page that accepts it; 404 once used or expired. */
+    async previewInvite(token: string): Promise<InvitePreview> {
+      const invite = await repository.findInviteByTokenHash(hashToken(token));
+      if (!invite || invite.accepted_at || invite.expires_at <= clock.now().toISOString()) {
+        throw new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
+      }
+      return {
+        workspace: { name: invite.workspace_name },
+        role: invite.role,
+        email: invite.email,
+        expiresAt: invite.expires_at,
+      };
+    },
+
+    /**
+     * Joins the invite's workspace: an existing account proves itself with its password, a new
+     * one is made with a name. The link works once.
+     */
+    async acceptInvite(
+      token: string,
+      input: { email: string; password: string; name?: string; address: string },
+    ): Promise<NewSession> {
+      const invite = await repository.findInviteByTokenHash(hashToken(token));
+      const gone = () => new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
+      if (!invite || invite.accepted_at || invite.expires_at <= clock.now().toISOString()) throw gone();
+      const existing = await repository.findUserByEmail(normalizeEmail(input.email));
+      let passwordHash: string | undefined;
+      if (existing) {
+        await checkCredentials(input);
+      } else {
+        if (!input.name?.trim()) throw ValidationError.field('/body/name', 'a new account needs a name');
+        if (input.password.length < MIN_PASSWORD_LENGTH) {
+          throw ValidationError.field(
+            '/body/password',
+            `a new password needs at least ${MIN_PASSWORD_LENGTH} characters`,
+          );
+        }
+        passwordHash = await hashPassword(input.password);
+      }
+      return inTransaction(db, async (trx) => {
+        const now = clock.now().toISOString();
+        const userId =
+          existing?.id ??
+          (await insertUser(trx, { email: input.email, name: input.name ?? '', passwordHash: passwordHash! }));
+        if (!(await repository.takeInvite(trx, invite.id, userId, now))) throw gone();
+        const role = await repository.findRole(userId, invite.workspace_id, trx);
+        if (!role) {
+          await repository.insertMembership(trx, {
+            userId,
+            workspaceId: invite.workspace_id,
+            role: invite.role,
+            createdAt: now,
+          });
+        } else if (!hasRole(role, invite.role)) {
+          await repository.updateRole(trx, invite.workspace_id, userId, invite.role);
+        }
+        return createSession(trx, userId, invite.workspace_id);
+      });
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

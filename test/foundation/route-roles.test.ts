@@ -1,0 +1,188 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRole, ROLES, type Access, type Role } from '../../src/http/access.js';
+import { createPerson, openSession } from '../helpers/accounts.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { testDialect } from '../helpers/test-database.js';
+
+/*
+ * Every operation of /openapi.json, called by every role: through a browser session (owner, admin,
+ * member, viewer) and through an API key (admin, member, viewer: keys are never owners). A route
+ * must be allowed exactly for the roles its row below names, and answer every other caller 403
+ * problem+json. A route missing from this table fails the test: every route has a role decision.
+ */
+const EXPECTED: Record<string, Access> = {
+  'GET /api/setup': 'public',
+  'POST /api/setup': 'public',
+  'POST /api/session': 'public',
+  'GET /api/invites/{token}': 'public',
+  'POST /api/invites/{token}/accept': 'public',
+  'GET /oauth/callback': 'public',
+
+  'GET /api/session': 'signed-in',
+  'DELETE /api/session': 'signed-in',
+  'POST /api/session/sign-out-everywhere': 'signed-in',
+  'PUT /api/session/workspace': 'signed-in',
+  'POST /api/account/password': 'signed-in',
+  'POST /api/workspaces': 'signed-in',
+
+  'GET /api/workspace': 'viewer',
+  'GET /api/templates': 'viewer',
+  'GET /api/templates/export': 'viewer',
+  'GET /api/templates/{id}': 'viewer',
+  'GET /api/mailboxes': 'viewer',
+  'GET /api/mailboxes/providers': 'viewer',
+  'GET /api/mailboxes/{id}': 'viewer',
+  'GET /api/mailboxes/{id}/interactions': 'viewer',
+  'GET /api/mailboxes/{id}/stats': 'viewer',
+  'GET /api/mailboxes/{id}/checks': 'viewer',
+  'GET /api/mailboxes/{id}/blocklists': 'viewer',
+  'GET /api/oauth/providers': 'viewer',
+  'GET /api/stats/dashboard': 'viewer',
+  'GET /api/stats/analytics': 'viewer',
+  'GET /api/stats/reputation': 'viewer',
+  'GET /api/stats/placement': 'viewer',
+  'GET /api/stats/engagement': 'viewer',
+  'GET /api/stats/export': 'viewer',
+  'GET /api/stats/daily-summary': 'viewer',
+  // Previews render without saving anything.
+  'POST /api/templates/preview': 'viewer',
+  'POST /api/templates/{id}/preview': 'viewer',
+
+  'POST /api/templates': 'member',
+  'POST /api/templates/import': 'member',
+  'PATCH /api/templates/{id}': 'member',
+  'PUT /api/templates/{id}': 'member',
+  'DELETE /api/templates/{id}': 'member',
+  'POST /api/templates/{id}/duplicate': 'member',
+  'POST /api/mailboxes': 'member',
+  'POST /api/mailboxes/import': 'member',
+  'PATCH /api/mailboxes/{id}': 'member',
+  'PUT /api/mailboxes/{id}/dkim-selector': 'member',
+  'DELETE /api/mailboxes/{id}': 'member',
+  'POST /api/mailboxes/{id}/pause': 'member',
+  'POST /api/mailboxes/{id}/resume': 'member',
+  'POST /api/oauth/{provider}/authorize': 'member',
+
+  'GET /api/keys': 'admin',
+  'POST /api/keys': 'admin',
+  'DELETE /api/keys/{id}': 'admin',
+  'GET /api/webhooks': 'admin',
+  'POST /api/webhooks': 'admin',
+  'GET /api/webhooks/{id}': 'admin',
+  'PATCH /api/webhooks/{id}': 'admin',
+  'DELETE /api/webhooks/{id}': 'admin',
+  'POST /api/webhooks/{id}/rotate-secret': 'admin',
+  'POST /api/webhooks/{id}/test': 'admin',
+  'GET /api/webhooks/{id}/deliveries': 'admin',
+  'GET /api/workspace/members': 'admin',
+  'PATCH /api/workspace/members/{userId}': 'admin',
+  'DELETE /api/workspace/members/{userId}': 'admin',
+  'POST /api/workspace/invites': 'admin',
+  'GET /api/workspace/invites': 'admin',
+  'DELETE /api/workspace/invites/{id}': 'admin',
+};
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+// Fits every path parameter's pattern (ids, invite tokens) and names nothing that exists.
+const NO_SUCH_THING = 'zzzzzzzzzzzzzzzzzzzzzzzzzzzz';
+
+interface Caller {
+  name: string;
+  /** The role the caller acts with; undefined for no credentials. */
+  role?: Role;
+  kind: 'session' | 'key' | 'anonymous';
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+function allowed(access: Access, caller: Caller): boolean {
+  if (access === 'public') return true;
+  if (caller.kind === 'anonymous') return false;
+  if (access === 'signed-in') return caller.kind === 'session';
+  return hasRole(caller.role!, access);
+}
+
+let t: TestApp;
+let operations: { method: string; path: string; access?: string }[];
+const callers: Caller[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+    paths: Record<string, Record<string, { 'x-required-access'?: string }>>;
+  }>();
+  operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, access: operation['x-required-access'] })),
+  );
+
+  for (const role of ROLES) {
+    const person = await createPerson(t, t.workspace.id, role);
+    callers.push({
+      name: `${role} session`,
+      role,
+      kind: 'session',
+      // A fresh session for every call: sign-out routes end the one they are called with.
+      request: async (options) => (await openSession(t, person.userId, t.workspace.id)).request(options),
+    });
+  }
+  for (const role of ['viewer', 'member', 'admin'] as const) {
+    const { apiKey } = await t.services.workspaces.createApiKey(t.workspace.id, `${role} key`, role);
+    callers.push({
+      name: `${role} key`,
+      role,
+      kind: 'key',
+      request: (options) =>
+        t.app.inject({ ...options, headers: { authorization: `Bearer ${apiKey}`, ...(options.headers ?? {}) } }),
+    });
+  }
+  callers.push({ name: 'no credentials', kind: 'anonymous', request: (options) => t.app.inject(options) });
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+describe(`every route × every role (${testDialect})`, () => {
+  it('has a role decision for every operation of /openapi.json, and documents it', () => {
+    const found = operations.map((o) => `${o.method} ${o.path}`).sort();
+    const undecided = found.filter((route) => !(route in EXPECTED));
+    expect(undecided, 'routes with no row in the role table').toEqual([]);
+    expect(
+      Object.keys(EXPECTED).filter((route) => !found.includes(route)),
+      'rows for routes that are gone',
+    ).toEqual([]);
+    for (const operation of operations.filter((o) => o.path.startsWith('/api/'))) {
+      expect(operation.access, `${operation.method} ${operation.path}`).toBe(
+        EXPECTED[`${operation.method} ${operation.path}`],
+      );
+    }
+  });
+
+  it('allows exactly the roles of each route and answers every other caller 403 problem+json', async () => {
+    const wrong: string[] = [];
+    for (const { method, path } of operations) {
+      const access = EXPECTED[`${method} ${path}`];
+      if (!access) continue; // reported by the test above
+      const url = path.replace(/\{[^}]+\}/g, NO_SUCH_THING);
+      for (const caller of callers) {
+        const response = await caller.request({ method: method as InjectOptions['method'], url });
+        const expectAllowed = allowed(access, caller);
+        const refusal = caller.kind === 'anonymous' ? 401 : 403;
+        const refused = response.statusCode === 401 || response.statusCode === 403;
+        if (expectAllowed && refused) {
+          wrong.push(
+            `${method} ${path} as ${caller.name}: ${response.statusCode} (should be allowed) ${response.body}`,
+          );
+        } else if (!expectAllowed) {
+          const problem = response.headers['content-type']?.toString().startsWith('application/problem+json');
+          if (response.statusCode !== refusal || !problem) {
+            wrong.push(`${method} ${path} as ${caller.name}: ${response.statusCode}, expected ${refusal} problem+json`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  }, 240_000);
+});
