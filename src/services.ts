@@ -15,6 +15,7 @@ import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
+import { createVerdictsService } from './verdicts/verdicts.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -87,7 +88,8 @@ export function createServices({
   });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
-  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
+  const verdicts = createVerdictsService({ db, clock });
+  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks, verdicts };
 }
 
 export type Services = ReturnType<typeof createServices>;

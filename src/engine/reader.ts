@@ -22,8 +22,10 @@ import type { InteractionType, Placement } from '../interactions/interactions.sc
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
-import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
+import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, type ThreadHint } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { receiverVerdict, type Receiver } from '../verdicts/receiver-verdict.js';
+import { insertReceiverVerdict } from '../verdicts/verdicts.repository.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
@@ -337,6 +339,7 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
   const found = await session.findMessages([...byMessageId.keys(), ...finished], {
     includeFolders: [WARMUP_FOLDER],
     everyCopy: true,
+    threads: threadHintsOf(pending),
   });
   const seen = new Set<string>();
   const copies: FoundMessage[] = [];
@@ -370,6 +373,25 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
     if (byMessageId.get(copy.messageId)?.engaged_at === null) continue;
     await fileSecondCopy(context, copy);
   }
+}
+
+/**
+ * Replies may reach the mailbox under a Message-ID their sender's provider gave them, keeping
+ * nothing of ours: they are also known by the message they answer, their sender and their Date.
+ */
+function threadHintsOf(pending: PendingMessageRow[]): ThreadHint[] {
+  return pending.flatMap((row) =>
+    row.parent_message_id && row.sent_at
+      ? [
+          {
+            messageId: row.message_id,
+            parentMessageId: row.parent_message_id,
+            from: row.sender_email,
+            sentAt: new Date(row.sent_at),
+          },
+        ]
+      : [],
+  );
 }
 
 function isWarmupFolder(folder: string): boolean {
@@ -411,6 +433,16 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
     if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan }))) return false;
+    await insertReceiverVerdict(trx, {
+      warmupMessageId: row.id,
+      senderMailboxId: row.sender_mailbox_id,
+      recipientMailboxId: mailbox.id,
+      receiverProvider: mailbox.provider,
+      identifiedBy: message.identifiedBy ?? 'message-id',
+      placement,
+      foundAt: now,
+      verdict: receiverVerdict(message.receiverHeaders ?? [], receiverOf(mailbox)),
+    });
     return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
   });
   row.found_at = now.toISOString();
@@ -418,6 +450,18 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   row.engage_after = engageAfter.toISOString();
   Object.assign(row, engagementPlanColumns(plan));
   if (recorded) context.summary.received += 1;
+}
+
+/** The receiving mailbox, as the judge of whose Authentication-Results are its provider's own. */
+function receiverOf(mailbox: MailboxRow): Receiver {
+  let imapHost = '';
+  try {
+    const imap = JSON.parse(mailbox.imap) as { host?: unknown };
+    if (typeof imap.host === 'string') imapHost = imap.host;
+  } catch {
+    // no host: only the provider and the mailbox's domain name the receiver
+  }
+  return { provider: mailbox.provider, email: mailbox.email, imapHost };
 }
 
 function interactionOf(

@@ -81,6 +81,7 @@ describe('GET /openapi.json', () => {
         'GET /api/stats/export exportStats',
         'GET /api/stats/daily-summary getDailySummary',
         'GET /api/mailboxes/{id}/checks getMailboxChecks',
+        'GET /api/mailboxes/{id}/verdicts getMailboxVerdicts',
         'GET /api/webhooks listWebhooks',
         'POST /api/webhooks createWebhook',
         'GET /api/webhooks/{id} getWebhook',
