@@ -21,12 +21,14 @@ import type {
   ExportRow,
   MailboxStats,
   PeriodQuery,
+  Placement,
   Rates,
   Reputation,
   Totals,
 } from '../stats/stats.schemas.js';
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/webhooks.schemas.js';
+import type { MailboxVerdicts } from '../verdicts/verdicts.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
@@ -48,9 +50,11 @@ export type {
   MailboxPatch,
   MailboxStats,
   MailboxStatus,
+  MailboxVerdicts,
   OAuthProviderId,
   Pagination,
   PeriodQuery,
+  Placement,
   Preview,
   ProviderPreset,
   Rates,
@@ -337,6 +341,12 @@ export const api = {
     json<{ stats: MailboxStats }>('GET', `/mailboxes/${encodeURIComponent(id)}/stats`, { query: period }).then(
       (r) => r.stats,
     ),
+  placement: (period: PeriodQuery) =>
+    json<{ placement: Placement }>('GET', '/stats/placement', { query: period }).then((r) => r.placement),
+  mailboxVerdicts: (id: string, period: PeriodQuery) =>
+    json<{ verdicts: MailboxVerdicts }>('GET', `/mailboxes/${encodeURIComponent(id)}/verdicts`, {
+      query: period,
+    }).then((r) => r.verdicts),
   interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
     json<{ interactions: Interaction[]; pagination: Pagination }>(
       'GET',

@@ -6,6 +6,7 @@ import { NotFoundError } from '../http/errors.js';
 import { addDays, eachDay, utcDay } from '../calendar.js';
 import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
+import { verdictSummary, type VerdictSummary } from '../verdicts/verdicts.service.js';
 import {
   byEmail,
   createStatsRepository,
@@ -52,6 +53,36 @@ export interface StatsReport {
   rates: Rates;
   daily: DailyRow[];
   mailboxes: Array<MailboxTotals & { rates: Rates }>;
+  /** Where each receiving provider's mailboxes found the warmup mail they received. */
+  byProvider: Placement['byProvider'];
+  /** What the receivers thought of the mail (SPF/DKIM/DMARC per receiving provider). */
+  verdicts: VerdictSummary;
+}
+
+/** By the receiving mailbox's provider: where that provider's mailboxes found the mail they received. */
+function placementByProvider(mailboxes: MailboxTotals[]): Placement['byProvider'] {
+  const providers = new Map<
+    string,
+    { provider: string; inbox: number; spam: number; promotions: number; other: number }
+  >();
+  for (const mailbox of mailboxes) {
+    const sum = providers.get(mailbox.provider) ?? {
+      provider: mailbox.provider,
+      inbox: 0,
+      spam: 0,
+      promotions: 0,
+      other: 0,
+    };
+    sum.inbox += mailbox.receivedPlacement.inbox;
+    sum.spam += mailbox.receivedPlacement.spam;
+    sum.promotions += mailbox.receivedPlacement.promotions;
+    sum.other += mailbox.receivedPlacement.other;
+    providers.set(mailbox.provider, sum);
+  }
+  return [...providers.values()]
+    .map((p) => ({ ...p, total: found(p), inboxRate: percent(p.inbox, found(p)) }))
+    .filter((p) => p.total > 0)
+    .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider));
 }
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
@@ -296,25 +327,6 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         ]);
         const totals = sumTotals(mailboxes);
         const total = found(totals);
-        // By the receiving mailbox's provider: where that provider's mailboxes found the mail they received.
-        const providers = new Map<
-          string,
-          { provider: string; inbox: number; spam: number; promotions: number; other: number }
-        >();
-        for (const mailbox of mailboxes) {
-          const sum = providers.get(mailbox.provider) ?? {
-            provider: mailbox.provider,
-            inbox: 0,
-            spam: 0,
-            promotions: 0,
-            other: 0,
-          };
-          sum.inbox += mailbox.receivedPlacement.inbox;
-          sum.spam += mailbox.receivedPlacement.spam;
-          sum.promotions += mailbox.receivedPlacement.promotions;
-          sum.other += mailbox.receivedPlacement.other;
-          providers.set(mailbox.provider, sum);
-        }
         return {
           ...range,
           total,
@@ -324,10 +336,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           other: totals.other,
           inboxRate: percent(totals.inbox, total),
           spamRate: percent(totals.spam, total),
-          byProvider: [...providers.values()]
-            .map((p) => ({ ...p, total: found(p), inboxRate: percent(p.inbox, found(p)) }))
-            .filter((p) => p.total > 0)
-            .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider)),
+          byProvider: placementByProvider(mailboxes),
           byMailbox: mailboxes.map((m) => ({
             mailboxId: m.mailboxId,
             email: m.email,
@@ -373,10 +382,11 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes] = await Promise.all([
+      const [name, series, mailboxes, verdicts] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
+        verdictSummary(db, workspaceId, range, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -387,6 +397,8 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         rates: ratesOf(series.totals),
         daily: series.daily,
         mailboxes: mailboxes.map((m) => ({ ...m, rates: ratesOf(m) })),
+        byProvider: placementByProvider(mailboxes),
+        verdicts,
       };
     },
 

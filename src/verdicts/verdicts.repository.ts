@@ -50,22 +50,35 @@ export interface VerdictCountRow {
 
 export type VerdictColumn = 'spf' | 'dkim' | 'dmarc' | 'placement' | 'identified_by';
 
-/** A sender's verdicts in [since, until): per receiving provider, how often each value of `column` was seen. */
+/** Whose mail: one sender's, or every sender's of a workspace (optionally one of them). */
+export type VerdictScope = { workspaceId: string; senderMailboxId?: string };
+
+/** The verdicts of the scope's senders found in [since, until). */
+function scoped(db: Kysely<Database>, scope: VerdictScope, since: string, until: string) {
+  let query = db
+    .selectFrom('receiver_verdicts')
+    .innerJoin('mailboxes as sender', 'sender.id', 'receiver_verdicts.sender_mailbox_id')
+    .where('sender.workspace_id', '=', scope.workspaceId)
+    .where('receiver_verdicts.found_at', '>=', since)
+    .where('receiver_verdicts.found_at', '<', until);
+  if (scope.senderMailboxId !== undefined) {
+    query = query.where('receiver_verdicts.sender_mailbox_id', '=', scope.senderMailboxId);
+  }
+  return query;
+}
+
+/** The scope's verdicts in [since, until): per receiving provider, how often each value of `column` was seen. */
 export async function countVerdicts(
   db: Kysely<Database>,
-  senderMailboxId: string,
+  scope: VerdictScope,
   column: VerdictColumn,
   since: string,
   until: string,
 ): Promise<VerdictCountRow[]> {
-  const rows = await db
-    .selectFrom('receiver_verdicts')
-    .select(['receiver_provider as provider', `${column} as value`])
+  const rows = await scoped(db, scope, since, until)
+    .select(['receiver_verdicts.receiver_provider as provider', `receiver_verdicts.${column} as value`])
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('sender_mailbox_id', '=', senderMailboxId)
-    .where('found_at', '>=', since)
-    .where('found_at', '<', until)
-    .groupBy(['receiver_provider', column])
+    .groupBy(['receiver_verdicts.receiver_provider', `receiver_verdicts.${column}`])
     .execute();
   return rows.map((r) => ({ provider: r.provider, value: r.value, count: Number(r.count) }));
 }
@@ -81,28 +94,24 @@ export interface ScoreRow {
   bclSum: number | null;
 }
 
-/** A sender's numeric verdicts in [since, until), summed per receiving provider. */
+/** The scope's numeric verdicts in [since, until), summed per receiving provider. */
 export async function sumScores(
   db: Kysely<Database>,
-  senderMailboxId: string,
+  scope: VerdictScope,
   since: string,
   until: string,
 ): Promise<ScoreRow[]> {
-  const rows = await db
-    .selectFrom('receiver_verdicts')
-    .select('receiver_provider as provider')
+  const rows = await scoped(db, scope, since, until)
+    .select('receiver_verdicts.receiver_provider as provider')
     .select((eb) => [
-      eb.fn.count<number | string>('spam_score').as('scored'),
-      eb.fn.sum<number | string | null>('spam_score').as('spamScoreSum'),
-      eb.fn.count<number | string>('scl').as('sclCount'),
-      eb.fn.sum<number | string | null>('scl').as('sclSum'),
-      eb.fn.count<number | string>('bcl').as('bclCount'),
-      eb.fn.sum<number | string | null>('bcl').as('bclSum'),
+      eb.fn.count<number | string>('receiver_verdicts.spam_score').as('scored'),
+      eb.fn.sum<number | string | null>('receiver_verdicts.spam_score').as('spamScoreSum'),
+      eb.fn.count<number | string>('receiver_verdicts.scl').as('sclCount'),
+      eb.fn.sum<number | string | null>('receiver_verdicts.scl').as('sclSum'),
+      eb.fn.count<number | string>('receiver_verdicts.bcl').as('bclCount'),
+      eb.fn.sum<number | string | null>('receiver_verdicts.bcl').as('bclSum'),
     ])
-    .where('sender_mailbox_id', '=', senderMailboxId)
-    .where('found_at', '>=', since)
-    .where('found_at', '<', until)
-    .groupBy('receiver_provider')
+    .groupBy('receiver_verdicts.receiver_provider')
     .execute();
   const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
   return rows.map((r) => ({

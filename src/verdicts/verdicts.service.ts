@@ -8,8 +8,14 @@ import { addDays } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
-import { resolvePeriod, type PeriodInput } from '../stats/period.js';
-import { countVerdicts, findMailboxOfWorkspace, sumScores, type VerdictCountRow } from './verdicts.repository.js';
+import { resolvePeriod, type DayRange, type PeriodInput } from '../stats/period.js';
+import {
+  countVerdicts,
+  findMailboxOfWorkspace,
+  sumScores,
+  type VerdictCountRow,
+  type VerdictScope,
+} from './verdicts.repository.js';
 import type { MailboxVerdicts, ProviderVerdicts, VerdictProblem } from './verdicts.schemas.js';
 
 export interface VerdictsServiceDeps {
@@ -63,81 +69,101 @@ function fixFor(code: VerdictProblem['code'], domain: string): string {
   }
 }
 
+/** Receivers' verdicts on the scope's mail over a range, per receiving provider, with what fails. */
+async function summarize(
+  db: Kysely<Database>,
+  scope: VerdictScope,
+  range: DayRange,
+  domains: string[],
+): Promise<VerdictSummary> {
+  const since = `${range.startDate}T00:00:00.000Z`;
+  const until = `${addDays(range.endDate, 1)}T00:00:00.000Z`;
+  const [placement, spf, dkim, dmarc, scores] = await Promise.all([
+    countVerdicts(db, scope, 'placement', since, until),
+    countVerdicts(db, scope, 'spf', since, until),
+    countVerdicts(db, scope, 'dkim', since, until),
+    countVerdicts(db, scope, 'dmarc', since, until),
+    sumScores(db, scope, since, until),
+  ]);
+  const providers = [...new Set(placement.map((row) => row.provider))];
+  const byProvider: ProviderVerdicts[] = providers.map((provider) => {
+    const places = tally(placement, provider);
+    const total = Object.values(places).reduce((a, b) => a + b, 0);
+    const inbox = places.inbox ?? 0;
+    const score = scores.find((row) => row.provider === provider);
+    const mean = (sum: number | null | undefined, count: number | undefined) =>
+      sum === null || sum === undefined || !count ? null : Math.round((sum / count) * 10) / 10;
+    const entry = {
+      provider,
+      total,
+      inbox,
+      spam: places.spam ?? 0,
+      promotions: places.promotions ?? 0,
+      other: places.other ?? 0,
+      inboxRate: percent(inbox, total),
+      spf: tally(spf, provider),
+      dkim: tally(dkim, provider),
+      dmarc: tally(dmarc, provider),
+      averageSpamScore: mean(score?.spamScoreSum, score?.scored),
+      averageScl: mean(score?.sclSum, score?.sclCount),
+      averageBcl: mean(score?.bclSum, score?.bclCount),
+    };
+    const name = PROVIDER_NAMES[provider] ?? provider;
+    const summary = `${name}: SPF ${mostCommon(entry.spf)}, DKIM ${mostCommon(entry.dkim)}, DMARC ${mostCommon(entry.dmarc)}, ${entry.inboxRate} % inbox`;
+    return { ...entry, summary };
+  });
+  byProvider.sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider));
+
+  const problems: VerdictProblem[] = [];
+  const checks: Array<[VerdictProblem['code'], string, 'spf' | 'dkim' | 'dmarc']> = [
+    ['spf_fail', 'SPF', 'spf'],
+    ['dkim_fail', 'DKIM', 'dkim'],
+    ['dmarc_fail', 'DMARC', 'dmarc'],
+  ];
+  for (const [code, label, key] of checks) {
+    const failing = byProvider.filter((p) => Object.keys(p[key]).some((result) => FAILING.has(result)));
+    if (failing.length === 0) continue;
+    const failed = failing.reduce(
+      (sum, p) => sum + Object.entries(p[key]).reduce((n, [r, c]) => n + (FAILING.has(r) ? c : 0), 0),
+      0,
+    );
+    const names = failing.map((p) => PROVIDER_NAMES[p.provider] ?? p.provider);
+    problems.push({
+      code,
+      providers: failing.map((p) => p.provider),
+      failed,
+      message: `${failed} ${failed === 1 ? 'email' : 'emails'} failed ${label} at ${names.join(', ')} (as the receivers evaluated it).`,
+      fix: fixFor(code, domains.length === 1 ? domains[0] : '<your domain>'),
+    });
+  }
+  return { total: byProvider.reduce((sum, p) => sum + p.total, 0), byProvider, problems };
+}
+
+export interface VerdictSummary {
+  total: number;
+  byProvider: ProviderVerdicts[];
+  problems: VerdictProblem[];
+}
+
+/** For the report: the verdicts on the mail of the workspace (or of one of its mailboxes) over a range. */
+export function verdictSummary(
+  db: Kysely<Database>,
+  workspaceId: string,
+  range: DayRange,
+  mailboxId?: string,
+): Promise<VerdictSummary> {
+  return summarize(db, { workspaceId, ...(mailboxId ? { senderMailboxId: mailboxId } : {}) }, range, []);
+}
+
 export function createVerdictsService({ db, clock }: VerdictsServiceDeps) {
   return {
     async mailboxVerdicts(workspaceId: string, mailboxId: string, query: PeriodInput): Promise<MailboxVerdicts> {
       const range = resolvePeriod(query, clock.now().toISOString().slice(0, 10));
       const mailbox = await findMailboxOfWorkspace(db, workspaceId, mailboxId);
       if (!mailbox) throw new NotFoundError(`mailbox ${mailboxId} not found`);
-      const since = `${range.startDate}T00:00:00.000Z`;
-      const until = `${addDays(range.endDate, 1)}T00:00:00.000Z`;
-      const [placement, spf, dkim, dmarc, scores] = await Promise.all([
-        countVerdicts(db, mailbox.id, 'placement', since, until),
-        countVerdicts(db, mailbox.id, 'spf', since, until),
-        countVerdicts(db, mailbox.id, 'dkim', since, until),
-        countVerdicts(db, mailbox.id, 'dmarc', since, until),
-        sumScores(db, mailbox.id, since, until),
-      ]);
-      const providers = [...new Set(placement.map((row) => row.provider))];
-      const byProvider: ProviderVerdicts[] = providers.map((provider) => {
-        const places = tally(placement, provider);
-        const total = Object.values(places).reduce((a, b) => a + b, 0);
-        const inbox = places.inbox ?? 0;
-        const score = scores.find((row) => row.provider === provider);
-        const mean = (sum: number | null | undefined, count: number | undefined) =>
-          sum === null || sum === undefined || !count ? null : Math.round((sum / count) * 10) / 10;
-        const entry = {
-          provider,
-          total,
-          inbox,
-          spam: places.spam ?? 0,
-          promotions: places.promotions ?? 0,
-          other: places.other ?? 0,
-          inboxRate: percent(inbox, total),
-          spf: tally(spf, provider),
-          dkim: tally(dkim, provider),
-          dmarc: tally(dmarc, provider),
-          averageSpamScore: mean(score?.spamScoreSum, score?.scored),
-          averageScl: mean(score?.sclSum, score?.sclCount),
-          averageBcl: mean(score?.bclSum, score?.bclCount),
-        };
-        const name = PROVIDER_NAMES[provider] ?? provider;
-        const summary = `${name}: SPF ${mostCommon(entry.spf)}, DKIM ${mostCommon(entry.dkim)}, DMARC ${mostCommon(entry.dmarc)}, ${entry.inboxRate} % inbox`;
-        return { ...entry, summary };
-      });
-      byProvider.sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider));
-
       const domain = mailbox.email.slice(mailbox.email.lastIndexOf('@') + 1);
-      const problems: VerdictProblem[] = [];
-      const checks: Array<[VerdictProblem['code'], string, 'spf' | 'dkim' | 'dmarc']> = [
-        ['spf_fail', 'SPF', 'spf'],
-        ['dkim_fail', 'DKIM', 'dkim'],
-        ['dmarc_fail', 'DMARC', 'dmarc'],
-      ];
-      for (const [code, label, key] of checks) {
-        const failing = byProvider.filter((p) => Object.keys(p[key]).some((result) => FAILING.has(result)));
-        if (failing.length === 0) continue;
-        const failed = failing.reduce(
-          (sum, p) => sum + Object.entries(p[key]).reduce((n, [r, c]) => n + (FAILING.has(r) ? c : 0), 0),
-          0,
-        );
-        const names = failing.map((p) => PROVIDER_NAMES[p.provider] ?? p.provider);
-        problems.push({
-          code,
-          providers: failing.map((p) => p.provider),
-          failed,
-          message: `${failed} of this mailbox's emails failed ${label} at ${names.join(', ')} (as the receivers evaluated it).`,
-          fix: fixFor(code, domain),
-        });
-      }
-      return {
-        mailboxId: mailbox.id,
-        startDate: range.startDate,
-        endDate: range.endDate,
-        total: byProvider.reduce((sum, p) => sum + p.total, 0),
-        byProvider,
-        problems,
-      };
+      const summary = await summarize(db, { workspaceId, senderMailboxId: mailbox.id }, range, [domain]);
+      return { mailboxId: mailbox.id, startDate: range.startDate, endDate: range.endDate, ...summary };
     },
   };
 }

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
 import { PagedTable } from '../components/paged-table.js';
+import { ReceiverVerdicts } from '../components/receiver-verdicts.js';
 import {
   Badge,
   Card,
@@ -370,6 +371,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
           </dl>
         </Card>
       </div>
+      <ReceiverVerdicts mailboxId={m.id} period={period} />
       <InteractionLog mailboxId={m.id} next={m.outlook.summary} />
     </>
   );
