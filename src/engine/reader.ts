@@ -26,6 +26,7 @@ import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, ty
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { receiverVerdict, type Receiver } from '../verdicts/receiver-verdict.js';
 import { insertReceiverVerdict } from '../verdicts/verdicts.repository.js';
+import { clientProfileOf } from './client-profile.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
@@ -206,7 +207,12 @@ async function syncMailbox(
     try {
       const { imap } = await deps.mailboxes.getCredentials(mailboxId);
       server = { host: imap.host, port: imap.port };
-      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
+      session = await (deps.imap ?? openImapSession)(imap, {
+        timeoutMs: deps.settings.imapTimeoutMs,
+        signal,
+        // the owner's mail program, as its own logins would name it
+        clientId: clientProfileOf(mailboxId).imapId,
+      });
       const context: SessionContext = {
         deps,
         mailbox,

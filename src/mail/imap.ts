@@ -186,6 +186,11 @@ export interface ImapOptions {
   timeoutMs?: number;
   /** Aborting it drops the connection at once: every pending and later call fails with kind 'aborted'. */
   signal?: AbortSignal;
+  /**
+   * What the login says about the client (IMAP ID): a mail program's own fields, or null for
+   * `ID NIL`. Default null: never the IMAP library's name, which would mark every login alike.
+   */
+  clientId?: Record<string, string> | null;
 }
 
 export interface ImapSession {
@@ -338,7 +343,11 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
   await withTokenRetry(
     config,
     async (accessToken) => {
-      const client = new ImapFlow({ ...clientOptions(config, endpoint, timeoutMs, accessToken), verifyOnly: true });
+      const client = new ImapFlow({
+        ...clientOptions(config, endpoint, timeoutMs, accessToken),
+        clientInfo: clientInfoOf(null),
+        verifyOnly: true,
+      });
       client.on('error', () => undefined);
       try {
         await withDeadline(client.connect(), timeoutMs, () => {
@@ -362,7 +371,7 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
 
 /** Opens one logged-in connection. Throws MailConnectionError when that fails. */
 export async function openImapSession(config: MailServerConfig, opts: ImapOptions = {}): Promise<ImapSession> {
-  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal, opts.clientId ?? null);
   await session.connect();
   return session;
 }
@@ -410,6 +419,14 @@ function clientOptions(
   };
 }
 
+/**
+ * imapflow's ID fields with its own name, version, vendor and support URL blanked (blank fields
+ * are left out of the command), then the client's: nothing at all gives `ID NIL`.
+ */
+function clientInfoOf(clientId: Record<string, string> | null): ImapFlowOptions['clientInfo'] {
+  return { name: '', version: '', vendor: '', 'support-url': '', ...(clientId ?? {}) };
+}
+
 class Session implements ImapSession {
   private client: ImapFlow | null = null;
   private connecting: Promise<ImapFlow> | null = null;
@@ -419,10 +436,18 @@ class Session implements ImapSession {
   private readonly timeoutMs: number;
   private readonly signal: AbortSignal | undefined;
 
-  constructor(config: MailServerConfig, timeoutMs: number, signal: AbortSignal | undefined) {
+  private readonly clientId: Record<string, string> | null;
+
+  constructor(
+    config: MailServerConfig,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    clientId: Record<string, string> | null,
+  ) {
     this.config = config;
     this.timeoutMs = timeoutMs;
     this.signal = signal;
+    this.clientId = clientId;
   }
 
   /** Gives `client`'s call up when the session's signal fires: the socket goes, the call fails at once. */
@@ -460,7 +485,10 @@ class Session implements ImapSession {
   }
 
   private async login(endpoint: ResolvedEndpoint, accessToken: string | undefined): Promise<ImapFlow> {
-    const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs, accessToken));
+    const client = new ImapFlow({
+      ...clientOptions(this.config, endpoint, this.timeoutMs, accessToken),
+      clientInfo: clientInfoOf(this.clientId),
+    });
     client.on('error', () => undefined);
     try {
       await withDeadline(

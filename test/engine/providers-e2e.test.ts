@@ -8,12 +8,15 @@
 //   each delivery; dkim-broken.test's mail fails DKIM and DMARC there.
 // The engine finds every email it can identify, records each receiver's verdict, reports failing
 // DKIM/DMARC as a problem to fix, and still files a person's own answer away untouched.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { planDay } from '../../src/engine/planner.js';
+import { clientProfileOf } from '../../src/engine/client-profile.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';
 import { createStackMailbox, proveAll, testEngineDeps } from '../helpers/engine.js';
@@ -208,4 +211,24 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
       expect(await handAnswersInInbox()).toEqual([]);
     },
   );
+
+  it('logs in as its owner’s mail program would, never naming the IMAP library', () => {
+    const log = readFileSync(join(stack.dir, 'log/dovecot.log'), 'utf8');
+    const announced = log.split('\n').filter((line) => line.includes('ID sent:'));
+    const logins = log.split('\n').filter((line) => line.includes('Login: user='));
+    expect(logins.length).toBeGreaterThan(10);
+    expect(log.toLowerCase()).not.toContain('imapflow');
+    expect(log).not.toContain('Postal Systems');
+    // what is announced is a mail program's own name, or nothing (ID NIL)
+    for (const line of announced) expect(line, line).toMatch(/ID sent: name=(Thunderbird|Mac OS X Mail), version=/);
+    // each mailbox's program, as drawn for it: Thunderbird's owners log in as Thunderbird
+    // the login line names the user, the ID line before it only the session
+    const session = (line: string) => /session=<([^>]+)>/.exec(line)?.[1];
+    const userOf = new Map(logins.map((line) => [session(line), /user=<([^>]*)>/.exec(line)?.[1]]));
+    for (const [email, id] of ids) {
+      const profile = clientProfileOf(id);
+      const named = announced.some((line) => userOf.get(session(line)) === email);
+      expect(named, `${email} (${profile.name})`).toBe(profile.imapId !== null);
+    }
+  });
 });
