@@ -7,7 +7,17 @@ import tseslint from 'typescript-eslint';
  * folder is matched as a path segment. Tests beside the code are outside the layers.
  */
 const folder = (...names) => `(^|/)(${names.join('|')})/`;
-const DOMAIN = ['accounts', 'templates', 'workspaces', 'mailboxes', 'interactions', 'stats', 'engine', 'dashboard'];
+const DOMAIN = [
+  'accounts',
+  'templates',
+  'workspaces',
+  'mailboxes',
+  'interactions',
+  'stats',
+  'verdicts',
+  'engine',
+  'dashboard',
+];
 const NO_TEST_CODE = { regex: '^(\\.\\./)+(test|bench)/', message: 'Code under src/ never imports test/ or bench/.' };
 
 /** Browser code reaches the server only for schemas and pure constants (anything else as a type). */
@@ -22,7 +32,7 @@ const BROWSER = [
   },
   {
     regex:
-      '^(\\.\\./)+(http|templates|workspaces|mailboxes|interactions|stats)/(?!.*\\.schemas\\.js$)(?!warmup-settings\\.js$)(?!render\\.js$)',
+      '^(\\.\\./)+(http|templates|workspaces|mailboxes|interactions|stats|verdicts)/(?!.*\\.schemas\\.js$)(?!warmup-settings\\.js$)(?!render\\.js$)',
     allowTypeImports: true,
     message: 'Browser code imports only *.schemas.ts and pure constant modules of the server (others as types).',
   },
@@ -78,11 +88,11 @@ export const layering = [
   ),
   layer(
     'features',
-    ['src/interactions/**', 'src/mailboxes/**', 'src/stats/**'],
+    ['src/interactions/**', 'src/mailboxes/**', 'src/stats/**', 'src/verdicts/**'],
     [
       {
         regex: folder('engine', 'dashboard'),
-        message: 'interactions/, mailboxes/ and stats/ never import the engine.',
+        message: 'interactions/, mailboxes/, stats/ and verdicts/ never import the engine.',
       },
     ],
   ),

@@ -29,6 +29,7 @@ import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
+import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 import {
   accountRoutes,
@@ -269,6 +270,7 @@ export async function buildApp({
       await api.register(mailboxesRoutes(services.mailboxes), { prefix: '/mailboxes' });
       await api.register(mailboxStatsRoutes(services.stats), { prefix: '/mailboxes' });
       await api.register(mailboxChecksRoutes(services.checks), { prefix: '/mailboxes' });
+      await api.register(mailboxVerdictsRoutes(services.verdicts), { prefix: '/mailboxes' });
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });

@@ -16,6 +16,7 @@ import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
+import { createVerdictsService } from './verdicts/verdicts.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -92,7 +93,8 @@ export function createServices({
   });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
-  return { accounts, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
+  const verdicts = createVerdictsService({ db, clock });
+  return { accounts, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks, verdicts };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -22,6 +22,7 @@ import type {
   ExportRow,
   MailboxStats,
   PeriodQuery,
+  Placement,
   Rates,
   Reputation,
   Totals,
@@ -29,6 +30,7 @@ import type {
 import type { Preview, Template, TemplateFields, TemplateListQuery } from '../templates/templates.schemas.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/webhooks.schemas.js';
 import type { BlocklistListing, DnsCheck, MailboxChecks } from '../checks/checks.schemas.js';
+import type { MailboxVerdicts } from '../verdicts/verdicts.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
@@ -56,9 +58,11 @@ export type {
   MailboxPatch,
   MailboxStats,
   MailboxStatus,
+  MailboxVerdicts,
   OAuthProviderId,
   Pagination,
   PeriodQuery,
+  Placement,
   Preview,
   ProviderPreset,
   Rates,
@@ -392,6 +396,12 @@ export const api = {
     json<{ blocklists: BlocklistListing[] }>('GET', `/mailboxes/${encodeURIComponent(id)}/blocklists`).then(
       (r) => r.blocklists,
     ),
+  placement: (period: PeriodQuery) =>
+    json<{ placement: Placement }>('GET', '/stats/placement', { query: period }).then((r) => r.placement),
+  mailboxVerdicts: (id: string, period: PeriodQuery) =>
+    json<{ verdicts: MailboxVerdicts }>('GET', `/mailboxes/${encodeURIComponent(id)}/verdicts`, {
+      query: period,
+    }).then((r) => r.verdicts),
   interactions: (id: string, query: { page?: number; limit?: number; type?: string }) =>
     json<{ interactions: Interaction[]; pagination: Pagination }>(
       'GET',

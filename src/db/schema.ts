@@ -343,6 +343,27 @@ export interface BlocklistResultsTable {
   checked_at: string;
 }
 
+/** What the receiving provider thought of one warmup email it received (see verdicts/receiver-verdict.ts). */
+export interface ReceiverVerdictsTable {
+  warmup_message_id: string;
+  sender_mailbox_id: string;
+  recipient_mailbox_id: string;
+  /** The receiving mailbox's provider when the message was found (gmail, outlook, yahoo, …). */
+  receiver_provider: string;
+  /** message-id, original-message-id or thread. */
+  identified_by: string;
+  placement: string;
+  authserv_id: string | null;
+  spf: string | null;
+  dkim: string | null;
+  dmarc: string | null;
+  arc: string | null;
+  scl: number | null;
+  bcl: number | null;
+  spam_score: number | null;
+  found_at: string;
+}
+
 /** How far the reader scanned a mailbox's folder for delivery reports: each is downloaded once. */
 export interface MailScanMarksTable {
   mailbox_id: string;
@@ -433,6 +454,7 @@ export interface Database {
   sessions: SessionsTable;
   invites: InvitesTable;
   installation: InstallationTable;
+  receiver_verdicts: ReceiverVerdictsTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;

@@ -76,6 +76,36 @@ export async function knownMessageIds(db: Kysely<Database>, messageIds: readonly
   return known;
 }
 
+/** A warmup reply sent in answer to one of the messages asked about. */
+export interface KnownReply {
+  parentMessageId: string;
+  fromEmail: string;
+  sentAt: string | null;
+}
+
+/** The warmup replies to these messages from these senders (a few per message at most). */
+export async function knownReplies(
+  db: Kysely<Database>,
+  answers: ReadonlyArray<{ parentMessageId: string | undefined; from: string }>,
+): Promise<KnownReply[]> {
+  const parents = [...new Set(answers.flatMap((a) => (a.parentMessageId ? [a.parentMessageId] : [])))];
+  const replies: KnownReply[] = [];
+  for (let i = 0; i < parents.length; i += 500) {
+    const rows = await db
+      .selectFrom('warmup_messages as w')
+      .innerJoin('mailboxes as m', 'm.id', 'w.sender_mailbox_id')
+      .select(['w.parent_message_id', 'm.email', 'w.sent_at'])
+      .where('w.parent_message_id', 'in', parents.slice(i, i + 500))
+      .execute();
+    for (const row of rows) {
+      if (row.parent_message_id) {
+        replies.push({ parentMessageId: row.parent_message_id, fromEmail: row.email, sentAt: row.sent_at });
+      }
+    }
+  }
+  return replies;
+}
+
 /** Notes an automatic reply of the mailbox at `at`; resolves to when the one before was seen (null: none). */
 export async function recordAutoReply(
   db: Kysely<Database>,

@@ -12,11 +12,13 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import { WARMUP_FOLDER, type ImapSession } from '../mail/imap.js';
+import { THREAD_DATE_TOLERANCE_MS, WARMUP_FOLDER, type FoundAnswer, type ImapSession } from '../mail/imap.js';
 import { answersAutomatically, receivesAgainAt } from '../mailboxes/auto-reply-rule.js';
 import {
   claimWarmupFolderPrune,
   knownMessageIds,
+  knownReplies,
+  type KnownReply,
   listSentSince,
   noteAnswersScanned,
   recordAutoReply,
@@ -94,10 +96,17 @@ export async function fileAnswers(
   if (answers.length === 0) return summary;
   const ours = await knownMessageIds(
     db,
-    answers.map((a) => a.messageId),
+    answers.flatMap((a) => [a.messageId, ...a.originalMessageIds]),
+  );
+  const ourReplies = await knownReplies(
+    db,
+    answers.map((a) => ({ parentMessageId: a.answers[0], from: a.from })),
   );
   for (const answer of answers) {
-    if (answer.messageId && ours.has(answer.messageId)) continue; // warmup mail itself: the reader's
+    // warmup mail itself, the reader's: by its Message-ID, the one a provider kept when it renamed
+    // it, or (renamed with nothing kept) as the warmup reply to that message from that sender, sent then
+    if ([answer.messageId, ...answer.originalMessageIds].some((id) => id && ours.has(id))) continue;
+    if (isOurReply(answer, ourReplies)) continue;
     try {
       await session.move(answer.folder, answer.uid, await context.warmupPath());
     } catch (err) {
@@ -120,6 +129,19 @@ export async function fileAnswers(
     }
   }
   return summary;
+}
+
+/** Whether an answer is one of our warmup replies, renamed by the sender's provider (see ThreadHint). */
+function isOurReply(answer: FoundAnswer, replies: KnownReply[]): boolean {
+  if (answer.date === null) return false;
+  const at = answer.date.getTime();
+  return replies.some(
+    (reply) =>
+      reply.parentMessageId === answer.answers[0] &&
+      reply.fromEmail.toLowerCase() === answer.from.toLowerCase() &&
+      reply.sentAt !== null &&
+      Math.abs(new Date(reply.sentAt).getTime() - at) <= THREAD_DATE_TOLERANCE_MS,
+  );
 }
 
 /**

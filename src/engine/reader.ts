@@ -23,8 +23,11 @@ import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnecti
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { noteSenderEvidence } from './sender-evidence.js';
-import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession } from '../mail/imap.js';
+import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, type ThreadHint } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { receiverVerdict, type Receiver } from '../verdicts/receiver-verdict.js';
+import { insertReceiverVerdict } from '../verdicts/verdicts.repository.js';
+import { clientProfileOf } from './client-profile.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
@@ -205,7 +208,12 @@ async function syncMailbox(
     try {
       const { imap } = await deps.mailboxes.getCredentials(mailboxId);
       server = { host: imap.host, port: imap.port };
-      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
+      session = await (deps.imap ?? openImapSession)(imap, {
+        timeoutMs: deps.settings.imapTimeoutMs,
+        signal,
+        // the owner's mail program, as its own logins would name it
+        clientId: clientProfileOf(mailboxId).imapId,
+      });
       const context: SessionContext = {
         deps,
         mailbox,
@@ -338,6 +346,7 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
   const found = await session.findMessages([...byMessageId.keys(), ...finished], {
     includeFolders: [WARMUP_FOLDER],
     everyCopy: true,
+    threads: threadHintsOf(pending),
   });
   const seen = new Set<string>();
   const copies: FoundMessage[] = [];
@@ -371,6 +380,25 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
     if (byMessageId.get(copy.messageId)?.engaged_at === null) continue;
     await fileSecondCopy(context, copy);
   }
+}
+
+/**
+ * Replies may reach the mailbox under a Message-ID their sender's provider gave them, keeping
+ * nothing of ours: they are also known by the message they answer, their sender and their Date.
+ */
+function threadHintsOf(pending: PendingMessageRow[]): ThreadHint[] {
+  return pending.flatMap((row) =>
+    row.parent_message_id && row.sent_at
+      ? [
+          {
+            messageId: row.message_id,
+            parentMessageId: row.parent_message_id,
+            from: row.sender_email,
+            sentAt: new Date(row.sent_at),
+          },
+        ]
+      : [],
+  );
 }
 
 function isWarmupFolder(folder: string): boolean {
@@ -412,6 +440,16 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
     if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan }))) return false;
+    await insertReceiverVerdict(trx, {
+      warmupMessageId: row.id,
+      senderMailboxId: row.sender_mailbox_id,
+      recipientMailboxId: mailbox.id,
+      receiverProvider: mailbox.provider,
+      identifiedBy: message.identifiedBy ?? 'message-id',
+      placement,
+      foundAt: now,
+      verdict: receiverVerdict(message.receiverHeaders ?? [], receiverOf(mailbox)),
+    });
     return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
   });
   row.found_at = now.toISOString();
@@ -431,6 +469,18 @@ async function noteEvidence(context: SessionContext, row: PendingMessageRow, mes
   } catch (err) {
     context.log.warn({ err, messageId: row.message_id }, 'could not note what the headers say about the sender');
   }
+}
+
+/** The receiving mailbox, as the judge of whose Authentication-Results are its provider's own. */
+function receiverOf(mailbox: MailboxRow): Receiver {
+  let imapHost = '';
+  try {
+    const imap = JSON.parse(mailbox.imap) as { host?: unknown };
+    if (typeof imap.host === 'string') imapHost = imap.host;
+  } catch {
+    // no host: only the provider and the mailbox's domain name the receiver
+  }
+  return { provider: mailbox.provider, email: mailbox.email, imapHost };
 }
 
 function interactionOf(

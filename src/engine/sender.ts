@@ -377,6 +377,8 @@ export function outgoingMail(input: {
   messageId: string;
   content: RenderedMessage;
   date: Date;
+  /** The sender's zone: its Date carries that local time and offset, as its mail client's would. */
+  timeZone?: string;
   inReplyTo?: string;
   references?: string[];
 }): OutgoingMail {
@@ -389,6 +391,7 @@ export function outgoingMail(input: {
     messageId: input.messageId,
     date: input.date,
   };
+  if (input.timeZone) mail.timeZone = input.timeZone;
   if (input.inReplyTo) mail.inReplyTo = input.inReplyTo;
   if (input.references?.length) mail.references = input.references;
   return mail;
@@ -465,7 +468,15 @@ async function prepareMail(
       html: stored.body_html ?? composed.html,
     };
   }
-  return outgoingMail({ sender: senderParty, recipient, messageId: row.message_id, content, date: now, ...threading });
+  return outgoingMail({
+    sender: senderParty,
+    recipient,
+    messageId: row.message_id,
+    content,
+    date: now,
+    timeZone: validTimeZone(parseWarmupSettings(sender.warmup).timezone),
+    ...threading,
+  });
 }
 
 /** The thread's Message-IDs from its first message down to the parent, for `References`. */

@@ -32,6 +32,7 @@ import {
   headerBlock,
   headerFields,
   MAX_HEADER_CHARS,
+  type HeaderField,
 } from './headers.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 
@@ -68,7 +69,56 @@ export interface FoundMessage {
   references?: string[];
   /** Its `DKIM-Signature` and `Received` fields as a header block (bounded), for engine/sender-evidence.ts. */
   deliveryHeaders?: string;
+  /**
+   * How it was recognised: its own Message-ID, the original one a provider kept when it rewrote
+   * it (Outlook.com's X-Microsoft-Original-Message-ID), or its thread headers (a reply whose
+   * Message-ID was rewritten with nothing kept).
+   */
+  identifiedBy?: 'message-id' | 'original-message-id' | 'thread';
+  /** What the receiving side wrote about it (Authentication-Results, spam reports), unparsed. */
+  receiverHeaders?: HeaderField[];
 }
+
+/**
+ * A reply of ours that a provider may have given a new Message-ID, keeping nothing of the old one:
+ * recognised as the message that answers `parentMessageId`, from `from`, with our own `Date`.
+ */
+export interface ThreadHint {
+  /** Our Message-ID of the reply (what the result reports, as the caller passed it). */
+  messageId: string;
+  parentMessageId: string;
+  /** The sender's address. */
+  from: string;
+  /** When we sent it: a person's own answer in the same thread carries another Date. */
+  sentAt: Date;
+}
+
+/**
+ * A reply found by its thread headers carries the Date we gave it (the sender writes the time it
+ * records as sent): seconds apart at most, while a person's own answer in the thread is written later.
+ */
+export const THREAD_DATE_TOLERANCE_MS = 2 * 60_000;
+
+/** Header fields where receiving servers state their verdict on a message. */
+export const RECEIVER_HEADER_NAMES = [
+  'authentication-results',
+  'arc-authentication-results',
+  'x-forefront-antispam-report',
+  'x-ms-exchange-organization-scl',
+  'x-microsoft-antispam',
+  'x-spam-status',
+  'x-spam-score',
+] as const;
+
+/** Header fields fetched with every message found: identification, thread, the sender's evidence and the receiver's verdicts. */
+const FOUND_HEADER_NAMES = [
+  'references',
+  'x-microsoft-original-message-id',
+  // what the receiver saw of the sender: its DKIM selector and sending addresses (engine/sender-evidence.ts)
+  'dkim-signature',
+  'received',
+  ...RECEIVER_HEADER_NAMES,
+];
 
 export interface FoundBounce {
   /** Our Message-ID (as the caller passed it) that the delivery report names. */
@@ -99,6 +149,13 @@ export interface FoundAnswer {
   uid: number;
   /** Its own Message-ID, with angle brackets ('' when it has none). */
   messageId: string;
+  /**
+   * The Message-IDs it had before a provider rewrote it (X-Microsoft-Original-Message-ID), with
+   * angle brackets: a warmup reply of ours that Outlook.com renamed is still ours.
+   */
+  originalMessageIds: string[];
+  /** Its Date, when it has a readable one (a reply of ours renamed with nothing kept is known by it). */
+  date: Date | null;
   /** Which of our Message-IDs (as the caller passed them) it names, In-Reply-To first. */
   answers: string[];
   /** Sender address. */
@@ -126,6 +183,11 @@ export interface FindMessagesOptions {
    * the first; the search still stops at that folder, so it costs no extra round trip.
    */
   everyCopy?: boolean;
+  /**
+   * Replies that may have lost their Message-ID on the way: also looked for by the message they
+   * answer (In-Reply-To), their sender and their Date. Their `messageId` need not be in `messageIds`.
+   */
+  threads?: ThreadHint[];
 }
 
 export interface ImapOptions {
@@ -133,6 +195,11 @@ export interface ImapOptions {
   timeoutMs?: number;
   /** Aborting it drops the connection at once: every pending and later call fails with kind 'aborted'. */
   signal?: AbortSignal;
+  /**
+   * What the login says about the client (IMAP ID): a mail program's own fields, or null for
+   * `ID NIL`. Default null: never the IMAP library's name, which would mark every login alike.
+   */
+  clientId?: Record<string, string> | null;
 }
 
 export interface ImapSession {
@@ -285,7 +352,11 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
   await withTokenRetry(
     config,
     async (accessToken) => {
-      const client = new ImapFlow({ ...clientOptions(config, endpoint, timeoutMs, accessToken), verifyOnly: true });
+      const client = new ImapFlow({
+        ...clientOptions(config, endpoint, timeoutMs, accessToken),
+        clientInfo: clientInfoOf(null),
+        verifyOnly: true,
+      });
       client.on('error', () => undefined);
       try {
         await withDeadline(client.connect(), timeoutMs, () => {
@@ -309,7 +380,7 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
 
 /** Opens one logged-in connection. Throws MailConnectionError when that fails. */
 export async function openImapSession(config: MailServerConfig, opts: ImapOptions = {}): Promise<ImapSession> {
-  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+  const session = new Session(config, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal, opts.clientId ?? null);
   await session.connect();
   return session;
 }
@@ -357,6 +428,14 @@ function clientOptions(
   };
 }
 
+/**
+ * imapflow's ID fields with its own name, version, vendor and support URL blanked (blank fields
+ * are left out of the command), then the client's: nothing at all gives `ID NIL`.
+ */
+function clientInfoOf(clientId: Record<string, string> | null): ImapFlowOptions['clientInfo'] {
+  return { name: '', version: '', vendor: '', 'support-url': '', ...(clientId ?? {}) };
+}
+
 class Session implements ImapSession {
   private client: ImapFlow | null = null;
   private connecting: Promise<ImapFlow> | null = null;
@@ -366,10 +445,18 @@ class Session implements ImapSession {
   private readonly timeoutMs: number;
   private readonly signal: AbortSignal | undefined;
 
-  constructor(config: MailServerConfig, timeoutMs: number, signal: AbortSignal | undefined) {
+  private readonly clientId: Record<string, string> | null;
+
+  constructor(
+    config: MailServerConfig,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    clientId: Record<string, string> | null,
+  ) {
     this.config = config;
     this.timeoutMs = timeoutMs;
     this.signal = signal;
+    this.clientId = clientId;
   }
 
   /** Gives `client`'s call up when the session's signal fires: the socket goes, the call fails at once. */
@@ -407,7 +494,10 @@ class Session implements ImapSession {
   }
 
   private async login(endpoint: ResolvedEndpoint, accessToken: string | undefined): Promise<ImapFlow> {
-    const client = new ImapFlow(clientOptions(this.config, endpoint, this.timeoutMs, accessToken));
+    const client = new ImapFlow({
+      ...clientOptions(this.config, endpoint, this.timeoutMs, accessToken),
+      clientInfo: clientInfoOf(this.clientId),
+    });
     client.on('error', () => undefined);
     try {
       await withDeadline(
@@ -494,6 +584,15 @@ class Session implements ImapSession {
       const norm = normalizeMessageId(id);
       if (norm && !remaining.has(norm)) remaining.set(norm, id);
     }
+    // replies that may have lost their Message-ID, by the Message-ID they answer
+    const byParent = new Map<string, Array<ThreadHint & { norm: string }>>();
+    for (const hint of opts.threads ?? []) {
+      const norm = normalizeMessageId(hint.messageId);
+      const parent = normalizeMessageId(hint.parentMessageId);
+      if (!norm || !parent) continue;
+      if (!remaining.has(norm)) remaining.set(norm, hint.messageId);
+      byParent.set(parent, [...(byParent.get(parent) ?? []), { ...hint, norm }]);
+    }
     if (remaining.size === 0) return [];
 
     const all = await this.cachedFolders();
@@ -527,34 +626,34 @@ class Session implements ImapSession {
         folder.path,
         async (client) => {
           if (client.mailbox && client.mailbox.exists === 0) return;
-          const ids = [...remaining.keys()];
           // found in this folder: further copies here are reported too (everyCopy), not elsewhere
           const foundHere = new Map<string, string>();
-          for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
-            const batch = ids.slice(i, i + SEARCH_BATCH);
+          const searches = searchesFor(
+            [...remaining.keys()],
+            [...byParent.keys()].filter((parent) => byParent.get(parent)!.some((h) => remaining.has(h.norm))),
+          );
+          const seenUids = new Set<number>();
+          for (const terms of searches) {
             // a \Deleted message is the owner's to expunge (or our own copy left behind by a move)
-            const query = {
-              deleted: false,
-              or: batch.map((id) => ({ header: { 'message-id': id } })),
-              ...(opts.since ? { since: opts.since } : {}),
-            };
-            const uids = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
-            if (!uids || uids.length === 0) continue;
+            const query = { deleted: false, or: terms, ...(opts.since ? { since: opts.since } : {}) };
+            const hits = await this.step('SEARCH', client, () => client.search(query, { uid: true }));
+            const uids = (hits || []).filter((uid) => !seenUids.has(uid));
+            for (const uid of uids) seenUids.add(uid);
+            if (uids.length === 0) continue;
             const messages = await this.step('FETCH', client, () =>
               client.fetchAll(
                 uids.join(','),
-                { uid: true, flags: true, envelope: true, headers: ['references', 'dkim-signature', 'received'] },
+                { uid: true, flags: true, envelope: true, headers: FOUND_HEADER_NAMES },
                 { uid: true },
               ),
             );
             for (const msg of messages) {
-              const norm = normalizeMessageId(msg.envelope?.messageId ?? '');
-              const copy = opts.everyCopy ? foundHere.get(norm) : undefined;
-              const original = remaining.get(norm) ?? copy;
-              if (original === undefined) continue; // a substring hit on another id (or a second copy)
-              remaining.delete(norm);
-              foundHere.set(norm, original);
-              found.push(toFoundMessage(msg, original, folder));
+              const fields = msg.headers ? headerFields(msg.headers.toString('latin1').slice(0, MAX_HEADER_CHARS)) : [];
+              const match = identify(msg, fields, remaining, byParent, opts.everyCopy ? foundHere : undefined);
+              if (!match) continue; // a substring hit on another id (or a second copy)
+              remaining.delete(match.norm);
+              foundHere.set(match.norm, match.original);
+              found.push(toFoundMessage(msg, match.original, folder, fields, match.by));
             }
           }
         },
@@ -770,11 +869,16 @@ class Session implements ImapSession {
             // SEARCH HEADER matches substrings: only a real In-Reply-To/References counts
             if (named.length === 0) continue;
             const ownId = normalizeMessageId(msg.envelope?.messageId ?? '');
+            const date = msg.envelope?.date ? new Date(msg.envelope.date) : null;
             answers.push({
               folder: folder.path,
               role: folder.role,
               uid: msg.uid,
               messageId: ownId ? `<${ownId}>` : '',
+              originalMessageIds: fieldValues(fields, 'x-microsoft-original-message-id')
+                .flatMap(angleTokens)
+                .map((token) => `<${normalizeMessageId(token)}>`),
+              date: date && Number.isFinite(date.getTime()) ? date : null,
               answers: named,
               from: msg.envelope?.from?.[0]?.address ?? '',
               automatic: automaticReplySign(fields, msg.envelope?.subject),
@@ -847,7 +951,73 @@ function hasFlag(flags: Set<string>, flag: string): boolean {
 /** Header text kept per found message: DKIM signatures and a relay path fit many times over. */
 const MAX_DELIVERY_HEADER_CHARS = 32 * 1024;
 
-function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: FolderInfo): FoundMessage {
+/**
+ * The SEARCHes that find our messages in one folder, each one OR tree of at most SEARCH_BATCH
+ * ids: by Message-ID or the original one a provider kept (X-Microsoft-Original-Message-ID), and
+ * replies by the Message-ID they answer.
+ */
+function searchesFor(ids: string[], parents: string[]): SearchObject[][] {
+  const searches: SearchObject[][] = [];
+  for (let i = 0; i < ids.length; i += SEARCH_BATCH) {
+    searches.push(
+      ids
+        .slice(i, i + SEARCH_BATCH)
+        .flatMap((id): SearchObject[] => [
+          { header: { 'message-id': id } },
+          { header: { 'x-microsoft-original-message-id': id } },
+        ]),
+    );
+  }
+  for (let i = 0; i < parents.length; i += SEARCH_BATCH) {
+    searches.push(parents.slice(i, i + SEARCH_BATCH).map((id): SearchObject => ({ header: { 'in-reply-to': id } })));
+  }
+  return searches;
+}
+
+/**
+ * Which of the messages looked for this one is (SEARCH HEADER matches substrings): its own
+ * Message-ID, else the original one a provider kept, else — for a reply whose Message-ID was
+ * replaced — the message it answers, from our sender, dated when we sent it. A further copy of a
+ * message found in this folder counts when `foundHere` is given.
+ */
+function identify(
+  msg: FetchMessageObject,
+  fields: HeaderField[],
+  remaining: Map<string, string>,
+  byParent: Map<string, Array<ThreadHint & { norm: string }>>,
+  foundHere: Map<string, string> | undefined,
+): { norm: string; original: string; by: NonNullable<FoundMessage['identifiedBy']> } | undefined {
+  const lookup = (norm: string): string | undefined => remaining.get(norm) ?? foundHere?.get(norm);
+  const own = normalizeMessageId(msg.envelope?.messageId ?? '');
+  const ownOriginal = own ? lookup(own) : undefined;
+  if (ownOriginal !== undefined) return { norm: own, original: ownOriginal, by: 'message-id' };
+  for (const value of fieldValues(fields, 'x-microsoft-original-message-id')) {
+    for (const token of angleTokens(value)) {
+      const norm = normalizeMessageId(token);
+      const original = lookup(norm);
+      if (original !== undefined) return { norm, original, by: 'original-message-id' };
+    }
+  }
+  const parent = normalizeMessageId(msg.envelope?.inReplyTo ?? '');
+  const from = (msg.envelope?.from?.[0]?.address ?? '').toLowerCase();
+  const date = msg.envelope?.date ? new Date(msg.envelope.date).getTime() : NaN;
+  for (const hint of (parent && byParent.get(parent)) || []) {
+    if (hint.from.toLowerCase() !== from || !(Math.abs(date - hint.sentAt.getTime()) <= THREAD_DATE_TOLERANCE_MS)) {
+      continue;
+    }
+    const original = lookup(hint.norm);
+    if (original !== undefined) return { norm: hint.norm, original, by: 'thread' };
+  }
+  return undefined;
+}
+
+function toFoundMessage(
+  msg: FetchMessageObject,
+  messageId: string,
+  folder: FolderInfo,
+  fields: HeaderField[] = [],
+  identifiedBy: FoundMessage['identifiedBy'] = 'message-id',
+): FoundMessage {
   const flags = msg.flags ?? new Set<string>();
   const envelope = msg.envelope;
   const found: FoundMessage = {
@@ -861,10 +1031,16 @@ function toFoundMessage(msg: FetchMessageObject, messageId: string, folder: Fold
     subject: envelope?.subject ?? '',
   };
   if (envelope?.inReplyTo) found.inReplyTo = envelope.inReplyTo.trim();
-  const headers = msg.headers?.toString('utf8');
-  const references = headers ? parseReferences(headers) : [];
+  const references = fieldValues(fields, 'references').flatMap(angleTokens);
   if (references.length) found.references = references;
-  if (headers) found.deliveryHeaders = headers.slice(0, MAX_DELIVERY_HEADER_CHARS);
+  found.identifiedBy = identifiedBy;
+  const receiverNames: ReadonlySet<string> = new Set(RECEIVER_HEADER_NAMES);
+  found.receiverHeaders = fields.filter((field) => receiverNames.has(field.name));
+  const delivery = fields
+    .filter((field) => field.name === 'dkim-signature' || field.name === 'received')
+    .map((field) => `${field.name}:${field.value}\r\n`)
+    .join('');
+  if (delivery) found.deliveryHeaders = delivery.slice(0, MAX_DELIVERY_HEADER_CHARS);
   return found;
 }
 

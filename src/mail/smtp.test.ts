@@ -127,6 +127,12 @@ describe('buildRawMessage', () => {
     // what goes over SMTP: CRLF only
     expect(raw.replace(/\r\n/g, '')).not.toContain('\n');
   });
+
+  it('dates the message in the sender’s own zone, with its offset', async () => {
+    const m = message({ date: new Date('2026-11-25T14:03:00Z'), timeZone: 'Asia/Kolkata' });
+    const raw = (await buildRawMessage(m)).toString('utf8');
+    expect(raw.slice(0, raw.indexOf('\r\n\r\n'))).toContain('Date: Wed, 25 Nov 2026 19:33:00 +0530');
+  });
 });
 
 describe('SMTP errors without a real server', () => {

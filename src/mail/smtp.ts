@@ -18,6 +18,7 @@ import {
   type MailServerConfig,
 } from './errors.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
+import { formatDateHeader } from './date-header.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
 
@@ -37,6 +38,8 @@ export interface OutgoingMail {
   inReplyTo?: string;
   references?: string[];
   date?: Date;
+  /** The sender's IANA zone: `Date` is written in its local time and offset (default UTC). */
+  timeZone?: string;
 }
 
 export interface SendResult {
@@ -137,7 +140,7 @@ function toSendMailOptions(message: OutgoingMail): SendMailOptions {
     text: message.text,
     html: message.html,
     messageId: message.messageId,
-    date: message.date ?? new Date(),
+    date: formatDateHeader(message.date ?? new Date(), message.timeZone ?? 'UTC'),
     xMailer: false,
     disableFileAccess: true,
     disableUrlAccess: true,

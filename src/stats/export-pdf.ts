@@ -426,8 +426,8 @@ const CHECK_STATUS: Record<string, string> = {
  * The latest DNS checks of each mailbox (the daily run's): each check's verdict and what was
  * found, and for a failing one what to change. Flows over as many pages as it needs.
  */
-function checksSection(doc: Doc, report: StatsReport, top: number): void {
-  if (report.checks.length === 0) return;
+function checksSection(doc: Doc, report: StatsReport, top: number): number {
+  if (report.checks.length === 0) return top;
   if (top + 120 > BOTTOM) {
     doc.addPage();
     top = MARGIN;
@@ -461,6 +461,66 @@ function checksSection(doc: Doc, report: StatsReport, top: number): void {
     paragraph(line, 12, failing ? FONT.bold : FONT.regular, failing ? COLOR.spam : COLOR.text);
     if (failing && row.fix) paragraph(`How to fix: ${row.fix}`, 24, FONT.regular, COLOR.text);
   }
+  return y;
+}
+
+const PROVIDER_NAMES: Record<string, string> = {
+  gmail: 'Gmail',
+  outlook: 'Outlook',
+  yahoo: 'Yahoo',
+  zoho: 'Zoho',
+  icloud: 'iCloud',
+  fastmail: 'Fastmail',
+  custom: 'Other servers',
+};
+
+/** About what the provider section takes (one line per provider, a problem two). */
+function providerSectionHeight(report: StatsReport): number {
+  const lines = Math.max(1, report.byProvider.length + report.verdicts.byProvider.length);
+  return 50 + 13 * lines + 26 * report.verdicts.problems.length;
+}
+
+/**
+ * Per receiving provider: where its mailboxes filed the warmup mail they received, and what the
+ * receivers said of the mail (SPF/DKIM/DMARC from their own Authentication-Results), with what fails.
+ */
+function providerSection(doc: Doc, report: StatsReport, top: number): number {
+  const lines = [
+    ...report.byProvider.map(
+      (p) =>
+        `${PROVIDER_NAMES[p.provider] ?? p.provider}: ${formatPercent(p.inboxRate)} inbox of ${countOf(p.total, 'email', 'emails')} received (${formatCount(p.spam)} spam, ${formatCount(p.promotions)} promotions, ${formatCount(p.other)} other)`,
+    ),
+  ];
+  const verdicts = report.verdicts.byProvider.map((p) => `${p.summary} (${countOf(p.total, 'email', 'emails')})`);
+  const problems = report.verdicts.problems.map((p) => `${p.message} ${p.fix}`);
+  if (top + Math.min(providerSectionHeight(report), 200) > BOTTOM) {
+    doc.addPage();
+    top = MARGIN;
+  }
+  let y = sectionTitle(
+    doc,
+    'By receiving provider',
+    'Where each provider filed the warmup mail its mailboxes received, and SPF, DKIM and DMARC as the receivers evaluated the mail sent.',
+    top + 12,
+  );
+  const write = (text: string, color: string, font = FONT.regular) => {
+    const height = doc.font(font).fontSize(8.5).heightOfString(text, { width: CONTENT_WIDTH });
+    if (y + height > BOTTOM) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    doc.fillColor(color).text(text, MARGIN, y, { width: CONTENT_WIDTH });
+    y += height + 4;
+  };
+  if (lines.length === 0 && verdicts.length === 0) {
+    write('No warmup mail was found by a receiver in this period yet.', COLOR.faint);
+    return y;
+  }
+  for (const line of lines) write(line, COLOR.text);
+  if (verdicts.length > 0) y += 4;
+  for (const line of verdicts) write(line, COLOR.text);
+  for (const line of problems) write(line, COLOR.spam, FONT.bold);
+  return y;
 }
 
 function footers(doc: Doc, report: StatsReport): void {
@@ -521,7 +581,7 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
   });
   // A short table that would sit alone on a second page fits under smaller charts instead.
   const tableHeight = TABLE_TITLE_HEIGHT + ROW_HEIGHT + 2 + Math.max(1, report.mailboxes.length) * ROW_HEIGHT;
-  const room = BOTTOM - y - 2 * CHART_FRAME_HEIGHT - tableHeight;
+  const room = BOTTOM - y - 2 * CHART_FRAME_HEIGHT - tableHeight - providerSectionHeight(report);
   const plotHeight = Math.max(MIN_PLOT_HEIGHT, Math.min(PLOT_HEIGHT, Math.floor(room / 2)));
   const scores = report.daily.map((row) => row.reputation).filter((score): score is number => score !== null);
   part(
@@ -549,6 +609,9 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
       y = MARGIN;
     }
     y = mailboxTable(doc, report, y);
+  });
+  part('Sect', () => {
+    y = providerSection(doc, report, y);
   });
   part('Sect', () => checksSection(doc, report, y));
   root.end();

@@ -6,6 +6,7 @@ import { NotFoundError } from '../http/errors.js';
 import { addDays, eachDay, utcDay } from '../calendar.js';
 import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
+import { verdictSummary, type VerdictSummary } from '../verdicts/verdicts.service.js';
 import {
   byEmail,
   createStatsRepository,
@@ -55,6 +56,36 @@ export interface StatsReport {
   mailboxes: Array<MailboxTotals & { rates: Rates }>;
   /** The latest DNS checks of each mailbox (checks/), as the daily run stored them. */
   checks: MailboxCheckRow[];
+  /** Where each receiving provider's mailboxes found the warmup mail they received. */
+  byProvider: Placement['byProvider'];
+  /** What the receivers thought of the mail (SPF/DKIM/DMARC per receiving provider). */
+  verdicts: VerdictSummary;
+}
+
+/** By the receiving mailbox's provider: where that provider's mailboxes found the mail they received. */
+function placementByProvider(mailboxes: MailboxTotals[]): Placement['byProvider'] {
+  const providers = new Map<
+    string,
+    { provider: string; inbox: number; spam: number; promotions: number; other: number }
+  >();
+  for (const mailbox of mailboxes) {
+    const sum = providers.get(mailbox.provider) ?? {
+      provider: mailbox.provider,
+      inbox: 0,
+      spam: 0,
+      promotions: 0,
+      other: 0,
+    };
+    sum.inbox += mailbox.receivedPlacement.inbox;
+    sum.spam += mailbox.receivedPlacement.spam;
+    sum.promotions += mailbox.receivedPlacement.promotions;
+    sum.other += mailbox.receivedPlacement.other;
+    providers.set(mailbox.provider, sum);
+  }
+  return [...providers.values()]
+    .map((p) => ({ ...p, total: found(p), inboxRate: percent(p.inbox, found(p)) }))
+    .filter((p) => p.total > 0)
+    .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider));
 }
 
 /** One mailbox on one day: an export row, plus the mailbox's status. */
@@ -299,25 +330,6 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         ]);
         const totals = sumTotals(mailboxes);
         const total = found(totals);
-        // By the receiving mailbox's provider: where that provider's mailboxes found the mail they received.
-        const providers = new Map<
-          string,
-          { provider: string; inbox: number; spam: number; promotions: number; other: number }
-        >();
-        for (const mailbox of mailboxes) {
-          const sum = providers.get(mailbox.provider) ?? {
-            provider: mailbox.provider,
-            inbox: 0,
-            spam: 0,
-            promotions: 0,
-            other: 0,
-          };
-          sum.inbox += mailbox.receivedPlacement.inbox;
-          sum.spam += mailbox.receivedPlacement.spam;
-          sum.promotions += mailbox.receivedPlacement.promotions;
-          sum.other += mailbox.receivedPlacement.other;
-          providers.set(mailbox.provider, sum);
-        }
         return {
           ...range,
           total,
@@ -327,10 +339,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           other: totals.other,
           inboxRate: percent(totals.inbox, total),
           spamRate: percent(totals.spam, total),
-          byProvider: [...providers.values()]
-            .map((p) => ({ ...p, total: found(p), inboxRate: percent(p.inbox, found(p)) }))
-            .filter((p) => p.total > 0)
-            .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider)),
+          byProvider: placementByProvider(mailboxes),
           byMailbox: mailboxes.map((m) => ({
             mailboxId: m.mailboxId,
             email: m.email,
@@ -376,11 +385,12 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes, checks] = await Promise.all([
+      const [name, series, mailboxes, checks, verdicts] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
         repository.latestChecks(workspaceId, mailboxId),
+        verdictSummary(db, workspaceId, range, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -392,6 +402,8 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         daily: series.daily,
         mailboxes: mailboxes.map((m) => ({ ...m, rates: ratesOf(m) })),
         checks,
+        byProvider: placementByProvider(mailboxes),
+        verdicts,
       };
     },
 

@@ -83,6 +83,7 @@ describe('GET /openapi.json', () => {
         'GET /api/mailboxes/{id}/checks getMailboxChecks',
         'GET /api/mailboxes/{id}/blocklists getMailboxBlocklists',
         'PUT /api/mailboxes/{id}/dkim-selector setMailboxDkimSelector',
+        'GET /api/mailboxes/{id}/verdicts getMailboxVerdicts',
         'GET /api/webhooks listWebhooks',
         'POST /api/webhooks createWebhook',
         'GET /api/webhooks/{id} getWebhook',

@@ -37,6 +37,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/mailboxes/{id}/stats': 'viewer',
   'GET /api/mailboxes/{id}/checks': 'viewer',
   'GET /api/mailboxes/{id}/blocklists': 'viewer',
+  'GET /api/mailboxes/{id}/verdicts': 'viewer',
   'GET /api/oauth/providers': 'viewer',
   'GET /api/stats/dashboard': 'viewer',
   'GET /api/stats/analytics': 'viewer',

@@ -50,6 +50,15 @@ export interface StartMailStackOptions {
   vacationRecipients?: string[];
   /** What IMAP announces after login instead of Dovecot's own list (e.g. without MOVE and UIDPLUS). */
   imapCapability?: string;
+  /** Like Outlook.com: mail with a Message-ID on these domains is delivered with a new one, the original in X-Microsoft-Original-Message-ID. */
+  rewriteMessageIdDomains?: string[];
+  /** The same without keeping the original anywhere: only the thread headers name the thread. */
+  replaceMessageIdDomains?: string[];
+  /**
+   * Every delivery gets the receiving domain's own Authentication-Results (authserv-id: the
+   * recipient's domain; these senders' mail with dkim=fail and dmarc=fail) and an X-Spam-Status.
+   */
+  authResults?: { dkimFailSenders?: string[] };
   /** Seconds start.sh waits for every listener; default 20. */
   readyTimeoutSeconds?: number;
 }
@@ -161,6 +170,10 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
     MAILSTACK_VACATION_RECIPIENTS: (opts.vacationRecipients ?? []).join(' '),
     MAILSTACK_IMAP_CAPABILITY: opts.imapCapability ?? '',
     MAILSTACK_READY_TIMEOUT: String(readyTimeout),
+    MAILSTACK_REWRITE_MESSAGE_ID_DOMAINS: (opts.rewriteMessageIdDomains ?? []).join(' '),
+    MAILSTACK_REPLACE_MESSAGE_ID_DOMAINS: (opts.replaceMessageIdDomains ?? []).join(' '),
+    MAILSTACK_AUTH_RESULTS: opts.authResults ? '1' : '',
+    MAILSTACK_DKIM_FAIL_SENDERS: (opts.authResults?.dkimFailSenders ?? []).join(' '),
     ...(opts.oauth2
       ? {
           MAILSTACK_OAUTH2_INTROSPECTION_URL: opts.oauth2.introspectionUrl,

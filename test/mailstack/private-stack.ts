@@ -55,7 +55,16 @@ async function freeBasePort(): Promise<number> {
 export async function startPrivateMailStack(
   name: string,
   users: MailUser[],
-  options: Pick<StartMailStackOptions, 'oauth2' | 'vacationRecipients' | 'imapCapability' | 'junkSenders'> = {},
+  options: Pick<
+    StartMailStackOptions,
+    | 'oauth2'
+    | 'vacationRecipients'
+    | 'imapCapability'
+    | 'junkSenders'
+    | 'rewriteMessageIdDomains'
+    | 'replaceMessageIdDomains'
+    | 'authResults'
+  > = {},
 ): Promise<PrivateMailStack> {
   let stack: MailStack | undefined;
   for (let attempt = 1; !stack; attempt += 1) {

@@ -27,6 +27,16 @@
 #   MAILSTACK_IMAP_CAPABILITY "IMAP4rev1 ...": the capabilities IMAP announces after login
 #                          (Dovecot's imap_capability), e.g. without MOVE and UIDPLUS to play
 #                          an older server; default: Dovecot's own
+#   MAILSTACK_REWRITE_MESSAGE_ID_DOMAINS "o.test": like Outlook.com, the stack gives mail whose
+#                          Message-ID is on one of these domains a new Message-ID on delivery
+#                          and keeps the original in X-Microsoft-Original-Message-ID
+#   MAILSTACK_REPLACE_MESSAGE_ID_DOMAINS "p.test": the same, without keeping the original
+#                          anywhere (only the thread headers still name the thread)
+#   MAILSTACK_AUTH_RESULTS=1  every delivery gets the receiving domain's own
+#                          Authentication-Results (authserv-id = the recipient's domain) and an
+#                          X-Spam-Status, added on top like a receiving server does (Sieve editheader)
+#   MAILSTACK_DKIM_FAIL_SENDERS "a@x.test": with MAILSTACK_AUTH_RESULTS, these senders' mail is
+#                          recorded with dkim=fail and dmarc=fail
 #   MAILSTACK_VMAIL_UID / MAILSTACK_VMAIL_GID  owner of all mail files (default 5000;
 #                          needs no /etc/passwd entry; must not be 0)
 #   MAILSTACK_READY_TIMEOUT seconds to wait for readiness (default 20)
@@ -48,6 +58,10 @@ JUNK_RECIPIENTS="${MAILSTACK_JUNK_RECIPIENTS:-}"
 DISCARD_RECIPIENTS="${MAILSTACK_DISCARD_RECIPIENTS:-}"
 VACATION_RECIPIENTS="${MAILSTACK_VACATION_RECIPIENTS:-}"
 IMAP_CAPABILITY="${MAILSTACK_IMAP_CAPABILITY:-}"
+REWRITE_DOMAINS="${MAILSTACK_REWRITE_MESSAGE_ID_DOMAINS:-}"
+REPLACE_DOMAINS="${MAILSTACK_REPLACE_MESSAGE_ID_DOMAINS:-}"
+AUTH_RESULTS="${MAILSTACK_AUTH_RESULTS:-}"
+DKIM_FAIL_SENDERS="${MAILSTACK_DKIM_FAIL_SENDERS:-}"
 VMAIL_UID="${MAILSTACK_VMAIL_UID:-5000}"
 VMAIL_GID="${MAILSTACK_VMAIL_GID:-5000}"
 READY_TIMEOUT="${MAILSTACK_READY_TIMEOUT:-20}"
@@ -88,7 +102,9 @@ for up in $USERS; do
   case "$pw" in (*[:\"\\]*) die "password of '$u' contains ':', '\"' or '\\'";; esac
 done
 for a in $JUNK_SENDERS; do valid_addr "$a" || die "junk sender '$a' is not user@domain"; done
-for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS $VACATION_RECIPIENTS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
+for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS $VACATION_RECIPIENTS $DKIM_FAIL_SENDERS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
+valid_domain() { [[ "$1" =~ ^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$ ]]; }
+for d in $REWRITE_DOMAINS $REPLACE_DOMAINS; do valid_domain "$d" || die "message-id domain '$d' is not a domain"; done
 case "$IMAP_CAPABILITY" in (*[!A-Za-z0-9=+.\ -]*) die "MAILSTACK_IMAP_CAPABILITY holds a character that is no capability's";; esac
 
 # ---- fresh directory tree --------------------------------------------------
@@ -146,6 +162,23 @@ T="$HOME_DIR/templates"
 render "$T/dovecot.conf.in"      "$DIR/etc/dovecot.conf"
 render "$T/postfix-main.cf.in"   "$DIR/etc/postfix/main.cf"
 render "$T/postfix-master.cf.in" "$DIR/etc/postfix/master.cf"
+# Optional: Message-IDs rewritten on delivery the way Outlook.com does. The cleanup service keeps
+# the original (X-Microsoft-Original-Message-ID, REWRITE domains only); the LMTP client that
+# hands the mail to Dovecot replaces the Message-ID with one on Microsoft's domain that holds
+# no copy of the original as a whole (`local=domain@…`).
+if [ -n "$REWRITE_DOMAINS$REPLACE_DOMAINS" ]; then
+  : > "$DIR/etc/postfix/keep_original_id"; : > "$DIR/etc/postfix/replace_id"
+  for d in $REWRITE_DOMAINS; do
+    e="$(printf '%s' "$d" | sed 's/\./\\./g')"
+    printf '/^Message-ID:[[:space:]]*<([^<>@[:space:]]+)@(%s)>[[:space:]]*$/ PREPEND X-Microsoft-Original-Message-ID: <$1@$2>\n' "$e" >> "$DIR/etc/postfix/keep_original_id"
+  done
+  for d in $REWRITE_DOMAINS $REPLACE_DOMAINS; do
+    e="$(printf '%s' "$d" | sed 's/\./\\./g')"
+    printf '/^Message-ID:[[:space:]]*<([^<>@=[:space:]]+)@(%s)>[[:space:]]*$/ REPLACE Message-ID: <$1=$2@AM9PR07MB7192.eurprd07.prod.outlook.test>\n' "$e" >> "$DIR/etc/postfix/replace_id"
+  done
+  printf 'header_checks = regexp:%s\nlmtp_header_checks = regexp:%s\n' \
+    "$DIR/etc/postfix/keep_original_id" "$DIR/etc/postfix/replace_id" >> "$DIR/etc/postfix/main.cf"
+fi
 # Optional: tokens (XOAUTH2 / OAUTHBEARER) checked at an OAuth server's introspection endpoint,
 # after the password file. Postfix submission offers the mechanisms by itself (SASL via Dovecot).
 if [ -n "${MAILSTACK_OAUTH2_INTROSPECTION_URL:-}" ]; then
@@ -171,6 +204,18 @@ if [ -n "$IMAP_CAPABILITY" ]; then
 fi
 {
   cat "$T/before.sieve"
+  if [ -n "$AUTH_RESULTS" ]; then
+    # The receiving domain's own verdict, on top of the header like a receiving server writes it.
+    printf 'if address :domain :matches "to" "*" { set "receiver" "${1}"; }\n'
+    printf 'if address :domain :matches "from" "*" { set "senderdomain" "${1}"; }\n'
+    printf 'set "dkim" "pass";\n'
+    for a in $DKIM_FAIL_SENDERS; do
+      a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
+      printf 'if address :is "from" "%s" { set "dkim" "fail"; }\n' "$a"
+    done
+    printf 'addheader "X-Spam-Status" "No, score=0.4 required=5.0 tests=ALL_TRUSTED,HTML_MESSAGE autolearn=ham version=3.4.6";\n'
+    printf 'addheader "Authentication-Results" "${receiver}; spf=pass smtp.mailfrom=${senderdomain}; dkim=${dkim} header.d=${senderdomain}; dmarc=${dkim} header.from=${senderdomain}";\n'
+  fi
   for a in $JUNK_SENDERS; do
     a="$(printf '%s' "$a" | tr 'A-Z' 'a-z')"
     printf 'if address :is "from" "%s" {\n  fileinto "Junk";\n  stop;\n}\n' "$a"

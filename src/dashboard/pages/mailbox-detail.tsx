@@ -5,6 +5,7 @@ import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { DnsChecksCard } from '../components/dns-checks.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
 import { PagedTable } from '../components/paged-table.js';
+import { ReceiverVerdicts } from '../components/receiver-verdicts.js';
 import {
   Badge,
   Card,
@@ -381,6 +382,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
         </Card>
       </div>
       <DnsChecksCard mailboxId={m.id} />
+      <ReceiverVerdicts mailboxId={m.id} period={period} />
       <InteractionLog mailboxId={m.id} next={m.outlook.summary} />
     </>
   );

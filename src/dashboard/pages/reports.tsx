@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { PeriodQuery } from '../api.js';
 import { api } from '../api.js';
+import { ProviderMap } from '../components/provider-map.js';
 import { IconDownload } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
 import {
@@ -225,6 +226,7 @@ export function ReportsPage() {
       <PageHeader title="Reports" subtitle="Download your deliverability data, or look back at a single day" />
       <div class="stack">
         <ExportCard />
+        <ProviderMap />
         <SummaryCard />
       </div>
     </>

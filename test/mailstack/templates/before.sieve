@@ -1,4 +1,4 @@
-require ["fileinto", "vacation"];
+require ["fileinto", "vacation", "variables", "editheader"];
 # Global Sieve script of the test mail stack, run before any user script.
 # Deterministic "spam" for tests: any message carrying X-Test-Spam: yes goes to Junk.
 if header :is "X-Test-Spam" "yes" {
