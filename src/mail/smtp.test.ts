@@ -3,7 +3,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithMailStack, mailServerConfigs, requireMailStack } from '../../test/mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../../test/mailstack/users.js';
-import { MailConnectionError, type MailServerConfig } from './errors.js';
+import { silentServer } from '../../test/helpers/ports.js';
+import { MailConnectionError, diagnoseMailFailure, type MailServerConfig } from './errors.js';
 import { buildRawMessage, createSmtpSender, verifySmtp, type OutgoingMail } from './smtp.js';
 
 // This file's mailbox: dina (sends to herself and to unknown addresses only).
@@ -158,6 +159,38 @@ describe('SMTP errors without a real server', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await silent.close();
+    }
+  });
+
+  it('a server that greets and then stalls during login is a timeout, not "could not connect"', async () => {
+    // the greeting says a mail server is there; silence after it is a slow server, not a closed port
+    const stalled = await silentServer({ greeting: '220 fake.test ESMTP\r\n' });
+    try {
+      const started = Date.now();
+      const err = await caught(verifySmtp(fakeConfig(stalled.port), { timeoutMs: 400 }));
+      expect(err.kind).toBe('timeout');
+      expect(err.code).toBe('ETIMEDOUT');
+      expect(err.message).toBe(`SMTP server 127.0.0.1:${stalled.port} did not answer within 0.4 s`);
+      expect(diagnoseMailFailure(err).problem).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await stalled.close();
+    }
+  });
+
+  it('a foreign banner, or a greeting cut short before its line end, is still "could not connect"', async () => {
+    // a 220 line is the one sign of a mail server: any other first line says nothing about the port
+    const foreign = await silentServer({ greeting: 'SSH-2.0-OpenSSH_9.6\r\n' });
+    const partial = await silentServer({ greeting: '220 fake.test ESMTP' });
+    try {
+      for (const server of [foreign, partial]) {
+        const err = await caught(verifySmtp(fakeConfig(server.port), { timeoutMs: 400 }));
+        expect(err.kind).toBe('connection');
+        expect(err.message).toBe(`Could not connect to an SMTP server at 127.0.0.1:${server.port}`);
+      }
+    } finally {
+      await foreign.close();
+      await partial.close();
     }
   });
 

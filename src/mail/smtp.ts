@@ -116,20 +116,59 @@ export async function verifySmtp(config: MailServerConfig, opts: SmtpOptions = {
     config,
     async (accessToken) => {
       const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
-      const transport = nodemailer.createTransport(connectionOptions(config, endpoint, remainingMs, accessToken));
+      const greeting = greetingWatch();
+      const transport = nodemailer.createTransport({
+        ...connectionOptions(config, endpoint, remainingMs, accessToken),
+        transactionLog: true,
+        logger: greeting.logger,
+      });
       transport.on('error', () => undefined);
       try {
         // a little later than nodemailer's own timeouts, so a silent port is answered by those
         // (generic, during connection) rather than by this deadline
-        await withDeadline(transport.verify(), remainingMs + 500, () => timeoutError(config, timeoutMs));
+        await withDeadline(transport.verify(), remainingMs + 500, () =>
+          greeting.greeted()
+            ? timeoutError(config, timeoutMs)
+            : unreachableError('smtp', config, `no greeting within ${formatSeconds(timeoutMs)}`, 'ETIMEDOUT'),
+        );
       } catch (err) {
-        throw toMailError(err, config, timeoutMs);
+        throw toMailError(err, config, timeoutMs, greeting.greeted());
       } finally {
         transport.close();
       }
     },
     'smtp',
   );
+}
+
+/** The bunyan-style logger nodemailer takes. */
+type TransactionLogger = Exclude<SMTPTransportOptions['logger'], boolean | undefined>;
+
+/**
+ * Notices the server's greeting, the one sign that a mail server is there. nodemailer reports
+ * every timeout of a session as one of the connection (command 'CONN'), whether the server never
+ * greeted (a closed or black-holed port: the generic "could not connect") or greeted and then
+ * left EHLO, STARTTLS or AUTH unanswered (a slow server: a timeout). Its transaction log is the
+ * one place that tells which replies arrived; only the reply code of the first server line is
+ * read, nothing of the log is kept or written anywhere (it also carries the client's commands).
+ */
+function greetingWatch(): { greeted(): boolean; logger: TransactionLogger } {
+  let greeted = false;
+  let firstReply = true;
+  const ignore = (): void => undefined;
+  const logger: TransactionLogger = {
+    trace: ignore,
+    info: ignore,
+    warn: ignore,
+    error: ignore,
+    fatal: ignore,
+    debug(entry: unknown, line: unknown): void {
+      if (!firstReply || (entry as { tnx?: unknown } | undefined)?.tnx !== 'server') return;
+      firstReply = false;
+      greeted = typeof line === 'string' && /^220[ -]/.test(line);
+    },
+  };
+  return { greeted: () => greeted, logger };
 }
 
 function toSendMailOptions(message: OutgoingMail): SendMailOptions {
@@ -290,8 +329,11 @@ function timeoutError(config: MailServerConfig, timeoutMs: number, code?: string
   });
 }
 
-/** Maps whatever nodemailer threw onto the one error contract. */
-function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number): MailConnectionError {
+/**
+ * Maps whatever nodemailer threw onto the one error contract. `greeted`: the server's greeting
+ * arrived (see greetingWatch), so a timeout is a slow mail server rather than a port that says nothing.
+ */
+function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, greeted = false): MailConnectionError {
   if (err instanceof MailConnectionError) return err;
   const e = (err ?? {}) as NodemailerError;
   const code = e.code;
@@ -310,6 +352,7 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number):
   // Everything before a mail server's greeting (refused, silent, a foreign banner, a failed
   // implicit-TLS handshake) gets one answer that says nothing about the port.
   if (e.command === 'CONN' || code === 'EDNS') {
+    if (greeted && code === 'ETIMEDOUT') return timeoutError(config, timeoutMs, code);
     return unreachableError(
       'smtp',
       config,

@@ -317,23 +317,24 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       await timeoutApp?.close();
     });
 
+    const createWithShortCheck = (payload: Record<string, unknown>) =>
+      timeoutApp!.inject({
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.workspace.apiKey}` },
+        url: '/api/mailboxes',
+        payload,
+      });
+
     it('is a 422 within the login timeout, naming both sides', async () => {
       const silent = await silentServer();
       try {
         const started = Date.now();
-        const res = await timeoutApp!.inject({
-          method: 'POST',
-          headers: { authorization: `Bearer ${t.workspace.apiKey}` },
-          url: '/api/mailboxes',
-          payload: {
-            email: chris.email,
-            password: chris.password,
-            provider: 'custom',
-            connectionType: 'imap',
+        const res = await createWithShortCheck(
+          customBody(chris, {
             imap: { host: '127.0.0.1', port: silent.port, secure: false },
             smtp: { host: '127.0.0.1', port: silent.port, secure: false },
-          },
-        });
+          }),
+        );
         const elapsed = Date.now() - started;
         const problem = expectProblem(res, 422, 'connection_failed');
         // a silent port answers like a closed one: nothing about the port's state
@@ -348,6 +349,42 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
         expect(await mailboxCount()).toBe(0);
       } finally {
         await silent.close();
+      }
+    });
+
+    it('an SMTP server that greets and then stalls during login is a timeout, not host_unreachable', async () => {
+      // SMTP says 220 and nothing more (EHLO and STARTTLS never answered); IMAP, at a closed
+      // port beside it, is still the generic answer
+      const stalled = await silentServer({ greeting: '220 mail.stalled.test ESMTP\r\n' });
+      const imapPort = await closedPort();
+      try {
+        const started = Date.now();
+        const res = await createWithShortCheck(
+          customBody(chris, {
+            imap: { host: '127.0.0.1', port: imapPort, secure: false },
+            smtp: { host: '127.0.0.1', port: stalled.port, secure: false },
+          }),
+        );
+        const elapsed = Date.now() - started;
+        const problem = expectProblem(res, 422, 'connection_failed');
+        expect(problem.detail).toBe(
+          `Both IMAP and SMTP failed. Could not connect to an IMAP server at 127.0.0.1:${imapPort}` +
+            ` — SMTP server 127.0.0.1:${stalled.port} did not answer within 1 s`,
+        );
+        expect(problem.failures).toEqual([
+          expect.objectContaining({ side: 'imap', problem: 'host_unreachable' }),
+          {
+            side: 'smtp',
+            problem: 'timeout',
+            title: 'SMTP server did not answer in time',
+            fix: expect.stringMatching(/try again in a few minutes/),
+          },
+        ]);
+        expect(stalled.connections()).toBeGreaterThanOrEqual(1);
+        expect(elapsed).toBeLessThan(8_000);
+        expect(await mailboxCount()).toBe(0);
+      } finally {
+        await stalled.close();
       }
     });
   });

@@ -9,8 +9,13 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A TCP server that accepts connections and never says a word (a black-holed mail server). */
-export async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+/**
+ * A TCP server that accepts connections and never says a word (a black-holed mail server), or
+ * says only `greeting` and then nothing more (a mail server that hangs once the session started).
+ */
+export async function silentServer(
+  opts: { greeting?: string } = {},
+): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
   let count = 0;
   const server = net.createServer((socket) => {
@@ -18,6 +23,7 @@ export async function silentServer(): Promise<{ port: number; connections: () =>
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('close', () => sockets.delete(socket));
+    if (opts.greeting !== undefined) socket.write(opts.greeting);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
