@@ -53,6 +53,8 @@ export interface PlannerRun {
   peakRssMb: number;
   /** Its maxRSS (MB), seeding included: VmHWM, or process.resourceUsage().maxRSS when it finished. */
   maxRssMb: number;
+  /** The same rows (plans and planned messages) bulk inserted into a fresh database; 0 when not run. */
+  baselineMs: number;
 }
 
 export interface PlannerBenchResult {
@@ -90,8 +92,9 @@ export async function runPlannerBench(options: PlannerBenchOptions = {}): Promis
 }
 
 interface ChildLine {
-  phase: 'seeded' | 'done';
+  phase: 'seeded' | 'done' | 'baseline';
   seedMs?: number;
+  baselineMs?: number;
   planMs?: number;
   planned?: number;
   messages?: number;
@@ -117,6 +120,7 @@ function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun>
     messages: 0,
     peakRssMb: 0,
     maxRssMb: 0,
+    baselineMs: 0,
   };
   let planStarted: number | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -152,7 +156,10 @@ function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun>
       }
       if (line.peakRssMb !== undefined) run.peakRssMb = Math.max(run.peakRssMb, line.peakRssMb);
       if (line.maxRssMb !== undefined) run.maxRssMb = Math.max(run.maxRssMb, line.maxRssMb);
+      if (line.phase === 'baseline') run.baselineMs = line.baselineMs ?? 0;
       if (line.phase === 'done') {
+        if (timer) clearTimeout(timer);
+        if (sampler) clearInterval(sampler);
         run.finished = true;
         run.planMs = line.planMs ?? 0;
         run.planned = line.planned ?? 0;
@@ -242,6 +249,74 @@ async function child(dataDir: string, mailboxes: number): Promise<void> {
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   });
   await database.close();
+  emit({ phase: 'baseline', baselineMs: bareBulkInsert(dataDir) });
+}
+
+/** Rows a transaction of the baseline holds: about what the planner writes per batch of mailboxes. */
+const BASELINE_TRANSACTION_ROWS = 12_000;
+/** Rows per INSERT statement of the baseline, as the planner's (1,000 × 12 columns). */
+const BASELINE_STATEMENT_ROWS = 1_000;
+
+/**
+ * The baseline: the plan rows and planned messages the planner wrote, inserted into a fresh database
+ * of the same schema with nothing but prepared multi-row INSERTs in transactions of
+ * BASELINE_TRANSACTION_ROWS rows, straight through better-sqlite3. Only the inserts are timed (the
+ * rows are read back from the planned database page by page, outside the clock).
+ */
+function bareBulkInsert(dataDir: string): number {
+  const source = new SQLite(path.join(dataDir, 'warmup.db'), { readonly: true });
+  const targetDir = `${dataDir}-baseline`;
+  fs.mkdirSync(targetDir);
+  const target = new SQLite(path.join(targetDir, 'warmup.db'));
+  try {
+    target.pragma('journal_mode = WAL');
+    target.pragma('synchronous = NORMAL');
+    target.pragma('foreign_keys = ON');
+    // the same schema: every table and index of the planned database, mailboxes copied untimed
+    const schema = source
+      .prepare("select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc")
+      .all() as Array<{ sql: string }>;
+    for (const { sql } of schema) target.exec(sql);
+    target.exec(`attach '${path.join(dataDir, 'warmup.db')}' as planned`);
+    target.exec('insert into main.workspaces select * from planned.workspaces');
+    target.exec('insert into main.mailboxes select * from planned.mailboxes');
+    target.exec('detach planned');
+    let elapsed = 0;
+    for (const table of ['mailbox_plans', 'warmup_messages']) {
+      const page = source.prepare(
+        `select rowid as row_number, * from ${table} where rowid > ? order by rowid limit ${BASELINE_TRANSACTION_ROWS}`,
+      );
+      const statements = new Map<number, SQLite.Statement>();
+      let after = 0;
+      for (;;) {
+        const rows = page.all(after) as Array<Record<string, unknown>>;
+        if (rows.length === 0) break;
+        after = Number(rows[rows.length - 1].row_number);
+        const columns = Object.keys(rows[0]).filter((c) => c !== 'row_number');
+        const started = performance.now();
+        target.transaction(() => {
+          for (let r = 0; r < rows.length; r += BASELINE_STATEMENT_ROWS) {
+            const chunk = rows.slice(r, r + BASELINE_STATEMENT_ROWS);
+            let insert = statements.get(chunk.length);
+            if (!insert) {
+              const tuple = `(${columns.map(() => '?').join(', ')})`;
+              insert = target.prepare(
+                `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: chunk.length }, () => tuple).join(', ')}`,
+              );
+              statements.set(chunk.length, insert);
+            }
+            insert.run(chunk.flatMap((row) => columns.map((c) => row[c])));
+          }
+        })();
+        elapsed += performance.now() - started;
+      }
+    }
+    return Math.round(elapsed);
+  } finally {
+    source.close();
+    target.close();
+    fs.rmSync(targetDir, { recursive: true, force: true });
+  }
 }
 
 /** `count` active mailboxes over a few workspaces and many domains, 1,000 rows per transaction. */
