@@ -147,7 +147,7 @@ export function candidatesFor(
  * every hard rule (eligibility is checked before a member is taken) and the preferences within the
  * window, at a cost that does not grow with the pool.
  */
-export const CANDIDATE_SAMPLE = 64;
+export const CANDIDATE_SAMPLE = 32;
 
 /**
  * The candidates of one send drawn from `pool` (in a random order fixed for the day): walking from
