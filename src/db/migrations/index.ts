@@ -11,6 +11,7 @@ import * as engagementPlan from './009-engagement-plan.js';
 import * as planOutlook from './010-plan-outlook.js';
 import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
+import * as workspaceRollup from './015-workspace-rollup.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '010-plan-outlook': planOutlook,
   '011-oauth': oauth,
   '012-webhooks': webhooks,
+  '015-workspace-rollup': workspaceRollup,
 };
 
 export const migrationProvider: MigrationProvider = {
