@@ -55,6 +55,9 @@ export interface PlannerRun {
   maxRssMb: number;
   /** The same rows (plans and planned messages) bulk inserted into a fresh database; 0 when not run. */
   baselineMs: number;
+  /** CPU time (user + system) of planDay and of the baseline's inserts: the fair measure on a shared machine. */
+  planCpuMs: number;
+  baselineCpuMs: number;
 }
 
 export interface PlannerBenchResult {
@@ -87,7 +90,7 @@ export async function runPlannerBench(options: PlannerBenchOptions = {}): Promis
     log(
       `mailboxes=${run.mailboxes} seeded in ${(run.seedMs / 1000).toFixed(1)} s; planDay ${run.finished ? 'took' : 'cut off after'} ${(run.planMs / 1000).toFixed(1)} s, ` +
         `${run.planned} mailboxes planned (${run.messages} messages); peak rss ${run.peakRssMb} MB, maxRSS ${run.maxRssMb} MB; ` +
-        `bare bulk insert of the same rows ${(run.baselineMs / 1000).toFixed(1)} s`,
+        `bare bulk insert of the same rows ${(run.baselineMs / 1000).toFixed(1)} s; CPU planDay ${run.planCpuMs} ms, bulk insert ${run.baselineCpuMs} ms`,
     );
   }
   return { machine: machine(), node: process.version, budgetSeconds, runs };
@@ -97,6 +100,8 @@ interface ChildLine {
   phase: 'seeded' | 'done' | 'baseline';
   seedMs?: number;
   baselineMs?: number;
+  baselineCpuMs?: number;
+  planCpuMs?: number;
   planMs?: number;
   planned?: number;
   messages?: number;
@@ -123,6 +128,8 @@ function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun>
     peakRssMb: 0,
     maxRssMb: 0,
     baselineMs: 0,
+    planCpuMs: 0,
+    baselineCpuMs: 0,
   };
   let planStarted: number | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -158,12 +165,16 @@ function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun>
       }
       if (line.peakRssMb !== undefined) run.peakRssMb = Math.max(run.peakRssMb, line.peakRssMb);
       if (line.maxRssMb !== undefined) run.maxRssMb = Math.max(run.maxRssMb, line.maxRssMb);
-      if (line.phase === 'baseline') run.baselineMs = line.baselineMs ?? 0;
+      if (line.phase === 'baseline') {
+        run.baselineMs = line.baselineMs ?? 0;
+        run.baselineCpuMs = line.baselineCpuMs ?? 0;
+      }
       if (line.phase === 'done') {
         if (timer) clearTimeout(timer);
         if (sampler) clearInterval(sampler);
         run.finished = true;
         run.planMs = line.planMs ?? 0;
+        run.planCpuMs = line.planCpuMs ?? 0;
         run.planned = line.planned ?? 0;
         run.messages = line.messages ?? 0;
       }
@@ -238,20 +249,23 @@ async function child(dataDir: string, mailboxes: number): Promise<void> {
     settings: { leaseMs: 24 * 3_600_000 },
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const summary = await planDay(deps, PLAN_AT);
   const planMs = Math.round(performance.now() - started);
+  const planCpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
   emit({
     phase: 'done',
     planMs,
+    planCpuMs: Math.round((planCpu.user + planCpu.system) / 1000),
     planned: summary.mailboxes.length,
     messages: summary.messages,
     peakRssMb: mb(peak),
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   });
   await database.close();
-  emit({ phase: 'baseline', baselineMs: bareBulkInsert(dataDir) });
+  emit({ phase: 'baseline', ...bareBulkInsert(dataDir) });
 }
 
 /** Rows a transaction of the baseline holds: about what the planner writes per batch of mailboxes. */
@@ -265,7 +279,7 @@ const BASELINE_STATEMENT_ROWS = 1_000;
  * BASELINE_TRANSACTION_ROWS rows, straight through better-sqlite3. Only the inserts are timed (the
  * rows are read back from the planned database page by page, outside the clock).
  */
-function bareBulkInsert(dataDir: string): number {
+function bareBulkInsert(dataDir: string): { baselineMs: number; baselineCpuMs: number } {
   const source = new SQLite(path.join(dataDir, 'warmup.db'), { readonly: true });
   const targetDir = `${dataDir}-baseline`;
   fs.mkdirSync(targetDir);
@@ -284,6 +298,7 @@ function bareBulkInsert(dataDir: string): number {
     target.exec('insert into main.mailboxes select * from planned.mailboxes');
     target.exec('detach planned');
     let elapsed = 0;
+    let cpuMicros = 0;
     for (const table of ['mailbox_plans', 'warmup_messages']) {
       const page = source.prepare(
         `select rowid as row_number, * from ${table} where rowid > ? order by rowid limit ${BASELINE_TRANSACTION_ROWS}`,
@@ -296,6 +311,7 @@ function bareBulkInsert(dataDir: string): number {
         after = Number(rows[rows.length - 1].row_number);
         const columns = Object.keys(rows[0]).filter((c) => c !== 'row_number');
         const started = performance.now();
+        const cpuBefore = process.cpuUsage();
         target.transaction(() => {
           for (let r = 0; r < rows.length; r += BASELINE_STATEMENT_ROWS) {
             const chunk = rows.slice(r, r + BASELINE_STATEMENT_ROWS);
@@ -311,9 +327,11 @@ function bareBulkInsert(dataDir: string): number {
           }
         })();
         elapsed += performance.now() - started;
+        const cpu = process.cpuUsage(cpuBefore);
+        cpuMicros += cpu.user + cpu.system;
       }
     }
-    return Math.round(elapsed);
+    return { baselineMs: Math.round(elapsed), baselineCpuMs: Math.round(cpuMicros / 1000) };
   } finally {
     source.close();
     target.close();
@@ -381,17 +399,21 @@ export function plannerReport(result: PlannerBenchResult): string {
   const rate = (r: PlannerRun) => (r.planMs > 0 ? (r.planned / (r.planMs / 1000)).toFixed(0) : 'n/a');
   const ratio = (r: PlannerRun) =>
     r.finished && r.baselineMs > 0 ? `×${(r.planMs / r.baselineMs).toFixed(2)}` : 'n/a';
+  const cpuRatio = (r: PlannerRun) =>
+    r.finished && r.baselineCpuMs > 0
+      ? `${(r.planCpuMs / 1000).toFixed(1)} s / ${(r.baselineCpuMs / 1000).toFixed(1)} s = ×${(r.planCpuMs / r.baselineCpuMs).toFixed(2)}`
+      : 'n/a';
   const memoryMb = Math.max(main.peakRssMb, main.maxRssMb);
   const lines = [
     `${cpus} CPUs (${model}), ${memoryGb} GB RAM, Node ${result.node}; SQLite; one \`planDay\` per size, cut off after ${result.budgetSeconds} s`,
     '',
-    '| active mailboxes | seed | planDay | finished | mailboxes planned | messages | mailboxes/s | bare bulk insert of the same rows | planDay / bulk insert | peak rss | maxRSS |',
-    '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| active mailboxes | seed | planDay | finished | mailboxes planned | messages | mailboxes/s | bare bulk insert of the same rows | planDay / bulk insert | CPU: planDay / bulk insert | peak rss | maxRSS |',
+    '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.runs.map(
       (r) =>
         `| ${r.mailboxes.toLocaleString('en-US')} | ${(r.seedMs / 1000).toFixed(1)} s | ${(r.planMs / 1000).toFixed(1)} s | ${r.finished ? 'yes' : 'no (cut off)'} | ` +
         `${r.planned.toLocaleString('en-US')} | ${r.messages.toLocaleString('en-US')} | ${rate(r)} | ` +
-        `${r.baselineMs > 0 ? `${(r.baselineMs / 1000).toFixed(1)} s` : 'n/a'} | ${ratio(r)} | ${r.peakRssMb} MB | ${r.maxRssMb} MB |`,
+        `${r.baselineMs > 0 ? `${(r.baselineMs / 1000).toFixed(1)} s` : 'n/a'} | ${ratio(r)} | ${cpuRatio(r)} | ${r.peakRssMb} MB | ${r.maxRssMb} MB |`,
     ),
     '',
     `Targets for ${main.mailboxes.toLocaleString('en-US')} mailboxes: planDay ≤ ${TARGET_RATIO}× a bare bulk insert of the same rows — ` +

@@ -18,6 +18,11 @@ export function secureRandomBytes(size: number): Buffer {
   return out;
 }
 
+/** Drops the bytes drawn ahead, so the next id draws afresh (a simulation that reseeds the generator replays exactly). */
+export function discardRandomBlock(): void {
+  used = block.length;
+}
+
 function encodeTime(ms: number): string {
   let out = '';
   for (let i = 0; i < 10; i++) {
