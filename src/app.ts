@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import { bearerToken, createFailedAuthLimiter, hashToken, requireAccess } from './http/auth.js';
 import { readCookie, SESSION_COOKIE } from './http/cookies.js';
+import { createAuthenticationCache } from './http/auth-cache.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
@@ -59,6 +60,11 @@ export interface AppOptions {
   metrics?: Metrics;
   /** The bearer token GET /metrics requires (WARMUP_METRICS_TOKEN). */
   metricsToken?: string;
+  /**
+   * How long a valid API key is remembered (WARMUP_AUTH_CACHE_MS): a key revoked on another
+   * replica works here for at most this long. 0 (the default here) looks every key up.
+   */
+  authCacheMs?: number;
 }
 
 export const SLOW_REQUEST_MS = 1_000;
@@ -121,6 +127,7 @@ export async function buildApp({
   slowRequestMs = SLOW_REQUEST_MS,
   metrics,
   metricsToken,
+  authCacheMs = 0,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -228,9 +235,23 @@ export async function buildApp({
     async (api) => {
       // Order matters: the per-address limit on wrong keys runs before any key lookup, the per-key
       // limit after authentication.
+      const authCache =
+        authCacheMs > 0
+          ? createAuthenticationCache(services.workspaces.authenticate, { ttlMs: authCacheMs })
+          : undefined;
+      if (authCache) {
+        // a key revoked through this process stops working here at once
+        api.addHook('onResponse', async (request, reply) => {
+          if (request.method === 'DELETE' && reply.statusCode < 300 && request.url.startsWith('/api/keys/'))
+            authCache.clear();
+        });
+      }
       requireAccess(
         api,
-        { key: services.workspaces.authenticate, session: services.accounts.authenticateSession },
+        {
+          key: authCache?.authenticate ?? services.workspaces.authenticate,
+          session: services.accounts.authenticateSession,
+        },
         {
           failedAuthLimiter:
             authFailureLimit > 0 ? createFailedAuthLimiter({ maxFailures: authFailureLimit }) : undefined,

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
+      authCacheMs: 2000,
       logLevel: 'info',
       logFormat: 'auto',
       oauth: { publicUrl: undefined, providers: {} },

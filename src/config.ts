@@ -43,6 +43,8 @@ export interface Config {
   limits: Limits;
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
+  /** How long a valid API key is remembered in each process (0: looked up on every request). */
+  authCacheMs: number;
   logLevel: string;
   /** LOG_FORMAT: `pretty` lines for people, `json` lines for machines; `auto` (default) is pretty on a terminal. */
   logFormat: LogFormat;
@@ -225,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
     },
     statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
+    authCacheMs: integerSetting(env, 'WARMUP_AUTH_CACHE_MS', 2_000, 0, 60_000),
     logLevel,
     logFormat,
     oauth: loadOAuthSettings(env),

@@ -169,6 +169,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const metrics = createMetrics({ db: database.db, clock: systemClock });
   const app = await buildApp({
     services,
+    authCacheMs: config.authCacheMs,
     metrics,
     metricsToken: config.metricsToken,
     rateLimit: config.rateLimit,

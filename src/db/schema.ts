@@ -239,6 +239,32 @@ export interface DailyStatsTable {
   reputation: number | null;
 }
 
+/** One workspace's sums of one finished UTC day of `daily_stats` (migration 015; stats/workspace-rollup.ts). */
+export interface WorkspaceDailyStatsTable {
+  workspace_id: string;
+  day: string;
+  sent: Generated<number>;
+  received: Generated<number>;
+  inbox: Generated<number>;
+  spam: Generated<number>;
+  promotions: Generated<number>;
+  other: Generated<number>;
+  rescued: Generated<number>;
+  opened: Generated<number>;
+  flagged: Generated<number>;
+  replied: Generated<number>;
+  bounced: Generated<number>;
+  /** Sum and count of the scores recorded that day, for the day's mean. */
+  reputation_sum: Generated<number>;
+  reputation_count: Generated<number>;
+}
+
+/** How far a workspace's rollup has got: `through_day` is its last day folded. */
+export interface StatsFoldsTable {
+  workspace_id: string;
+  through_day: string;
+}
+
 /** Time-limited claims on named work (`plan`, `sync:<mailboxId>`): the scale-out lock. */
 export interface LeasesTable {
   key: string;
@@ -439,6 +465,8 @@ export interface Database {
   mailbox_plans: MailboxPlansTable;
   interactions: InteractionsTable;
   daily_stats: DailyStatsTable;
+  workspace_daily_stats: WorkspaceDailyStatsTable;
+  stats_folds: StatsFoldsTable;
   leases: LeasesTable;
   oauth_states: OAuthStatesTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -179,6 +179,7 @@ describe('cycleLogLevel', () => {
     replies: null,
     reputation: null,
     health: null,
+    rollup: null,
     errors: [],
     stopped: false,
     durationMs: 1,

@@ -1,3 +1,4 @@
+import { foldFinishedDays, type FoldSummary } from '../interactions/workspace-rollup.js';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
@@ -10,7 +11,7 @@ import type { ImapSession } from '../mail/imap.js';
 import type { SmtpSender } from '../mail/smtp.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { applyHealthGuard, type HealthSummary } from './health.js';
-import { newWorkerId, releaseAllLeases } from './leases.js';
+import { newWorkerId, releaseAllLeases, withLease } from './leases.js';
 import { planDay, type PlanSummary } from './planner.js';
 import type { Random } from './random.js';
 import { syncMailboxes, type SyncSummary } from './reader.js';
@@ -112,6 +113,8 @@ export interface CycleSummary {
   replies: SendSummary | null;
   reputation: ReputationSummary | null;
   health: HealthSummary | null;
+  /** Finished days folded into the workspace rollup of the statistics (ran: false when another worker did). */
+  rollup: (FoldSummary & { ran: boolean }) | null;
   /** Steps that threw; the steps after them still ran. */
   errors: Array<{ step: string; message: string }>;
   /** The engine was asked to stop during the cycle; the remaining steps were skipped. */
@@ -120,7 +123,7 @@ export interface CycleSummary {
 }
 
 /** The steps of a cycle, in order. */
-export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health';
+export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health' | 'rollup';
 
 export interface EngineOptions {
   /** Pause between cycles of the scheduler (default 2 min). */
@@ -146,6 +149,16 @@ export interface Engine {
    * dropped (a hung server cannot hold it up), then this worker's leases are given back.
    */
   stop(): Promise<void>;
+}
+
+/** The statistics' workspace rollup is folded by one worker at a time. */
+export const FOLD_LEASE_KEY = 'stats-fold';
+
+async function foldStatistics(deps: EngineDeps, now: Date): Promise<FoldSummary & { ran: boolean }> {
+  const outcome = await withLease(deps.db, FOLD_LEASE_KEY, deps.workerId, deps.settings.leaseMs, now, () =>
+    foldFinishedDays(deps.db, now),
+  );
+  return outcome.ran ? { ran: true, ...outcome.result } : { ran: false, workspaces: 0, throughDay: '' };
 }
 
 /** Often enough that sends leave within a couple of minutes of their time; the reader paces IMAP itself. */
@@ -207,6 +220,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       replies: null,
       reputation: null,
       health: null,
+      rollup: null,
       errors: [],
       stopped: false,
       durationMs: 0,
@@ -239,6 +253,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('reputation', () => updateReputation(deps, now()));
     await step('health', () => applyHealthGuard(deps, now()));
+    await step('rollup', () => foldStatistics(deps, now()));
     summary.durationMs = Math.round(performance.now() - started);
     return summary;
   }

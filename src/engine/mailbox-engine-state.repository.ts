@@ -84,54 +84,108 @@ export async function listActiveForSync(db: Kysely<Database>, dueAt: Date | unde
 // ---------------------------------------------------------------------------------------------
 // The day's plan
 
-/** The ramp position of a mailbox that is still active, read inside the planning transaction. */
-export async function findActiveRamp(
+/** The ramp positions of those of `ids` that are still active, read inside the planning transaction. */
+export async function findActiveRamps(
   trx: Kysely<Database>,
-  id: string,
-): Promise<Pick<MailboxRow, 'warmup_day' | 'volume_factor'> | undefined> {
-  return trx
+  ids: readonly string[],
+): Promise<Map<string, Pick<MailboxRow, 'warmup_day' | 'volume_factor'>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
     .selectFrom('mailboxes')
-    .select(['warmup_day', 'volume_factor'])
-    .where('id', '=', id)
+    .select(['id', 'warmup_day', 'volume_factor'])
+    .where('id', 'in', ids)
     .where('status', '=', 'active')
-    .executeTakeFirst();
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** Claims (mailbox, day) for planning; false when that day already has a plan. */
-export async function claimPlanDay(trx: Kysely<Database>, mailboxId: string, day: string, at: Date): Promise<boolean> {
+/**
+ * Claims (mailbox, day) for planning, many mailboxes in one statement; returns the ids claimed.
+ * A mailbox whose day already has a plan (another worker's, or an earlier run's) is left out.
+ */
+export async function claimPlanDays(
+  trx: Kysely<Database>,
+  plans: ReadonlyArray<{ mailboxId: string; day: string }>,
+  at: Date,
+): Promise<Set<string>> {
+  if (plans.length === 0) return new Set();
+  const createdAt = at.toISOString();
   const claimed = await trx
     .insertInto('mailbox_plans')
-    .values({ mailbox_id: mailboxId, day, warmup_day: 0, target: 0, planned: 0, created_at: at.toISOString() })
+    .values(
+      plans.map((plan) => ({
+        mailbox_id: plan.mailboxId,
+        day: plan.day,
+        warmup_day: 0,
+        target: 0,
+        planned: 0,
+        created_at: createdAt,
+      })),
+    )
     .onConflict((oc) => oc.columns(['mailbox_id', 'day']).doNothing())
     .returning('mailbox_id')
-    .executeTakeFirst();
-  return claimed !== undefined;
+    .execute();
+  return new Set(claimed.map((row) => row.mailbox_id));
 }
 
-/** The day's plan as decided: kept on the plan row and as the mailbox's current ramp position. */
-export async function recordPlan(
-  trx: Kysely<Database>,
-  plan: { mailboxId: string; day: string; warmupDay: number; target: number; planned: number; at: Date },
-): Promise<void> {
+export interface DecidedPlan {
+  mailboxId: string;
+  day: string;
+  warmupDay: number;
+  target: number;
+  planned: number;
+}
+
+/**
+ * The days' plans as decided: kept on the plan rows (one upsert) and as each mailbox's current ramp
+ * position. Mailboxes whose new columns are the same share one UPDATE: a day's plans take few
+ * distinct (ramp day, target, planned) combinations, so a batch costs a handful of statements.
+ */
+export async function recordPlans(trx: Kysely<Database>, plans: readonly DecidedPlan[], at: Date): Promise<void> {
+  if (plans.length === 0) return;
+  const createdAt = at.toISOString();
   await trx
-    .updateTable('mailbox_plans')
-    .set({ warmup_day: plan.warmupDay, target: plan.target, planned: plan.planned })
-    .where('mailbox_id', '=', plan.mailboxId)
-    .where('day', '=', plan.day)
+    .insertInto('mailbox_plans')
+    .values(
+      plans.map((plan) => ({
+        mailbox_id: plan.mailboxId,
+        day: plan.day,
+        warmup_day: plan.warmupDay,
+        target: plan.target,
+        planned: plan.planned,
+        created_at: createdAt,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['mailbox_id', 'day']).doUpdateSet((eb) => ({
+        warmup_day: eb.ref('excluded.warmup_day'),
+        target: eb.ref('excluded.target'),
+        planned: eb.ref('excluded.planned'),
+      })),
+    )
     .execute();
-  await trx
-    .updateTable('mailboxes')
-    .set({
-      warmup_day: plan.warmupDay,
-      daily_target: plan.planned,
-      // kept where the API reads it: why a mailbox sends less than its ramp today
-      ramp_target: plan.target,
-      plan_limited_by: plan.planned < plan.target ? 'pool_too_small' : null,
-      last_plan_day: plan.day,
-      updated_at: plan.at.toISOString(),
-    })
-    .where('id', '=', plan.mailboxId)
-    .execute();
+  const alike = new Map<string, { plan: DecidedPlan; ids: string[] }>();
+  for (const plan of plans) {
+    const key = `${plan.day} ${plan.warmupDay} ${plan.target} ${plan.planned}`;
+    const group = alike.get(key);
+    if (group) group.ids.push(plan.mailboxId);
+    else alike.set(key, { plan, ids: [plan.mailboxId] });
+  }
+  for (const { plan, ids } of alike.values()) {
+    await trx
+      .updateTable('mailboxes')
+      .set({
+        warmup_day: plan.warmupDay,
+        daily_target: plan.planned,
+        // kept where the API reads it: why a mailbox sends less than its ramp today
+        ramp_target: plan.target,
+        plan_limited_by: plan.planned < plan.target ? 'pool_too_small' : null,
+        last_plan_day: plan.day,
+        updated_at: createdAt,
+      })
+      .where('id', 'in', ids)
+      .execute();
+  }
 }
 
 export async function setVolumeFactor(db: Kysely<Database>, id: string, volumeFactor: number, at: Date): Promise<void> {

@@ -140,3 +140,63 @@ export function candidatesFor(
       inboundCap: dayInbound.get(member.id)?.cap ?? Number.POSITIVE_INFINITY,
     }));
 }
+
+/**
+ * The most eligible candidates on other domains one send weighs in a large pool. Weighing the whole
+ * pool for every send is O(pool) per send and O(pool²) per day; a random window of the pool keeps
+ * every hard rule (eligibility is checked before a member is taken) and the preferences within the
+ * window, at a cost that does not grow with the pool.
+ */
+export const CANDIDATE_SAMPLE = 32;
+
+/**
+ * The candidates of one send drawn from `pool` (in a random order fixed for the day): walking from
+ * `start`, the first CANDIDATE_SAMPLE eligible members on another domain than the sender's. Only
+ * when the whole pool has none does it return the eligible members of the sender's own domain, so
+ * "another domain where possible" holds over the whole pool, not just the window. `candidate`
+ * builds what the partner choice sees of a member (its traffic, pair counts and inbound cap).
+ */
+export function sampleCandidates<Member extends PoolMember>(
+  sender: PoolMember,
+  pool: readonly Member[],
+  start: number,
+  candidate: (member: Member) => PartnerCandidate,
+): PartnerCandidate[] {
+  const senderDomain = emailDomain(sender.emailNormalized);
+  const otherDomain: PartnerCandidate[] = [];
+  const sameDomain: PartnerCandidate[] = [];
+  for (let step = 0; step < pool.length && otherDomain.length < CANDIDATE_SAMPLE; step++) {
+    const member = pool[(start + step) % pool.length];
+    if (member.id === sender.id || member.emailNormalized === sender.emailNormalized || member.answersAutomatically)
+      continue;
+    const built = candidate(member);
+    if (!isEligible(built)) continue;
+    if (built.domain !== senderDomain) otherDomain.push(built);
+    else if (otherDomain.length === 0 && sameDomain.length < CANDIDATE_SAMPLE) sameDomain.push(built);
+  }
+  return otherDomain.length > 0 ? otherDomain : sameDomain;
+}
+
+/**
+ * One partner for one send: a weighted draw (`partnerWeight`) among the eligible candidates on
+ * another domain, or on the sender's own when no other is eligible. The same draw as
+ * `choosePartners` with a count of 1 over candidates already in id order, without its sort: the
+ * planner asks for one partner per send, millions of times a day at scale.
+ */
+export function pickPartner(
+  senderDomain: string,
+  candidates: readonly PartnerCandidate[],
+  random: Random,
+): PartnerCandidate | undefined {
+  const eligible = candidates.filter(isEligible);
+  const otherDomain = eligible.filter((c) => c.domain !== senderDomain);
+  const pool = otherDomain.length > 0 ? otherDomain : eligible;
+  if (pool.length === 0) return undefined;
+  const weights = pool.map(partnerWeight);
+  let point = random() * weights.reduce((sum, w) => sum + w, 0);
+  for (let i = 0; i < pool.length; i++) {
+    point -= weights[i];
+    if (point < 0) return pool[i];
+  }
+  return pool[pool.length - 1];
+}

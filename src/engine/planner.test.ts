@@ -521,3 +521,99 @@ describe('planDay: what a mailbox receives follows its own ramp', () => {
     expect(youngDays).toBeGreaterThan(0);
   });
 });
+
+describe('planDay: the partner rules hold in a pool of 10,000 mailboxes', () => {
+  const POOL = 10_000;
+  /** 4 mailboxes a domain, so every sender has 3 same-domain peers it must not pick. */
+  const PER_DOMAIN = 4;
+  const MONDAY = '2025-03-03';
+  let testApp: TestApp;
+  const domainOf = new Map<string, string>();
+  const zoneOf = new Map<string, string>();
+  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo'];
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock(`${MONDAY}T00:00:00Z`) });
+    const now = `${MONDAY}T00:00:00.000Z`;
+    const rows = [];
+    for (let i = 0; i < POOL; i++) {
+      const id = `mb_${String(i).padStart(6, '0')}`;
+      const domain = `d${Math.floor(i / PER_DOMAIN)}.pool.test`;
+      const email = `m${i}@${domain}`;
+      const timezone = ZONES[i % ZONES.length];
+      domainOf.set(id, domain);
+      zoneOf.set(id, timezone);
+      rows.push({
+        id,
+        workspace_id: testApp.workspace.id,
+        email,
+        email_normalized: email,
+        name: null,
+        provider: 'custom' as const,
+        connection_type: 'imap' as const,
+        status: 'active' as const,
+        imap: '{}',
+        smtp: '{}',
+        password_encrypted: 'x',
+        // small targets keep the test quick; the ramp spread makes them differ
+        warmup: JSON.stringify({ startVolume: 1, rampUpIncrement: 1, dailyLimit: 3, timezone, weekdaysOnly: false }),
+        warmup_day: i % 3,
+        proven_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    for (let start = 0; start < rows.length; start += 500)
+      await testApp.database.db
+        .insertInto('mailboxes')
+        .values(rows.slice(start, start + 500))
+        .execute();
+  }, 120_000);
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('plans every target; never the same partner twice a day; always another domain; inbound within budget + 2', async () => {
+    const deps: PlanDeps = {
+      db: testApp.database.db,
+      random: seededRandom(10_000),
+      logger: silentLogger,
+      workerId: 'large-pool',
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 600_000 },
+    };
+    // two days in a row, planned before every window opens
+    for (const day of [MONDAY, addDays(MONDAY, 1)]) {
+      const summary = await planDay(deps, new Date(`${addDays(day, -1)}T20:00:00Z`));
+      // each zone's mailboxes plan the local day that is due at that instant
+      expect(summary.mailboxes.length).toBeGreaterThanOrEqual(POOL / 2);
+      // the pool is ample: everyone planned its whole target
+      for (const plan of summary.mailboxes) expect(plan.planned).toBe(plan.target);
+    }
+    const plans = await testApp.database.db.selectFrom('mailbox_plans').selectAll().execute();
+    const targetOf = new Map(plans.map((p) => [`${p.mailbox_id} ${p.day}`, Number(p.target)]));
+    const rows = await testApp.database.db
+      .selectFrom('warmup_messages')
+      .select(['sender_mailbox_id', 'recipient_mailbox_id', 'plan_day', 'due_at'])
+      .where('kind', '=', 'initial')
+      .execute();
+    expect(rows.length).toBe(plans.reduce((sum, p) => sum + Number(p.planned), 0));
+    const pairsPerDay = new Map<string, number>();
+    const inbound = new Map<string, number>();
+    for (const row of rows) {
+      const { sender_mailbox_id: sender, recipient_mailbox_id: recipient } = row;
+      expect(recipient).not.toBe(sender);
+      expect(domainOf.get(recipient)).not.toBe(domainOf.get(sender));
+      const day = `${sender} ${recipient} ${row.plan_day}`;
+      pairsPerDay.set(day, (pairsPerDay.get(day) ?? 0) + 1);
+      const received = `${recipient} ${localDay(new Date(row.due_at), zoneOf.get(recipient)!)}`;
+      inbound.set(received, (inbound.get(received) ?? 0) + 1);
+    }
+    expect(Math.max(...pairsPerDay.values())).toBe(1);
+    for (const [key, count] of inbound) {
+      // a recipient's own day it has a plan for: at most its budget + slack
+      const target = targetOf.get(key);
+      if (target !== undefined) expect(count, key).toBeLessThanOrEqual(target + INBOUND_SLACK);
+    }
+  }, 120_000);
+});

@@ -17,8 +17,18 @@ const RELEASE_CHUNK = 500;
 // ---------------------------------------------------------------------------------------------
 // Planning
 
-export async function insertPlannedMessages(trx: Kysely<Database>, rows: NewWarmupMessageRow[]): Promise<void> {
-  if (rows.length > 0) await trx.insertInto('warmup_messages').values(rows).execute();
+/** Planned rows per INSERT: 12 columns × 1,000 rows stays under SQLite's and PostgreSQL's bound-parameter limits. */
+const INSERT_CHUNK = 1_000;
+
+export async function insertPlannedMessages(
+  trx: Kysely<Database>,
+  rows: readonly NewWarmupMessageRow[],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK)
+    await trx
+      .insertInto('warmup_messages')
+      .values(rows.slice(start, start + INSERT_CHUNK))
+      .execute();
 }
 
 /**
@@ -119,40 +129,35 @@ export async function loadInitialsDueBetween(
     .execute();
 }
 
-/** Replies a mailbox has waiting to go out on one of its days: they come before its new threads. */
-export async function countPlannedReplies(trx: Kysely<Database>, senderId: string, day: string): Promise<number> {
-  const row = await trx
-    .selectFrom('warmup_messages')
-    .select(sql<number>`cast(count(*) as integer)`.as('n'))
-    .where('sender_mailbox_id', '=', senderId)
-    .where('plan_day', '=', day)
-    .where('kind', '=', 'reply')
-    .where('status', '=', 'planned')
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-/** Threads one sender opened per recipient over its local days [fromDay, day]: week and today counts. */
-export async function loadPairCounts(
+/**
+ * What planning these senders needs of their recent mail, from one read of the (sender, plan_day)
+ * index: per recipient, local day and kind, the messages over the days [fromDay, toDay] and how many
+ * of them are still `planned`. New threads give the pair counts; planned replies come before new
+ * threads on their day.
+ */
+export async function loadSenderDays(
   db: Kysely<Database>,
-  senderId: string,
+  senderIds: readonly string[],
   fromDay: string,
-  day: string,
-): Promise<Map<string, { week: number; today: number }>> {
+  toDay: string,
+): Promise<Array<{ sender: string; recipient: string; day: string; kind: string; n: number; planned: number }>> {
+  if (senderIds.length === 0) return [];
   const rows = await db
     .selectFrom('warmup_messages')
     .select([
-      'recipient_mailbox_id as id',
-      sql<number>`cast(count(*) as integer)`.as('week'),
-      sql<number>`cast(sum(case when plan_day = ${day} then 1 else 0 end) as integer)`.as('today'),
+      'sender_mailbox_id as sender',
+      'recipient_mailbox_id as recipient',
+      'plan_day as day',
+      'kind',
+      sql<number>`cast(count(*) as integer)`.as('n'),
+      sql<number>`cast(sum(case when status = 'planned' then 1 else 0 end) as integer)`.as('planned'),
     ])
-    .where('sender_mailbox_id', '=', senderId)
-    .where('kind', '=', 'initial')
+    .where('sender_mailbox_id', 'in', senderIds)
     .where('plan_day', '>=', fromDay)
-    .where('plan_day', '<=', day)
-    .groupBy('recipient_mailbox_id')
+    .where('plan_day', '<=', toDay)
+    .groupBy(['sender_mailbox_id', 'recipient_mailbox_id', 'plan_day', 'kind'])
     .execute();
-  return new Map(rows.map((row) => [row.id, { week: Number(row.week), today: Number(row.today) }]));
+  return rows.map((row) => ({ ...row, n: Number(row.n), planned: Number(row.planned) }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { forgetFolds } from '../interactions/workspace-rollup.js';
 import { sql, type Kysely } from 'kysely';
 import { countRows, newestFirstPage, type PageWindow } from '../db/list-query.js';
 import { containsText } from '../db/text-search.js';
@@ -199,14 +200,19 @@ export function createMailboxesRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Foreign keys cascade to its warmup messages, plans, interactions and daily rollups. */
+    /** Foreign keys cascade to its warmup messages, plans, interactions and daily rollups; the workspace rollup is refolded. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('mailboxes')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .deleteFrom('mailboxes')
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        const deleted = Number(result.numDeletedRows) > 0;
+        // its history leaves the workspace's figures: the folded days are summed again
+        if (deleted) await forgetFolds(trx, workspaceId);
+        return deleted;
+      });
     },
 
     /** One page of a mailbox's activity log, newest first. */

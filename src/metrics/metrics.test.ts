@@ -216,7 +216,7 @@ describeWithMailStack('GET /metrics after engine cycles on the mail stack', () =
   it('times every cycle and every step of it', async () => {
     const samples = await scrape(testApp);
     expect(value(samples, 'warmup_engine_cycle_duration_seconds_count')).toBe(summaries.length);
-    for (const step of ['prove', 'plan', 'send', 'sync', 'replies', 'reputation', 'health']) {
+    for (const step of ['prove', 'plan', 'send', 'sync', 'replies', 'reputation', 'health', 'rollup']) {
       expect(value(samples, 'warmup_engine_step_duration_seconds_count', { step, result: 'ok' }), step).toBe(
         summaries.length,
       );

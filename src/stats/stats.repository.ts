@@ -8,8 +8,9 @@ import { DAY_COUNT_COLUMNS, type DayCounts, type Totals } from './stats.schemas.
  * All statistics SQL. It reads the rollups only, never the interactions: `daily_stats` (one row
  * per mailbox per day), summed per day for workspace-wide figures, and `mailboxes`. So a query
  * costs one row per mailbox per day of its range, and nothing grows with the number of messages.
- * (There is deliberately no workspace-level rollup on the write path: the engine's workers
- * deadlocked on its one hot row per workspace and day.) Every query is scoped by workspace, so
+ * Workspace-wide figures read finished days from `workspace_daily_stats`, folded off the write
+ * path by a leased job (interactions/workspace-rollup.ts; a rollup the engine's transactions updated deadlocked
+ * the workers on its one hot row per workspace and day), and sum the later days live. Every query is scoped by workspace, so
  * another workspace's mailbox is simply not found.
  */
 
@@ -159,13 +160,32 @@ export function createStatsRepository(db: Kysely<Database>) {
       .where('day', '<=', range.endDate);
   }
 
-  function workspaceRows(workspaceId: string, range: DayRange) {
+  /** The last day the workspace's rollup holds ('' while none): later days are summed live. */
+  const throughDay = (workspaceId: string) =>
+    sql<string>`coalesce((select through_day from stats_folds where workspace_id = ${workspaceId}), '')`;
+
+  /** The workspace's folded days (stats/workspace-rollup.ts). */
+  function foldedDays(workspaceId: string) {
+    return db
+      .selectFrom('workspace_daily_stats')
+      .where('workspace_id', '=', workspaceId)
+      .where('day', '<=', throughDay(workspaceId));
+  }
+
+  /** The workspace's mailbox rows of the days not folded yet. */
+  function liveDays(workspaceId: string) {
     return db
       .selectFrom('daily_stats')
       .where('workspace_id', '=', workspaceId)
-      .where('day', '>=', range.startDate)
-      .where('day', '<=', range.endDate);
+      .where('day', '>', throughDay(workspaceId));
   }
+
+  const foldedDayColumns = [
+    'day',
+    ...TOTAL_COLUMNS,
+    sql<number>`reputation_sum`.as('reputation_sum'),
+    sql<number>`reputation_count`.as('reputation_count'),
+  ] as const;
 
   /** The workspace's figures per day: the filter goes inside the grouping, so only the range is read. */
   const workspaceDayColumns = [
@@ -260,20 +280,36 @@ export function createStatsRepository(db: Kysely<Database>) {
           .execute();
         rows = found.map((row) => ({ day: row.day, ...toTotals(row), reputation: nullableNumber(row.reputation) }));
       } else {
-        // The last scored day before the range: only its reputation is used (carried forward).
-        const before = db
-          .selectFrom('daily_stats')
+        // Folded days from the workspace rollup, the days after the last folded one summed live.
+        const folded = foldedDays(workspaceId)
+          .select(foldedDayColumns)
+          .where('day', '>=', range.startDate)
+          .where('day', '<=', range.endDate);
+        const live = liveDays(workspaceId)
           .select(workspaceDayColumns)
-          .where('workspace_id', '=', workspaceId)
+          .where('day', '>=', range.startDate)
+          .where('day', '<=', range.endDate)
+          .groupBy('day');
+        // The last scored day before the range, in either: only its reputation is used (carried forward).
+        const foldedBefore = foldedDays(workspaceId)
+          .select(foldedDayColumns)
+          .where('day', '<', range.startDate)
+          .where('reputation_count', '>', 0)
+          .orderBy('day', 'desc')
+          .limit(1);
+        const liveBefore = liveDays(workspaceId)
+          .select(workspaceDayColumns)
           .where('day', '<', range.startDate)
           .where('reputation', 'is not', null)
           .groupBy('day')
           .orderBy('day', 'desc')
           .limit(1);
-        const found = await workspaceRows(workspaceId, range)
-          .select(workspaceDayColumns)
-          .groupBy('day')
-          .unionAll(db.selectFrom(before.as('before')).selectAll())
+        const found = await db
+          .selectFrom(folded.as('folded'))
+          .selectAll()
+          .unionAll(db.selectFrom(live.as('live')).selectAll())
+          .unionAll(db.selectFrom(foldedBefore.as('folded_before')).selectAll())
+          .unionAll(db.selectFrom(liveBefore.as('live_before')).selectAll())
           .execute();
         rows = found.map((row) => ({
           day: row.day,
@@ -281,18 +317,44 @@ export function createStatsRepository(db: Kysely<Database>) {
           reputation: meanScore(row.reputation_sum, row.reputation_count),
         }));
       }
-      const earlier = rows.find((row) => row.day < range.startDate);
+      const earlier = rows
+        .filter((row) => row.day < range.startDate && row.reputation !== null)
+        .sort((a, b) => (a.day < b.day ? 1 : -1))[0];
       return { rows: rows.filter((row) => row.day >= range.startDate), carried: earlier?.reputation ?? null };
     },
 
     /** The counters summed over the range. */
     async rangeTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<Totals> {
       const sums = TOTAL_COLUMNS.map((column) => total(column).as(column));
-      const row =
-        mailboxId !== undefined
-          ? await mailboxRows(workspaceId, mailboxId, range).select(sums).executeTakeFirstOrThrow()
-          : await workspaceRows(workspaceId, range).select(sums).executeTakeFirstOrThrow();
-      return toTotals(row);
+      if (mailboxId !== undefined)
+        return toTotals(await mailboxRows(workspaceId, mailboxId, range).select(sums).executeTakeFirstOrThrow());
+      const parts = await db
+        .selectFrom(
+          foldedDays(workspaceId)
+            .select(sums)
+            .where('day', '>=', range.startDate)
+            .where('day', '<=', range.endDate)
+            .as('folded'),
+        )
+        .selectAll()
+        .unionAll(
+          db
+            .selectFrom(
+              liveDays(workspaceId)
+                .select(sums)
+                .where('day', '>=', range.startDate)
+                .where('day', '<=', range.endDate)
+                .as('live'),
+            )
+            .selectAll(),
+        )
+        .execute();
+      const totals = toTotals({});
+      for (const part of parts) {
+        const numbers = toTotals(part);
+        for (const column of TOTAL_COLUMNS) totals[column] += numbers[column];
+      }
+      return totals;
     },
 
     /** The mailboxes by status, and what the workspace sent and received on `day`: one statement for the dashboard. */

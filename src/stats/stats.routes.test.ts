@@ -8,6 +8,7 @@ import { recordInteraction, recordReputation } from '../interactions/interaction
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import type { Analytics, DailyRow } from './stats.schemas.js';
+import { foldFinishedDays } from '../interactions/workspace-rollup.js';
 
 /*
  * The statistics contract, through HTTP. Every number is written the way the engine writes it
@@ -726,5 +727,59 @@ describe('a deleted mailbox', () => {
     expect(placement.byMailbox).toEqual([
       { mailboxId: a, email: 'a@x.test', total: 1, inbox: 1, spam: 0, inboxRate: 100 },
     ]);
+  });
+});
+
+describe('the workspace rollup (finished days folded off the write path)', () => {
+  const urls = [
+    '/api/stats/analytics',
+    '/api/stats/analytics?period=7d',
+    '/api/stats/analytics?period=90d',
+    // the range starts after the last score: carried forward from a folded day
+    '/api/stats/analytics?startDate=2026-03-11&endDate=2026-03-15',
+    '/api/stats/reputation?period=90d',
+    '/api/stats/reputation?startDate=2026-03-02&endDate=2026-03-09',
+    '/api/stats/engagement?period=90d',
+    '/api/stats/placement?period=90d',
+    '/api/stats/dashboard',
+  ];
+  const answers = async (workspace: TestWorkspace) =>
+    Promise.all(urls.map(async (url) => ok<unknown>(await get(url, workspace))));
+  const fold = () => foldFinishedDays(t.database.db, clock.now());
+
+  it('answers exactly what the live sums answer, before and after a mailbox is deleted', async () => {
+    const team = await t.createWorkspace('folding');
+    const a = await insertMailbox(team.id, 'a@fold.test', 'gmail');
+    const b = await insertMailbox(team.id, 'b@fold.test', 'outlook');
+    await message(a, b, '2026-03-01T08:00:00Z', 'inbox', ['opened', 'replied']);
+    await message(b, a, '2026-03-09T08:00:00Z', 'spam', ['rescued']);
+    await message(a, b, '2026-03-14T08:00:00Z', 'inbox');
+    await message(b, a, '2026-03-15T08:00:00Z', 'promotions');
+    await recordReputation(t.database.db, a, '2026-03-01', 70);
+    await recordReputation(t.database.db, b, '2026-03-09', 40);
+
+    const live = { ws: await answers(ws), team: await answers(team) };
+    const summary = await fold();
+    expect(summary.throughDay).toBe('2026-03-13');
+    const folded = await t.database.db
+      .selectFrom('workspace_daily_stats')
+      .select(['day', 'sent', 'reputation_sum', 'reputation_count'])
+      .where('workspace_id', '=', team.id)
+      .orderBy('day')
+      .execute();
+    // finished days only: the 14th and 15th are still summed live
+    expect(folded.map((row) => ({ ...row, sent: Number(row.sent) }))).toEqual([
+      { day: '2026-03-01', sent: 1, reputation_sum: 70, reputation_count: 1 },
+      { day: '2026-03-09', sent: 1, reputation_sum: 40, reputation_count: 1 },
+    ]);
+    expect(await answers(ws)).toEqual(live.ws);
+    expect(await answers(team)).toEqual(live.team);
+    expect((await fold()).workspaces).toBe(0);
+
+    expect((await team.request({ method: 'DELETE', url: `/api/mailboxes/${b}` })).statusCode).toBe(204);
+    const afterDelete = await answers(team);
+    expect((afterDelete[0] as { analytics: Analytics }).analytics.totals).toMatchObject({ sent: 2, received: 2 });
+    expect((await fold()).workspaces).toBe(1);
+    expect(await answers(team)).toEqual(afterDelete);
   });
 });

@@ -115,8 +115,8 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
     },
 
     /**
-     * The workspace and key a presented key belongs to, or undefined. Looked up on every request,
-     * never cached, so a revoked key stops working at once on every replica.
+     * The workspace and key a presented key belongs to, or undefined. Looked up every time; the app
+     * may remember valid answers for WARMUP_AUTH_CACHE_MS (http/auth-cache.ts).
      */
     async authenticate(apiKey: string): Promise<AuthenticatedKey | undefined> {
       const hash = hashApiKey(apiKey);

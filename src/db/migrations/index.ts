@@ -13,6 +13,7 @@ import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
 import * as accounts from './013-accounts.js';
 import * as deliverabilityChecks from './014-deliverability-checks.js';
+import * as workspaceRollup from './015-workspace-rollup.js';
 import * as receiverVerdicts from './016-receiver-verdicts.js';
 import * as activeSince from './017-active-since.js';
 
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '012-webhooks': webhooks,
   '013-accounts': accounts,
   '014-deliverability-checks': deliverabilityChecks,
+  '015-workspace-rollup': workspaceRollup,
   '016-receiver-verdicts': receiverVerdicts,
   '017-active-since': activeSince,
 };

@@ -1,0 +1,99 @@
+import { sql, type Kysely } from 'kysely';
+import { addDays, utcDay } from '../calendar.js';
+import type { Database } from '../db/schema.js';
+
+/*
+ * The workspace-level daily rollup: finished UTC days of `daily_stats` summed per workspace into
+ * `workspace_daily_stats`, by a job the engine runs under a lease, off its write path. Workspace-wide statistics
+ * read the folded days from it (one row per day instead of one per mailbox) and sum the days after
+ * the workspace's last folded one live. A day is folded once it is FOLD_AFTER_DAYS old, when no
+ * interaction is counted on it any more (counters move on the UTC day the interaction happens).
+ * Deleting a mailbox takes its rows out of `daily_stats`; `forgetFolds` then sends its workspace
+ * back to live sums until the job has folded it again.
+ */
+
+/** Yesterday stays live too: a worker whose clock is a little behind may still count on it. */
+export const FOLD_AFTER_DAYS = 2;
+/** Workspaces brought up to date per run at most, so a run never holds the lease for long. */
+export const FOLD_WORKSPACES_PER_RUN = 50;
+
+/** The counters kept per workspace and day: what the workspace-wide statistics sum. */
+export const WORKSPACE_COUNTERS = [
+  'sent',
+  'received',
+  'inbox',
+  'spam',
+  'promotions',
+  'other',
+  'rescued',
+  'opened',
+  'flagged',
+  'replied',
+  'bounced',
+] as const;
+
+export interface FoldSummary {
+  /** Workspaces brought up to date by this run. */
+  workspaces: number;
+  /** The day they are folded through. */
+  throughDay: string;
+}
+
+/**
+ * Brings the rollup of up to FOLD_WORKSPACES_PER_RUN workspaces up to the last finished day, one
+ * transaction per workspace: its rows of the days after its mark are replaced by fresh sums of
+ * `daily_stats` (all its history the first time) and the mark moves on.
+ */
+export async function foldFinishedDays(db: Kysely<Database>, now: Date): Promise<FoldSummary> {
+  const throughDay = addDays(utcDay(now), -FOLD_AFTER_DAYS);
+  {
+    const behind = await db
+      .selectFrom('workspaces as w')
+      .leftJoin('stats_folds as f', 'f.workspace_id', 'w.id')
+      .select(['w.id', 'f.through_day'])
+      .where((eb) => eb.or([eb('f.through_day', 'is', null), eb('f.through_day', '<', throughDay)]))
+      .orderBy('w.id')
+      .limit(FOLD_WORKSPACES_PER_RUN)
+      .execute();
+    for (const { id, through_day: after } of behind) {
+      await db.transaction().execute(async (trx) => {
+        let stale = trx.deleteFrom('workspace_daily_stats').where('workspace_id', '=', id);
+        if (after !== null) stale = stale.where('day', '>', after);
+        await stale.execute();
+        let days = trx
+          .selectFrom('daily_stats')
+          .select([
+            'workspace_id',
+            'day',
+            ...WORKSPACE_COUNTERS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)),
+            sql<number>`coalesce(sum(reputation), 0)`.as('reputation_sum'),
+            sql<number>`count(reputation)`.as('reputation_count'),
+          ])
+          .where('workspace_id', '=', id)
+          .where('day', '<=', throughDay);
+        if (after !== null) days = days.where('day', '>', after);
+        await trx
+          .insertInto('workspace_daily_stats')
+          .columns(['workspace_id', 'day', ...WORKSPACE_COUNTERS, 'reputation_sum', 'reputation_count'])
+          .expression(days.groupBy(['workspace_id', 'day']))
+          .execute();
+        await trx
+          .insertInto('stats_folds')
+          .values({ workspace_id: id, through_day: throughDay })
+          .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ through_day: throughDay }))
+          .execute();
+      });
+    }
+    return { workspaces: behind.length, throughDay };
+  }
+}
+
+/**
+ * Sends a workspace's statistics back to live sums (its folded days no longer match `daily_stats`,
+ * e.g. a mailbox and its rollups were deleted); the next fold rebuilds it. Call it in the
+ * transaction that changed the history.
+ */
+export async function forgetFolds(db: Kysely<Database>, workspaceId: string): Promise<void> {
+  await db.deleteFrom('stats_folds').where('workspace_id', '=', workspaceId).execute();
+  await db.deleteFrom('workspace_daily_stats').where('workspace_id', '=', workspaceId).execute();
+}
