@@ -28,6 +28,7 @@ import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
+import { placementTestsRoutes } from './placement-tests/placement-tests.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 
 export interface AppOptions {
@@ -183,6 +184,7 @@ export async function buildApp({
         { name: 'workspace', description: 'The workspace an API key belongs to' },
         { name: 'keys', description: "The workspace's API keys" },
         { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
+        { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -237,6 +239,7 @@ export async function buildApp({
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
+      await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
     },
     { prefix: '/api' },
   );

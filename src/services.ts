@@ -14,6 +14,7 @@ import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
+import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 
 export interface ServiceDeps {
@@ -87,7 +88,8 @@ export function createServices({
   });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
-  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
+  const placementTests = createPlacementTestsService({ db, clock });
+  return { workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks, placementTests };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { MailServerConfig } from '../mail/errors.js';
 import type { ImapSession } from '../mail/imap.js';
 import type { SmtpSender } from '../mail/smtp.js';
+import { runPlacementTests, type PlacementSummary } from '../placement-tests/placement-runner.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { applyHealthGuard, type HealthSummary } from './health.js';
 import { newWorkerId, releaseAllLeases } from './leases.js';
@@ -110,6 +111,8 @@ export interface CycleSummary {
   sync: SyncSummary | null;
   /** The second send of an ignore-schedule cycle: the replies planned during sync. */
   replies: SendSummary | null;
+  /** Placement tests of users' own copy: copies sent, found, given up (placement-tests/). */
+  placement: PlacementSummary | null;
   reputation: ReputationSummary | null;
   health: HealthSummary | null;
   /** Steps that threw; the steps after them still ran. */
@@ -120,7 +123,7 @@ export interface CycleSummary {
 }
 
 /** The steps of a cycle, in order. */
-export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health';
+export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'placement' | 'reputation' | 'health';
 
 export interface EngineOptions {
   /** Pause between cycles of the scheduler (default 2 min). */
@@ -137,7 +140,7 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly deps: EngineDeps;
-  /** One whole cycle: prove → plan → send due → sync → (replies) → reputation → health guard. */
+  /** One whole cycle: prove → plan → send due → sync → (replies) → placement tests → reputation → health guard. */
   runCycle(options?: CycleOptions): Promise<CycleSummary>;
   /** Runs cycles on a timer until stop(). */
   start(): void;
@@ -205,6 +208,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       send: null,
       sync: null,
       replies: null,
+      placement: null,
       reputation: null,
       health: null,
       errors: [],
@@ -237,6 +241,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));
     if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
+    await step('placement', () => runPlacementTests(deps, { now: now(), ignoreSchedule, signal }));
     await step('reputation', () => updateReputation(deps, now()));
     await step('health', () => applyHealthGuard(deps, now()));
     summary.durationMs = Math.round(performance.now() - started);

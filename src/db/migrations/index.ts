@@ -13,6 +13,7 @@ import * as oauth from './011-oauth.js';
 import * as webhooks from './012-webhooks.js';
 import * as deliverabilityChecks from './014-deliverability-checks.js';
 import * as activeSince from './017-active-since.js';
+import * as placementTests from './019-placement-tests.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '012-webhooks': webhooks,
   '014-deliverability-checks': deliverabilityChecks,
   '017-active-since': activeSince,
+  '019-placement-tests': placementTests,
 };
 
 export const migrationProvider: MigrationProvider = {
