@@ -138,7 +138,12 @@ async function sendCopies(
   const plan = await findDayPlan(deps.db, sender.id, day);
   const room = (isSendDay(settings, day) ? (plan?.target ?? 0) : 0) - done.sent;
   if (room < unsent.length) {
-    await failTest(deps.db, id, now, `not sent: the sender's day ${day} has room for ${Math.max(0, room)} more send(s), the test needed ${unsent.length}`);
+    await failTest(
+      deps.db,
+      id,
+      now,
+      `not sent: the sender's day ${day} has room for ${Math.max(0, room)} more send(s), the test needed ${unsent.length}`,
+    );
     summary.failed += 1;
     return 'failed';
   }

@@ -8,10 +8,7 @@ export interface PlacementTestRecord {
   copies: Array<PlacementTestCopyRow & { seed_email: string }>;
 }
 
-async function copiesOf(
-  db: Kysely<Database>,
-  testIds: string[],
-): Promise<Map<string, PlacementTestRecord['copies']>> {
+async function copiesOf(db: Kysely<Database>, testIds: string[]): Promise<Map<string, PlacementTestRecord['copies']>> {
   const byTest = new Map<string, PlacementTestRecord['copies']>();
   if (testIds.length === 0) return byTest;
   const rows = await db
@@ -44,7 +41,11 @@ async function withCopies(
     db,
     rows.map((row) => row.id),
   );
-  return rows.map(({ sender_email, ...test }) => ({ test, senderEmail: sender_email, copies: copies.get(test.id) ?? [] }));
+  return rows.map(({ sender_email, ...test }) => ({
+    test,
+    senderEmail: sender_email,
+    copies: copies.get(test.id) ?? [],
+  }));
 }
 
 export async function findPlacementTest(
@@ -57,7 +58,10 @@ export async function findPlacementTest(
 }
 
 /** A test by id alone: for the engine, which works across workspaces. */
-export async function findPlacementTestById(db: Kysely<Database>, id: string): Promise<PlacementTestRecord | undefined> {
+export async function findPlacementTestById(
+  db: Kysely<Database>,
+  id: string,
+): Promise<PlacementTestRecord | undefined> {
   const row = await db
     .selectFrom('placement_tests as t')
     .innerJoin('mailboxes as m', 'm.id', 't.sender_mailbox_id')

@@ -9,13 +9,25 @@ export const MAX_PLACEMENT_BODY_CHARS = 100_000;
 
 export const CreatePlacementTestBody = Type.Object(
   {
-    senderMailboxId: Type.String({ minLength: 1, maxLength: 100, description: 'A mailbox of the workspace: it sends the copies' }),
+    senderMailboxId: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'A mailbox of the workspace: it sends the copies',
+    }),
     subject: Type.String({ minLength: 1, maxLength: MAX_PLACEMENT_SUBJECT_CHARS }),
     text: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_PLACEMENT_BODY_CHARS, description: 'Plain-text body; made from `html` when left out' }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_PLACEMENT_BODY_CHARS,
+        description: 'Plain-text body; made from `html` when left out',
+      }),
     ),
     html: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_PLACEMENT_BODY_CHARS, description: 'HTML body; made from `text` when left out' }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_PLACEMENT_BODY_CHARS,
+        description: 'HTML body; made from `text` when left out',
+      }),
     ),
     seedCount: Type.Optional(
       Type.Integer({
