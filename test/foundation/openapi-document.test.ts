@@ -91,6 +91,9 @@ describe('GET /openapi.json', () => {
         'POST /api/webhooks/{id}/rotate-secret rotateWebhookSecret',
         'POST /api/webhooks/{id}/test testWebhook',
         'GET /api/webhooks/{id}/deliveries listWebhookDeliveries',
+        'GET /api/placement-tests listPlacementTests',
+        'POST /api/placement-tests createPlacementTest',
+        'GET /api/placement-tests/{id} getPlacementTest',
       ].sort(),
     );
   });
