@@ -3,7 +3,7 @@
  * the sender's day has room) and the report. The engine sends and looks for the copies
  * (placement-runner.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { newId } from '../db/ids.js';
@@ -37,11 +37,28 @@ export interface PlacementTestsServiceDeps {
   clock: Clock;
 }
 
-/** Plain text of an HTML body: tags dropped, the common entities read (linear-time patterns only). */
+/** Tags that end a line of text. */
+const LINE_BREAK_TAG = /^(br|\/p|\/div|\/li|\/h\d|\/tr)\b/i;
+
+/**
+ * Plain text of an HTML body: tags dropped (those that end a line become a line break), the common
+ * entities read. One pass: an unclosed `<` ends the tags, so hostile input stays linear.
+ */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<(br|\/p|\/div|\/li|\/h\d)[^>]*>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
+  let text = '';
+  let at = 0;
+  while (at < html.length) {
+    const open = html.indexOf('<', at);
+    const close = open < 0 ? -1 : html.indexOf('>', open);
+    if (close < 0) {
+      text += html.slice(at);
+      break;
+    }
+    text += html.slice(at, open);
+    if (LINE_BREAK_TAG.test(html.slice(open + 1, Math.min(close, open + 8)))) text += '\n';
+    at = close + 1;
+  }
+  return text
     .replace(/&nbsp;/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -97,8 +114,13 @@ export function placementTestView({ test, senderEmail, copies }: PlacementTestRe
  * each provider's own in a random order, so repeated tests do not always hit the same mailboxes.
  */
 export function pickSeeds<T extends { provider: string }>(candidates: readonly T[], limit: number): T[] {
+  const shuffled = [...candidates];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
   const byProvider = new Map<string, T[]>();
-  for (const candidate of [...candidates].sort(() => randomBytes(1)[0] - 128)) {
+  for (const candidate of shuffled) {
     byProvider.set(candidate.provider, [...(byProvider.get(candidate.provider) ?? []), candidate]);
   }
   const picked: T[] = [];
