@@ -14,6 +14,7 @@ import { SignInPage } from './pages/sign-in.js';
 import { TemplateEditorPage } from './pages/template-editor.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { PlacementTestsPage } from './pages/placement-tests.js';
 
 function Page({ path }: { path: string }) {
   if (path === '/' || path === '') return <OverviewPage />;
@@ -28,6 +29,7 @@ function Page({ path }: { path: string }) {
   if (template) return <TemplateEditorPage key={template.id} id={template.id} />;
   if (match('/reports', path)) return <ReportsPage />;
   if (match('/webhooks', path)) return <WebhooksPage />;
+  if (match('/placement-tests', path)) return <PlacementTestsPage />;
   return <NotFoundPage />;
 }
 

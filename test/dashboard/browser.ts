@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -61,4 +61,12 @@ export function ensureDashboardBuilt(): void {
   const script = fileURLToPath(new URL('../../src/dashboard/ensure-built.mjs', import.meta.url));
   const result = spawnSync(process.execPath, [script], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`dashboard build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** A new page of the browser with the tests' default timeout; the page's script errors are pushed to `errors`. */
+export async function openPage(browser: Browser, errors: string[]): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('pageerror', (error) => errors.push(error.message));
+  return page;
 }

@@ -17,6 +17,12 @@ const NAV = [
   { to: '/mailboxes', label: 'Mailboxes', icon: IconMailbox, match: (path: string) => path.startsWith('/mailboxes') },
   { to: '/templates', label: 'Templates', icon: IconTemplate, match: (path: string) => path.startsWith('/templates') },
   { to: '/reports', label: 'Reports', icon: IconReport, match: (path: string) => path.startsWith('/reports') },
+  {
+    to: '/placement-tests',
+    label: 'Placement tests',
+    icon: IconReport,
+    match: (path: string) => path.startsWith('/placement-tests'),
+  },
   { to: '/webhooks', label: 'Webhooks', icon: IconExternal, match: (path: string) => path.startsWith('/webhooks') },
 ];
 
