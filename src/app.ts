@@ -31,6 +31,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
+import { placementTestsRoutes } from './placement-tests/placement-tests.routes.js';
 import { metricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.js';
 import {
   accountRoutes,
@@ -208,6 +209,7 @@ export async function buildApp({
         { name: 'workspace', description: 'The workspace a key or session works in' },
         { name: 'keys', description: "The workspace's API keys" },
         { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
+        { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -295,6 +297,7 @@ export async function buildApp({
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
+      await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
     },
     { prefix: '/api' },
   );

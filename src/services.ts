@@ -14,6 +14,7 @@ import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
+import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
 import { createVerdictsService } from './verdicts/verdicts.service.js';
@@ -94,7 +95,19 @@ export function createServices({
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
   const verdicts = createVerdictsService({ db, clock });
-  return { accounts, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks, verdicts };
+  const placementTests = createPlacementTestsService({ db, clock });
+  return {
+    accounts,
+    workspaces,
+    templates,
+    mailboxes,
+    stats,
+    oauth: oauthFlows,
+    webhooks,
+    checks,
+    verdicts,
+    placementTests,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -32,6 +32,11 @@ import type { Webhook, WebhookDelivery, WebhookDeliveryList } from '../webhooks/
 import type { BlocklistListing, DnsCheck, MailboxChecks } from '../checks/checks.schemas.js';
 import type { MailboxVerdicts } from '../verdicts/verdicts.schemas.js';
 import type { Pagination } from '../http/common.schemas.js';
+import type {
+  CreatePlacementTestBody,
+  PlacementTest,
+  PlacementTestList,
+} from '../placement-tests/placement-tests.schemas.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
@@ -75,6 +80,7 @@ export type {
   WarmupSettings,
   Webhook,
   WebhookDelivery,
+  PlacementTest,
 };
 
 export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, Role, SessionInfo };
@@ -306,6 +312,9 @@ async function download(path: string, query: Query, fallbackName: string): Promi
 
 export const api = {
   webhooks: () => json<{ webhooks: Webhook[] }>('GET', '/webhooks').then((r) => r.webhooks),
+  placementTests: () => json<PlacementTestList>('GET', '/placement-tests', { query: { limit: 20 } }),
+  createPlacementTest: (body: CreatePlacementTestBody) =>
+    json<{ placementTest: PlacementTest }>('POST', '/placement-tests', { body }).then((r) => r.placementTest),
   createWebhook: (body: { url: string; events: string[] }) =>
     json<{ webhook: Webhook; secret: string }>('POST', '/webhooks', { body }),
   deleteWebhook: (id: string) => json<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),

@@ -20,6 +20,7 @@ import { TeamPage } from './pages/team.js';
 import { TemplateEditorPage } from './pages/template-editor.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { PlacementTestsPage } from './pages/placement-tests.js';
 
 function Page({ path, role }: { path: string; role: Role }) {
   const admin = atLeast(role, 'admin');
@@ -37,6 +38,7 @@ function Page({ path, role }: { path: string; role: Role }) {
   if (match('/reports', path)) return <ReportsPage />;
   if (admin && match('/webhooks', path)) return <WebhooksPage />;
   if (admin && match('/team', path)) return <TeamPage />;
+  if (match('/placement-tests', path)) return <PlacementTestsPage />;
   return <NotFoundPage />;
 }
 

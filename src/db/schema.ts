@@ -456,6 +456,38 @@ export interface InstallationTable {
   set_up_at: string;
 }
 
+/** A placement test of a user's own copy (src/placement-tests). */
+export interface PlacementTestsTable {
+  id: string;
+  workspace_id: string;
+  sender_mailbox_id: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** `queued` → `sending` → `waiting` (copies out, looked for) → `completed`; or `failed`. */
+  status: 'queued' | 'sending' | 'waiting' | 'completed' | 'failed';
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+}
+
+/** One copy of a placement test, to one seed mailbox, identified by its own Message-ID. */
+export interface PlacementTestCopiesTable {
+  id: string;
+  test_id: string;
+  sender_mailbox_id: string;
+  seed_mailbox_id: string;
+  message_id: string;
+  /** The seed mailbox's provider when the test was made. */
+  provider: string;
+  /** inbox | promotions | spam | other when found, `missing` when given up; null while looked for. */
+  placement: string | null;
+  folder: string | null;
+  sent_at: string | null;
+  found_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -483,6 +515,8 @@ export interface Database {
   invites: InvitesTable;
   installation: InstallationTable;
   receiver_verdicts: ReceiverVerdictsTable;
+  placement_tests: PlacementTestsTable;
+  placement_test_copies: PlacementTestCopiesTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;
@@ -497,3 +531,5 @@ export type DailyStatsRow = Selectable<DailyStatsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type PlacementTestRow = Selectable<PlacementTestsTable>;
+export type PlacementTestCopyRow = Selectable<PlacementTestCopiesTable>;

@@ -177,6 +177,7 @@ describe('cycleLogLevel', () => {
     send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, deferred: 0, dropped: 0, mailboxErrors: [] },
     sync: null,
     replies: null,
+    placement: null,
     reputation: null,
     health: null,
     rollup: null,

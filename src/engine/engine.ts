@@ -9,6 +9,7 @@ import type { Database } from '../db/schema.js';
 import type { MailServerConfig } from '../mail/errors.js';
 import type { ImapSession } from '../mail/imap.js';
 import type { SmtpSender } from '../mail/smtp.js';
+import { runPlacementTests, type PlacementSummary } from '../placement-tests/placement-runner.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { applyHealthGuard, type HealthSummary } from './health.js';
 import { newWorkerId, releaseAllLeases, withLease } from './leases.js';
@@ -111,6 +112,8 @@ export interface CycleSummary {
   sync: SyncSummary | null;
   /** The second send of an ignore-schedule cycle: the replies planned during sync. */
   replies: SendSummary | null;
+  /** Placement tests of users' own copy: copies sent, found, given up (placement-tests/). */
+  placement: PlacementSummary | null;
   reputation: ReputationSummary | null;
   health: HealthSummary | null;
   /** Finished days folded into the workspace rollup of the statistics (ran: false when another worker did). */
@@ -123,7 +126,8 @@ export interface CycleSummary {
 }
 
 /** The steps of a cycle, in order. */
-export type EngineStep = 'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'reputation' | 'health' | 'rollup';
+export type EngineStep =
+  'prove' | 'plan' | 'send' | 'sync' | 'replies' | 'placement' | 'reputation' | 'health' | 'rollup';
 
 export interface EngineOptions {
   /** Pause between cycles of the scheduler (default 2 min). */
@@ -140,7 +144,7 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly deps: EngineDeps;
-  /** One whole cycle: prove → plan → send due → sync → (replies) → reputation → health guard. */
+  /** One whole cycle: prove → plan → send due → sync → (replies) → placement tests → reputation → health guard. */
   runCycle(options?: CycleOptions): Promise<CycleSummary>;
   /** Runs cycles on a timer until stop(). */
   start(): void;
@@ -218,6 +222,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       send: null,
       sync: null,
       replies: null,
+      placement: null,
       reputation: null,
       health: null,
       rollup: null,
@@ -251,6 +256,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));
     if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
+    await step('placement', () => runPlacementTests(deps, { now: now(), ignoreSchedule, signal }));
     await step('reputation', () => updateReputation(deps, now()));
     await step('health', () => applyHealthGuard(deps, now()));
     await step('rollup', () => foldStatistics(deps, now()));

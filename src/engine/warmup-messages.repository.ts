@@ -8,6 +8,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database, WarmupMessageRow, WarmupMessagesTable } from '../db/schema.js';
 import type { Placement } from '../interactions/interactions.schemas.js';
+import { placementSendsOfDay } from '../placement-tests/placement-tests.repository.js';
 
 export type NewWarmupMessageRow = Insertable<WarmupMessagesTable>;
 
@@ -352,7 +353,13 @@ export async function loadSendsOfDay(
     .where('sender_mailbox_id', '=', senderId)
     .where('sent_at', '>=', (since < span.start ? since : span.start).toISOString())
     .executeTakeFirst();
-  return { sent: Number(row?.sent ?? 0), lastSentAt: row?.last ? new Date(row.last) : null };
+  // the copies of the sender's placement tests are sends of its day too
+  const placement = await placementSendsOfDay(db, senderId, span, since);
+  const last = row?.last ? new Date(row.last) : null;
+  return {
+    sent: Number(row?.sent ?? 0) + placement.sent,
+    lastSentAt: placement.lastSentAt && (!last || placement.lastSentAt > last) ? placement.lastSentAt : last,
+  };
 }
 
 /** A sender's planned rows due in (after, before), replies and new threads: what later today already holds of its budget. */

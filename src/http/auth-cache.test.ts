@@ -25,9 +25,9 @@ describe('createAuthenticationCache', () => {
     const source = counting();
     let now = 1_000;
     const cache = createAuthenticationCache(source.authenticate, { ttlMs: 2_000, now: () => now });
-    expect(await cache.authenticate('key-a')).toEqual({ workspaceId: 'ws_a', keyId: 'key_a' });
+    expect(await cache.authenticate('key-a')).toEqual({ workspaceId: 'ws_a', keyId: 'key_a', role: 'admin' });
     now += 1_999;
-    expect(await cache.authenticate('key-a')).toEqual({ workspaceId: 'ws_a', keyId: 'key_a' });
+    expect(await cache.authenticate('key-a')).toEqual({ workspaceId: 'ws_a', keyId: 'key_a', role: 'admin' });
     expect(source.lookups).toEqual(['key-a']);
     // revoked meanwhile: the next look-up after the time is up says so
     source.valid.delete('key-a');

@@ -21,3 +21,14 @@ export async function axeViolations(page: Page): Promise<string[]> {
     (v) => `${v.id} (${v.impact ?? 'n/a'}): ${v.help} — ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
   );
 }
+
+/** No axe violation at a laptop's and a phone's width; the page is left at the laptop's. */
+export async function axeViolationsAtWidths(page: Page, widths: readonly number[] = [1366, 390]): Promise<string[]> {
+  const found: string[] = [];
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    found.push(...(await axeViolations(page)).map((line) => `${width} px: ${line}`));
+  }
+  await page.setViewportSize({ width: widths[0] ?? 1366, height: 900 });
+  return found;
+}

@@ -73,3 +73,11 @@ export async function chooseApiKeySignIn(page: Page): Promise<void> {
   await field.or(toggle).first().waitFor();
   if (!(await field.isVisible())) await toggle.click();
 }
+
+/** A new page of the browser with the tests' default timeout; the page's script errors are pushed to `errors`. */
+export async function openPage(browser: Browser, errors: string[]): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('pageerror', (error) => errors.push(error.message));
+  return page;
+}

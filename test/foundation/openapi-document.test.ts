@@ -109,6 +109,9 @@ describe('GET /openapi.json', () => {
         'DELETE /api/workspace/invites/{id} revokeInvite',
         'GET /api/invites/{token} getInvite',
         'POST /api/invites/{token}/accept acceptInvite',
+        'GET /api/placement-tests listPlacementTests',
+        'POST /api/placement-tests createPlacementTest',
+        'GET /api/placement-tests/{id} getPlacementTest',
       ].sort(),
     );
   });

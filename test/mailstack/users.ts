@@ -101,6 +101,13 @@ export const MAIL_USERS = {
   securityMail: [user('tess@tango.test'), user('uri@uniform.test')],
   /** Metrics, webhooks and DNS checks (src/metrics, src/webhooks, src/checks): mike@metrics-junk.test is a junk sender. */
   deliverability: [user('mona@metrics-one.test'), user('max@metrics-two.test'), user('mike@metrics-junk.test')],
+  /** Placement tests (src/placement-tests): a sender and three seeds on their own domains; dot's server drops foreign mail. */
+  placement: [
+    user('sam@placement-send.test'),
+    user('gina@placement-one.test'),
+    user('otto@placement-two.test'),
+    user('dot@placement-drop.test'),
+  ],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),
@@ -124,11 +131,14 @@ export const JUNK_SENDERS: readonly string[] = [
   'mike@metrics-junk.test',
 ];
 
+/** Mail whose subject holds this phrase is filed into the recipient's Junk folder (the stack's Sieve script). */
+export const JUNK_PHRASE = 'Act now, limited offer';
+
 /** Receivers whose server files everything they receive into Junk. */
 export const JUNK_RECIPIENTS: readonly string[] = ['xena@xray.test'];
 
 /** Receivers whose server drops everything they receive from anyone but themselves. */
-export const DISCARD_RECIPIENTS: readonly string[] = ['yuri@yankee.test'];
+export const DISCARD_RECIPIENTS: readonly string[] = ['yuri@yankee.test', 'dot@placement-drop.test'];
 
 /** Every user of every suite, the list the stack is started with. */
 export const ALL_MAIL_USERS: readonly MailUser[] = Object.values(MAIL_USERS).flat();

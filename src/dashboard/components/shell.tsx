@@ -21,6 +21,12 @@ const NAV = [
   { to: '/templates', label: 'Templates', icon: IconTemplate, match: (path: string) => path.startsWith('/templates') },
   { to: '/reports', label: 'Reports', icon: IconReport, match: (path: string) => path.startsWith('/reports') },
   {
+    to: '/placement-tests',
+    label: 'Placement tests',
+    icon: IconReport,
+    match: (path: string) => path.startsWith('/placement-tests'),
+  },
+  {
     to: '/webhooks',
     label: 'Webhooks',
     icon: IconExternal,

@@ -16,6 +16,7 @@ import * as deliverabilityChecks from './014-deliverability-checks.js';
 import * as workspaceRollup from './015-workspace-rollup.js';
 import * as receiverVerdicts from './016-receiver-verdicts.js';
 import * as activeSince from './017-active-since.js';
+import * as placementTests from './019-placement-tests.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '015-workspace-rollup': workspaceRollup,
   '016-receiver-verdicts': receiverVerdicts,
   '017-active-since': activeSince,
+  '019-placement-tests': placementTests,
 };
 
 export const migrationProvider: MigrationProvider = {

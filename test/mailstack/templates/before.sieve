@@ -5,5 +5,11 @@ if header :is "X-Test-Spam" "yes" {
   fileinto "Junk";
   stop;
 }
+# Deterministic "spam" by content (placement tests): a subject with this phrase goes to Junk
+# (JUNK_PHRASE in test/mailstack/users.ts).
+if header :contains "subject" "Act now, limited offer" {
+  fileinto "Junk";
+  stop;
+}
 # start.sh appends one rule per address of MAILSTACK_JUNK_SENDERS below, so that
 # everything those senders send lands in the recipient's Junk folder.
