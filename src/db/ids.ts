@@ -2,27 +2,6 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-/** Random bytes from the CSPRNG, drawn in blocks: one call per id costs microseconds, a slice of a block nanoseconds. */
-const BLOCK = 8_192;
-let block = Buffer.alloc(0);
-let used = BLOCK;
-
-export function secureRandomBytes(size: number): Buffer {
-  if (size > BLOCK) return randomBytes(size);
-  if (used + size > block.length) {
-    block = randomBytes(BLOCK);
-    used = 0;
-  }
-  const out = block.subarray(used, used + size);
-  used += size;
-  return out;
-}
-
-/** Drops the bytes drawn ahead, so the next id draws afresh (a simulation that reseeds the generator replays exactly). */
-export function discardRandomBlock(): void {
-  used = block.length;
-}
-
 function encodeTime(ms: number): string {
   let out = '';
   for (let i = 0; i < 10; i++) {
@@ -37,7 +16,7 @@ function encodeTime(ms: number): string {
  * (so "newest first" has a stable tie-break) and 12 random characters keep them unguessable.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  const random = secureRandomBytes(12);
+  const random = randomBytes(12);
   let tail = '';
   for (const byte of random) tail += ALPHABET[byte % 32];
   return `${prefix}_${encodeTime(now)}${tail}`;

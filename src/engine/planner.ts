@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { addDays, localDay, validTimeZone } from '../calendar.js';
-import { newId, secureRandomBytes } from '../db/ids.js';
+import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
@@ -103,7 +103,7 @@ export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: n
 
 /** A fresh Message-ID on the sender's domain for a thread's first message (nothing in it says "warmup"). */
 export function newMessageId(senderEmail: string, at: Date): string {
-  return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${secureRandomBytes(9).toString('base64url')}`);
+  return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
 }
 
 // ---------------------------------------------------------------------------------------------

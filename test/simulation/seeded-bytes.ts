@@ -6,7 +6,6 @@
  * seeded bytes while a pool runs and the real ones otherwise (a PostgreSQL test schema's name must
  * stay unique across processes). Never used outside the simulation.
  */
-import { discardRandomBlock } from '../../src/db/ids.js';
 import { seededRandom, type Random } from '../../src/engine/random.js';
 
 let source: Random | null = null;
@@ -20,8 +19,6 @@ export function useRealRandomBytes(real: (size: number) => Buffer): void {
 /** Seeded bytes from now on (a pool starts); `null`: the real ones again (it ended). */
 export function reseedRandomBytes(seed: number | null): void {
   source = seed === null ? null : seededRandom(seed);
-  // ids draw their bytes a block ahead: bytes drawn before this point must not be used after it
-  discardRandomBlock();
 }
 
 export function seededRandomBytes(size: number): Buffer {
