@@ -39,6 +39,8 @@ import {
   setupRoutes,
   workspacesRoutes,
 } from './accounts/accounts.routes.js';
+import { oidcSignInRoutes } from './oidc/oidc.routes.js';
+import { OIDC_CALLBACK_PATH } from './oidc/oidc.config.js';
 
 export interface AppOptions {
   services: Services;
@@ -79,9 +81,10 @@ class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const responseTime = Math.round(reply.elapsedTime);
     const level = error || reply.statusCode >= 500 || responseTime >= this.slowRequestMs ? 'info' : 'debug';
-    // the OAuth callback's query holds an authorization code: never in a log line
-    const req = request.url.startsWith('/oauth/callback?')
-      ? { method: request.method, url: '/oauth/callback?[redacted]', host: request.host, ip: request.ip, headers: {} }
+    // the OAuth and OpenID Connect callbacks' queries hold an authorization code: never in a log line
+    const callback = CALLBACK_PATHS.find((path) => request.url.startsWith(`${path}?`));
+    const req = callback
+      ? { method: request.method, url: `${callback}?[redacted]`, host: request.host, ip: request.ip, headers: {} }
       : request;
     reply.log[level](
       { req, res: { statusCode: reply.statusCode }, responseTime },
@@ -89,6 +92,8 @@ class RequestLogController extends LogController {
     );
   }
 }
+
+const CALLBACK_PATHS = ['/oauth/callback', OIDC_CALLBACK_PATH];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -258,6 +263,7 @@ export async function buildApp({
       // Route modules are registered here, each under its own prefix.
       await api.register(setupRoutes(services.accounts), { prefix: '/setup' });
       await api.register(sessionRoutes(services.accounts), { prefix: '/session' });
+      await api.register(oidcSignInRoutes(services.oidcSignIn), { prefix: '/session/oidc' });
       await api.register(accountRoutes(services.accounts), { prefix: '/account' });
       await api.register(workspacesRoutes(services.accounts), { prefix: '/workspaces' });
       await api.register(membersRoutes(services.accounts), { prefix: '/workspace/members' });

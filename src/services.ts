@@ -16,6 +16,9 @@ import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
+import { createOidcClient } from './oidc/oidc.client.js';
+import type { OidcSettings } from './oidc/oidc.config.js';
+import { createOidcSignIn } from './oidc/oidc.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -40,6 +43,8 @@ export interface ServiceDeps {
   mailClients?: MailClients;
   /** Failed sign-ins allowed per account and per address (default: DEFAULT_LOGIN_LIMITS). */
   loginLimits?: Partial<LoginLimits>;
+  /** Sign-in through the operator's OpenID Connect provider (default: off). */
+  oidc?: OidcSettings;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -57,6 +62,7 @@ export function createServices({
   dnsServers,
   mailClients,
   loginLimits,
+  oidc,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -90,9 +96,16 @@ export function createServices({
     mailboxes,
     publicUrl: oauth.publicUrl,
   });
+  const oidcSignIn = createOidcSignIn({
+    db,
+    clock,
+    secretKey: key,
+    client: oidc ? createOidcClient(oidc) : undefined,
+    accounts,
+  });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
-  return { accounts, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
+  return { accounts, oidcSignIn, workspaces, templates, mailboxes, stats, oauth: oauthFlows, webhooks, checks };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -14,6 +14,7 @@ import * as webhooks from './012-webhooks.js';
 import * as accounts from './013-accounts.js';
 import * as deliverabilityChecks from './014-deliverability-checks.js';
 import * as activeSince from './017-active-since.js';
+import * as oidcSignIn from './020-oidc-sign-in.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '013-accounts': accounts,
   '014-deliverability-checks': deliverabilityChecks,
   '017-active-since': activeSince,
+  '020-oidc-sign-in': oidcSignIn,
 };
 
 export const migrationProvider: MigrationProvider = {
