@@ -40,7 +40,7 @@ import {
   workspacesRoutes,
 } from './accounts/accounts.routes.js';
 import { oidcSignInRoutes } from './oidc/oidc.routes.js';
-import { OIDC_CALLBACK_PATH } from './oidc/oidc.config.js';
+import { OIDC_CALLBACK_PATH, OIDC_START_PATH } from './oidc/oidc.config.js';
 
 export interface AppOptions {
   services: Services;
@@ -81,8 +81,8 @@ class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const responseTime = Math.round(reply.elapsedTime);
     const level = error || reply.statusCode >= 500 || responseTime >= this.slowRequestMs ? 'info' : 'debug';
-    // the OAuth and OpenID Connect callbacks' queries hold an authorization code: never in a log line
-    const callback = CALLBACK_PATHS.find((path) => request.url.startsWith(`${path}?`));
+    // queries that hold a secret (an authorization code, an invite token): never in a log line
+    const callback = SECRET_QUERY_PATHS.find((path) => request.url.startsWith(`${path}?`));
     const req = callback
       ? { method: request.method, url: `${callback}?[redacted]`, host: request.host, ip: request.ip, headers: {} }
       : request;
@@ -93,7 +93,7 @@ class RequestLogController extends LogController {
   }
 }
 
-const CALLBACK_PATHS = ['/oauth/callback', OIDC_CALLBACK_PATH];
+const SECRET_QUERY_PATHS = ['/oauth/callback', OIDC_CALLBACK_PATH, OIDC_START_PATH];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

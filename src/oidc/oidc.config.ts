@@ -17,6 +17,7 @@ export interface OidcSettings {
 }
 
 export const OIDC_CALLBACK_PATH = '/api/session/oidc/callback';
+export const OIDC_START_PATH = '/api/session/oidc/start';
 
 export function loadOidcSettings(env: NodeJS.ProcessEnv): OidcSettings | undefined {
   const issuer = url(env, 'WARMUP_OIDC_ISSUER');

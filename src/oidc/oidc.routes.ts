@@ -40,7 +40,7 @@ async function orBackWithError(reply: FastifyReply, work: () => Promise<FastifyR
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    if (!(error instanceof AppError)) throw error;
     return redirect(reply, `/?${new URLSearchParams({ oidc_error: error.message }).toString()}`);
   }
 }

@@ -1,8 +1,11 @@
 // Signing in through an OpenID Connect provider, end to end on loopback: a real authorization
 // server (oidc-provider) stands in for the operator's Google Workspace, Entra or Keycloak,
 // configured through the same WARMUP_OIDC_* settings an operator sets.
+import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_REDACT_PATHS } from '../app.js';
 import { ConfigError } from '../config.js';
 import { createPerson } from '../../test/helpers/accounts.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
@@ -15,6 +18,8 @@ const publicUrl = 'http://warmup.example.test';
 describe(`sign-in through an OpenID Connect provider (${testDialect})`, () => {
   let standIn: OAuthStandIn;
   let t: TestApp;
+  const logLines: string[] = [];
+  const inviteTokens: string[] = [];
 
   beforeAll(async () => {
     standIn = await startOAuthStandIn({
@@ -28,7 +33,14 @@ describe(`sign-in through an OpenID Connect provider (${testDialect})`, () => {
       WARMUP_OIDC_NAME: 'Acme SSO',
       WARMUP_PUBLIC_URL: publicUrl,
     });
-    t = await createTestApp({ oidc });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = pino({ level: 'trace', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, sink);
+    t = await createTestApp({ oidc, logger, slowRequestMs: 0 });
   });
 
   afterAll(async () => {
@@ -158,10 +170,24 @@ describe(`sign-in through an OpenID Connect provider (${testDialect})`, () => {
     expect(refusal(await callback(stolenBack, stolen.cookie))).toContain('already used');
   });
 
+  it('comes back with the reason when the provider stops answering mid-flow', async () => {
+    await createPerson(t, t.workspace.id, 'member', 'patient@corp.test');
+    const flow = await start();
+    const back = await standIn.consent(flow.authorizationUrl, 'patient@corp.test');
+    await standIn.stop();
+    try {
+      expect(refusal(await callback(back, flow.cookie))).toMatch(/^Acme SSO did not complete the sign-in \(/);
+    } finally {
+      await standIn.start();
+    }
+    signedInCookie(await signInAs('patient@corp.test'));
+  });
+
   it('makes the account of an invite with its role, once', async () => {
     const { token } = await t.services.accounts.createInvite({ role: 'owner', userId: null }, t.workspace.id, {
       role: 'viewer',
     });
+    inviteTokens.push(token);
     // an unverified address does not take the invite
     refusal(await signInAs('unverified.newcomer@corp.test', token));
 
@@ -197,9 +223,18 @@ describe(`sign-in through an OpenID Connect provider (${testDialect})`, () => {
     const { token } = await t.services.accounts.createInvite({ role: 'owner', userId: null }, other.id, {
       role: 'admin',
     });
+    inviteTokens.push(token);
     const session = await sessionOf(signedInCookie(await signInAs('hopper@corp.test', token)));
     expect(session.workspace?.id).toBe(other.id);
     expect(session.role).toBe('admin');
+  });
+
+  it('logs neither an authorization code nor an invite token', () => {
+    const logged = logLines.join('\n');
+    expect(logged).toContain(`${OIDC_CALLBACK_PATH}?[redacted]`);
+    expect(logged).not.toMatch(/[?&]code=/);
+    expect(inviteTokens).toHaveLength(2);
+    for (const token of inviteTokens) expect(logged).not.toContain(token);
   });
 });
 
