@@ -42,6 +42,8 @@ import {
   setupRoutes,
   workspacesRoutes,
 } from './accounts/accounts.routes.js';
+import { oidcSignInRoutes } from './oidc/oidc.routes.js';
+import { OIDC_CALLBACK_PATH, OIDC_START_PATH } from './oidc/oidc.config.js';
 
 export interface AppOptions {
   services: Services;
@@ -87,9 +89,10 @@ class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const responseTime = Math.round(reply.elapsedTime);
     const level = error || reply.statusCode >= 500 || responseTime >= this.slowRequestMs ? 'info' : 'debug';
-    // the OAuth callback's query holds an authorization code: never in a log line
-    const req = request.url.startsWith('/oauth/callback?')
-      ? { method: request.method, url: '/oauth/callback?[redacted]', host: request.host, ip: request.ip, headers: {} }
+    // queries that hold a secret (an authorization code, an invite token): never in a log line
+    const callback = SECRET_QUERY_PATHS.find((path) => request.url.startsWith(`${path}?`));
+    const req = callback
+      ? { method: request.method, url: `${callback}?[redacted]`, host: request.host, ip: request.ip, headers: {} }
       : request;
     reply.log[level](
       { req, res: { statusCode: reply.statusCode }, responseTime },
@@ -97,6 +100,8 @@ class RequestLogController extends LogController {
     );
   }
 }
+
+const SECRET_QUERY_PATHS = ['/oauth/callback', OIDC_CALLBACK_PATH, OIDC_START_PATH];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -282,6 +287,7 @@ export async function buildApp({
       // Route modules are registered here, each under its own prefix.
       await api.register(setupRoutes(services.accounts), { prefix: '/setup' });
       await api.register(sessionRoutes(services.accounts), { prefix: '/session' });
+      await api.register(oidcSignInRoutes(services.oidcSignIn), { prefix: '/session/oidc' });
       await api.register(accountRoutes(services.accounts), { prefix: '/account' });
       await api.register(workspacesRoutes(services.accounts), { prefix: '/workspaces' });
       await api.register(membersRoutes(services.accounts), { prefix: '/workspace/members' });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_DOMAIN_ZONES, DEFAULT_IP_ZONES, type BlocklistSettings } from './checks/blocklists.js';
 import { isValidHostEntry } from './mail/policy.js';
 import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
+import { loadOidcSettings, type OidcSettings } from './oidc/oidc.config.js';
 
 /** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
 export interface Limits {
@@ -50,6 +51,8 @@ export interface Config {
   logFormat: LogFormat;
   /** OAuth providers mailboxes may sign in with (WARMUP_OAUTH_*), and WARMUP_PUBLIC_URL. */
   oauth: OAuthSettings;
+  /** Sign-in through the operator's OpenID Connect provider (WARMUP_OIDC_*); undefined: off. */
+  oidc: OidcSettings | undefined;
   /** WARMUP_WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook, in ms; unset: the Standard Webhooks schedule. */
   webhookRetrySchedule: number[] | undefined;
   /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
@@ -231,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     logFormat,
     oauth: loadOAuthSettings(env),
+    oidc: loadOidcSettings(env),
     dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
     blocklists: {
       ipZones: zonesSetting(env, 'WARMUP_BLOCKLIST_IP_ZONES', DEFAULT_IP_ZONES),

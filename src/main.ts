@@ -69,6 +69,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     limits: config.limits,
     mailPolicy: loadMailPolicy(config.mail),
     oauth: config.oauth,
+    ...(config.oidc ? { oidc: config.oidc } : {}),
     dnsServers: config.dnsServers,
     ...(logger ? { logger } : {}),
   });

@@ -18,6 +18,9 @@ import { createPlacementTestsService } from './placement-tests/placement-tests.s
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
 import { createVerdictsService } from './verdicts/verdicts.service.js';
+import { createOidcClient } from './oidc/oidc.client.js';
+import type { OidcSettings } from './oidc/oidc.config.js';
+import { createOidcSignIn } from './oidc/oidc.service.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -42,6 +45,8 @@ export interface ServiceDeps {
   mailClients?: MailClients;
   /** Failed sign-ins allowed per account and per address (default: DEFAULT_LOGIN_LIMITS). */
   loginLimits?: Partial<LoginLimits>;
+  /** Sign-in through the operator's OpenID Connect provider (default: off). */
+  oidc?: OidcSettings;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -59,6 +64,7 @@ export function createServices({
   dnsServers,
   mailClients,
   loginLimits,
+  oidc,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -92,12 +98,20 @@ export function createServices({
     mailboxes,
     publicUrl: oauth.publicUrl,
   });
+  const oidcSignIn = createOidcSignIn({
+    db,
+    clock,
+    secretKey: key,
+    client: oidc ? createOidcClient(oidc) : undefined,
+    accounts,
+  });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
   const verdicts = createVerdictsService({ db, clock });
   const placementTests = createPlacementTestsService({ db, clock });
   return {
     accounts,
+    oidcSignIn,
     workspaces,
     templates,
     mailboxes,

@@ -50,6 +50,12 @@ export interface NewSession {
   sessionId: string;
 }
 
+/**
+ * The password hash of an account made through OpenID Connect sign-in: no password matches it, so
+ * the account signs in through the provider only.
+ */
+const NO_PASSWORD = '';
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -149,6 +155,39 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
       throw new UnauthorizedError('the email or the password is not right');
     }
     return user;
+  }
+
+  const inviteGone = () => new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
+
+  /** The open invite of a token hash; 404 once used, revoked or expired. */
+  async function openInvite(tokenHash: string) {
+    const invite = await repository.findInviteByTokenHash(tokenHash);
+    if (!invite || invite.accepted_at || invite.expires_at <= clock.now().toISOString()) throw inviteGone();
+    return invite;
+  }
+
+  /** Takes the invite (once) for an existing user or a new one, grants its role and opens a session. */
+  async function joinInvite(
+    invite: { id: string; workspace_id: string; role: Role },
+    user: string | { email: string; name: string; passwordHash: string },
+  ): Promise<NewSession> {
+    return inTransaction(db, async (trx) => {
+      const now = clock.now().toISOString();
+      const userId = typeof user === 'string' ? user : await insertUser(trx, user);
+      if (!(await repository.takeInvite(trx, invite.id, userId, now))) throw inviteGone();
+      const role = await repository.findRole(userId, invite.workspace_id, trx);
+      if (!role) {
+        await repository.insertMembership(trx, {
+          userId,
+          workspaceId: invite.workspace_id,
+          role: invite.role,
+          createdAt: now,
+        });
+      } else if (!hasRole(role, invite.role)) {
+        await repository.updateRole(trx, invite.workspace_id, userId, invite.role);
+      }
+      return createSession(trx, userId, invite.workspace_id);
+    });
   }
 
   return {
@@ -392,42 +431,50 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
       token: string,
       input: { email: string; password: string; name?: string; address: string },
     ): Promise<NewSession> {
-      const invite = await repository.findInviteByTokenHash(hashToken(token));
-      const gone = () => new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
-      if (!invite || invite.accepted_at || invite.expires_at <= clock.now().toISOString()) throw gone();
+      const invite = await openInvite(hashToken(token));
       const existing = await repository.findUserByEmail(normalizeEmail(input.email));
-      let passwordHash: string | undefined;
       if (existing) {
         await checkCredentials(input);
-      } else {
-        if (!input.name?.trim()) throw ValidationError.field('/body/name', 'a new account needs a name');
-        if (input.password.length < MIN_PASSWORD_LENGTH) {
-          throw ValidationError.field(
-            '/body/password',
-            `a new password needs at least ${MIN_PASSWORD_LENGTH} characters`,
-          );
-        }
-        passwordHash = await hashPassword(input.password);
+        return joinInvite(invite, existing.id);
       }
-      return inTransaction(db, async (trx) => {
-        const now = clock.now().toISOString();
-        const userId =
-          existing?.id ??
-          (await insertUser(trx, { email: input.email, name: input.name ?? '', passwordHash: passwordHash! }));
-        if (!(await repository.takeInvite(trx, invite.id, userId, now))) throw gone();
-        const role = await repository.findRole(userId, invite.workspace_id, trx);
-        if (!role) {
-          await repository.insertMembership(trx, {
-            userId,
-            workspaceId: invite.workspace_id,
-            role: invite.role,
-            createdAt: now,
-          });
-        } else if (!hasRole(role, invite.role)) {
-          await repository.updateRole(trx, invite.workspace_id, userId, invite.role);
-        }
-        return createSession(trx, userId, invite.workspace_id);
-      });
+      if (!input.name?.trim()) throw ValidationError.field('/body/name', 'a new account needs a name');
+      if (input.password.length < MIN_PASSWORD_LENGTH) {
+        throw ValidationError.field(
+          '/body/password',
+          `a new password needs at least ${MIN_PASSWORD_LENGTH} characters`,
+        );
+      }
+      const passwordHash = await hashPassword(input.password);
+      return joinInvite(invite, { email: input.email, name: input.name, passwordHash });
+    },
+
+    /**
+     * Signs in the account of an address the operator's OpenID Connect provider verified. An
+     * address no account uses is refused: accounts are made only through invites.
+     */
+    async signInVerifiedEmail(email: string): Promise<NewSession> {
+      const user = await repository.findUserByEmail(normalizeEmail(email));
+      if (!user) {
+        throw new UnauthorizedError(
+          `no account here uses ${email}: ask an admin of your workspace for an invite link and sign in from it`,
+        );
+      }
+      const workspaceId = await landingWorkspace(user.id);
+      await repository.deleteExpiredSessions(clock.now().toISOString());
+      return inTransaction(db, (trx) => createSession(trx, user.id, workspaceId));
+    },
+
+    /**
+     * Accepts an invite (named by the SHA-256 of its token) for an address the OpenID Connect
+     * provider verified: the account of that address joins, or one is made without a password
+     * (it signs in through the provider).
+     */
+    async acceptInviteVerifiedEmail(inviteTokenHash: string, person: { email: string; name?: string }) {
+      const invite = await openInvite(inviteTokenHash);
+      const existing = await repository.findUserByEmail(normalizeEmail(person.email));
+      if (existing) return joinInvite(invite, existing.id);
+      const name = person.name?.trim() || person.email.split('@')[0]!;
+      return joinInvite(invite, { email: person.email, name, passwordHash: NO_PASSWORD });
     },
   };
 }

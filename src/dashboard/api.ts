@@ -333,6 +333,7 @@ export const api = {
   setUp: (body: { name: string; email: string; password: string; workspaceName: string }) =>
     json<SessionInfo>('POST', '/setup', { body, quiet: true }),
   signIn: (body: { email: string; password: string }) => json<SessionInfo>('POST', '/session', { body, quiet: true }),
+  oidcSignIn: () => json<{ enabled: boolean; name: string | null }>('GET', '/session/oidc', { quiet: true }),
   currentSession: () => json<SessionInfo>('GET', '/session', { quiet: true }),
   signOut: () => json<void>('DELETE', '/session', { quiet: true }),
   signOutEverywhere: () => json<void>('POST', '/session/sign-out-everywhere', { quiet: true }),

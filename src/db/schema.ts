@@ -125,6 +125,20 @@ export interface MailboxesTable {
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */
+/** A sign-in through the operator's OpenID Connect provider, from its start to its callback. */
+export interface OidcSignInsTable {
+  /** SHA-256 (hex) of the `state` parameter. */
+  id: string;
+  /** SHA-256 (hex) of the cookie the starting browser got: the callback must carry it. */
+  browser_hash: string;
+  code_verifier_encrypted: string;
+  nonce: string;
+  /** SHA-256 (hex) of the invite link token the flow accepts, if it started from an invite. */
+  invite_token_hash: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface OAuthStatesTable {
   /** SHA-256 (hex) of the `state` parameter. */
   id: string;
@@ -501,6 +515,7 @@ export interface Database {
   stats_folds: StatsFoldsTable;
   leases: LeasesTable;
   oauth_states: OAuthStatesTable;
+  oidc_sign_ins: OidcSignInsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

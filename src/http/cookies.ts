@@ -32,7 +32,20 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 }
 
 function sessionCookie(request: FastifyRequest, value: string, maxAge: number): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Lax'];
+  return cookieLine(request, SESSION_COOKIE, value, maxAge, '/');
+}
+
+function cookieLine(request: FastifyRequest, name: string, value: string, maxAge: number, path: string): string {
+  const parts = [`${name}=${value}`, `Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Lax'];
   if (request.protocol === 'https') parts.push('Secure');
   return parts.join('; ');
+}
+
+/** Another short-lived cookie with the session cookie's protections, sent only below `path`. */
+export function setScopedCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cookie: { name: string; value: string; maxAgeS: number; path: string },
+): void {
+  reply.header('Set-Cookie', cookieLine(request, cookie.name, cookie.value, cookie.maxAgeS, cookie.path));
 }

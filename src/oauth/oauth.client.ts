@@ -43,7 +43,7 @@ function isRefusedGrant(error: unknown): boolean {
   return error instanceof client.ResponseBodyError && ['invalid_grant', 'unauthorized_client'].includes(error.error);
 }
 
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   if (error instanceof client.ResponseBodyError)
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
   if (error instanceof Error) {

@@ -73,7 +73,7 @@ const PRESETS: Record<
   }),
 };
 
-function url(env: NodeJS.ProcessEnv, name: string): string | undefined {
+export function url(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   let parsed: URL;

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import type { Limits } from '../../src/config.js';
 import type { MailPolicy } from '../../src/mail/policy.js';
 import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
+import type { OidcSettings } from '../../src/oidc/oidc.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
 import type { LoginLimits } from '../../src/accounts/accounts.service.js';
@@ -60,6 +61,8 @@ export async function createTestApp(
     roundTripWaitMs?: number;
     /** OAuth providers, as loadConfig reads them from WARMUP_OAUTH_* (default: none). */
     oauth?: OAuthSettings;
+    /** Sign-in through an OpenID Connect provider, as loadConfig reads it from WARMUP_OIDC_* (default: off). */
+    oidc?: OidcSettings;
     /** The resolvers of the DNS checks (a test DNS server on loopback). */
     dnsServers?: string[];
     /** Serves GET /metrics behind this bearer token. */
@@ -80,6 +83,7 @@ export async function createTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
     ...(options.oauth ? { oauth: options.oauth } : {}),
+    ...(options.oidc ? { oidc: options.oidc } : {}),
     // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on
     dnsServers: options.dnsServers ?? [`127.0.0.1:${await deadDnsPort()}`],
     ...(options.loginLimits ? { loginLimits: options.loginLimits } : {}),

@@ -49,6 +49,8 @@ export async function startOAuthStandIn(options: {
   redirectUris: string[];
   /** Seconds an access token lives (default an hour, like Google and Microsoft). */
   accessTokenTtl?: number;
+  /** Claims of a login that differ from the defaults (say, `email_verified: false`). */
+  claimsOf?: (login: string) => Record<string, unknown>;
 }): Promise<OAuthStandIn> {
   const clientId = 'warmup-test-client';
   const clientSecret = `stand-in-secret-${Math.random().toString(36).slice(2)}`;
@@ -76,7 +78,14 @@ export async function startOAuthStandIn(options: {
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
     findAccount: (_ctx: unknown, id: string) => ({
       accountId: id,
-      claims: () => ({ sub: id, email: id, email_verified: true, preferred_username: id, name: id.split('@')[0] }),
+      claims: () => ({
+        sub: id,
+        email: id,
+        email_verified: true,
+        preferred_username: id,
+        name: id.split('@')[0],
+        ...options.claimsOf?.(id),
+      }),
     }),
     // the login Dovecot reads from the introspection answer (username_attribute = username)
     extraTokenClaims: (_ctx: unknown, token: { accountId?: string }) =>

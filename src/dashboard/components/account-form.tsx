@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { ApiError } from '../api.js';
+import { ApiError, api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { Logo } from './shell.js';
 import { Notice } from './ui.js';
 
@@ -38,4 +39,33 @@ export function formErrors(failure: unknown): { fields: Record<string, string>; 
     return { fields, message: Object.keys(fields).length > 0 ? undefined : failure.message };
   }
   return { fields: {}, message: (failure as Error).message };
+}
+
+/**
+ * A link that starts signing in through the operator's OpenID Connect provider, shown only when
+ * one is set up. A navigation, not a fetch: the browser goes to the provider and comes back.
+ */
+export function OidcSignInLink({ invite, label }: { invite?: string; label: (provider: string) => string }) {
+  const info = useResource(() => api.oidcSignIn(), []);
+  if (!info.data?.enabled || !info.data.name) return null;
+  const href = `/api/session/oidc/start${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`;
+  return (
+    <div class="signin-alt">
+      <span class="signin-or">or</span>
+      <a class="btn btn-secondary btn-block" href={href}>
+        {label(info.data.name)}
+      </a>
+    </div>
+  );
+}
+
+/** Why a sign-in through the provider was refused, from the address it came back to (read once). */
+export function takeOidcError(): string | undefined {
+  const params = new URLSearchParams(window.location.search);
+  const message = params.get('oidc_error');
+  if (message === null) return undefined;
+  params.delete('oidc_error');
+  const rest = params.toString();
+  window.history.replaceState(null, '', `${window.location.pathname}${rest ? `?${rest}` : ''}`);
+  return message;
 }

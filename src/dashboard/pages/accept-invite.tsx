@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.js';
-import { AccountCard, formErrors } from '../components/account-form.js';
+import { AccountCard, formErrors, OidcSignInLink } from '../components/account-form.js';
 import { Button, ErrorBox, Loading, TextField } from '../components/ui.js';
 import { useResource, useTitle } from '../hooks.js';
 
@@ -106,6 +106,7 @@ export function AcceptInvitePage({ token, onAccepted }: { token: string; onAccep
           {hasAccount ? 'Sign in and join' : 'Create account and join'}
         </Button>
       </form>
+      <OidcSignInLink invite={token} label={(provider) => `Join with ${provider}`} />
     </AccountCard>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Role, type SessionInfo } from '../api.js';
-import { AccountCard, formErrors } from '../components/account-form.js';
+import { AccountCard, formErrors, OidcSignInLink, takeOidcError } from '../components/account-form.js';
 import { Button, ErrorBox, TextField } from '../components/ui.js';
 import { useTitle } from '../hooks.js';
 
@@ -55,7 +55,11 @@ function ApiKeyForm({ onSignedIn }: { onSignedIn: (key: string, workspace: strin
 function PasswordForm({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>();
+  // a sign-in through the provider that was refused comes back here with the reason
+  const [error, setError] = useState<unknown>(() => {
+    const refused = takeOidcError();
+    return refused === undefined ? undefined : new Error(refused);
+  });
   const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
 
@@ -137,6 +141,7 @@ export function SignInPage({
       }
     >
       {withKey ? <ApiKeyForm onSignedIn={onKeySignedIn} /> : <PasswordForm onSignedIn={onSignedIn} />}
+      {!withKey && <OidcSignInLink label={(provider) => `Sign in with ${provider}`} />}
     </AccountCard>
   );
 }

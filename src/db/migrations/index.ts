@@ -17,6 +17,7 @@ import * as workspaceRollup from './015-workspace-rollup.js';
 import * as receiverVerdicts from './016-receiver-verdicts.js';
 import * as activeSince from './017-active-since.js';
 import * as placementTests from './019-placement-tests.js';
+import * as oidcSignIn from './020-oidc-sign-in.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '016-receiver-verdicts': receiverVerdicts,
   '017-active-since': activeSince,
   '019-placement-tests': placementTests,
+  '020-oidc-sign-in': oidcSignIn,
 };
 
 export const migrationProvider: MigrationProvider = {
