@@ -5,6 +5,7 @@ import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
+import { clientProfileOf, messageIdToken, type ClientProfileName } from './client-profile.js';
 import { messageIdFor } from './message-content.js';
 import {
   claimPlanDay,
@@ -99,9 +100,12 @@ export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: n
   return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
 }
 
-/** A fresh Message-ID on the sender's domain for a thread's first message (nothing in it says "warmup"). */
-export function newMessageId(senderEmail: string, at: Date): string {
-  return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
+/**
+ * A fresh Message-ID on the sender's domain for a thread's first message, in the form the sender's
+ * mail client gives its Message-IDs (nothing in it says "warmup").
+ */
+export function newMessageId(senderEmail: string, profile: ClientProfileName = 'thunderbird'): string {
+  return messageIdFor(senderEmail, messageIdToken(profile, randomBytes(32)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +250,7 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
         inbound.add(partner.mailboxId, time);
       }
       const rows = partners.map((partner, i) => {
-        const messageId = newMessageId(member.emailNormalized, at);
+        const messageId = newMessageId(member.emailNormalized, clientProfileOf(member.id).name);
         return {
           id: newId('wm', at.getTime()),
           message_id: messageId,
