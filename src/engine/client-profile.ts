@@ -97,7 +97,8 @@ export function messageIdToken(profile: ClientProfileName, bytes: Buffer): strin
       return `000001d${hex.slice(0, 5)}$${hex.slice(5, 13)}$${hex.slice(13, 21)}$`;
     }
     case 'gmail-app':
-      return `CA${bytes.subarray(0, 28).toString('base64').replace(/\//g, '_')}`;
+      // 27 bytes: 36 characters with no `=` padding
+      return `CA${bytes.subarray(0, 27).toString('base64').replace(/\//g, '_')}`;
   }
 }
 
