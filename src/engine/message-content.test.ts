@@ -8,15 +8,13 @@ import {
   messageIdFor,
   messageVariables,
   nameFromAddress,
-  ownText,
-  quoteHeader,
-  quoteLines,
   replyMessageIdFor,
   replySubject,
   seedFrom,
   templateTypeFor,
-  withQuote,
+  composeMessage,
 } from './message-content.js';
+import { CLIENT_PROFILE_NAMES, attributionLines } from './client-profile.js';
 
 describe('names', () => {
   it('derives a display name from the address when the mailbox has none', () => {
@@ -101,49 +99,74 @@ describe('threading', () => {
     expect(replySubject('RE: re:  AW: Quick question')).toBe('Re: Quick question');
   });
 
-  it("puts Message-IDs on the sender's domain; a reply's id is derived from its parent", () => {
+  it("puts Message-IDs on the sender's domain; a reply's id is derived from its parent, in the replier's client's form", () => {
     expect(messageIdFor('Erin@Echo.Test', 'abc')).toBe('<abc@echo.test>');
-    const reply = replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>');
-    expect(reply).toMatch(/^<[A-Za-z0-9_-]{24}@foxtrot\.test>$/);
-    expect(replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>')).toBe(reply);
-    expect(replyMessageIdFor('frank@foxtrot.test', '<abd@echo.test>')).not.toBe(reply);
+    const reply = replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'thunderbird');
+    expect(reply).toMatch(/^<[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}@foxtrot\.test>$/);
+    expect(replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'thunderbird')).toBe(reply);
+    expect(replyMessageIdFor('frank@foxtrot.test', '<abd@echo.test>', 'thunderbird')).not.toBe(reply);
+    expect(replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'outlook')).toMatch(
+      /^<000001d[0-9a-f]{5}\$[0-9a-f]{8}\$[0-9a-f]{8}\$@foxtrot\.test>$/,
+    );
   });
 });
 
 describe('quoting the parent', () => {
   const sentAt = new Date('2026-03-12T09:05:00Z');
+  const input = {
+    sentAt,
+    author: { name: 'Erin Echo', email: 'erin@echo.test' },
+    recipient: { name: 'Frank Fox', email: 'frank@foxtrot.test' },
+    subject: 'Thursday',
+  };
 
-  it('writes the header in the language of the reply', () => {
-    expect(quoteHeader(sentAt, 'Erin Echo', 'en', 'UTC')).toBe('On Mar 12, 2026, 9:05 AM, Erin Echo wrote:');
-    expect(quoteHeader(sentAt, 'Erin Echo', 'de', 'Europe/Berlin')).toBe('Am 12.03.2026, 10:05 schrieb Erin Echo:');
-    expect(quoteHeader(sentAt, 'Erin', 'fr', 'UTC')).toMatch(/^Le 12 mars 2026.* 09:05, Erin a écrit :$/);
-    expect(quoteHeader(sentAt, 'Erin', 'es', 'UTC')).toMatch(/^El 12 mar 2026, 9:05, Erin escribió:$/);
+  it("writes each client's attribution in the language of the reply", () => {
+    const en = { ...input, language: 'en', timeZone: 'UTC' };
+    expect(attributionLines('thunderbird', en)).toEqual(['On 3/12/26 09:05, Erin Echo wrote:']);
+    expect(attributionLines('apple-mail', en)).toEqual(['On Mar 12, 2026, 9:05 AM, Erin Echo <erin@echo.test> wrote:']);
+    expect(attributionLines('gmail-app', en)).toEqual([
+      'On Thu, Mar 12, 2026 at 9:05 AM Erin Echo <erin@echo.test> wrote:',
+    ]);
+    expect(attributionLines('outlook', en)).toEqual([
+      'From: Erin Echo <erin@echo.test>',
+      'Sent: Thursday, March 12, 2026 at 9:05 AM',
+      'To: Frank Fox <frank@foxtrot.test>',
+      'Subject: Thursday',
+    ]);
+    const de = { ...input, language: 'de', timeZone: 'Europe/Berlin' };
+    expect(attributionLines('apple-mail', de)[0]).toMatch(
+      /^Am 12\.03\.2026, 10:05 schrieb Erin Echo <erin@echo\.test>:$/,
+    );
+    expect(attributionLines('outlook', de)[0]).toBe('Von: Erin Echo <erin@echo.test>');
   });
 
-  it("quotes only the parent's own words, a few lines at most", () => {
-    const parent = 'Hi Frank,\n\nline one\nline two\n\nOn Mar 1, 2026, Frank wrote:\n> older text\n> more';
-    expect(ownText(parent)).toBe('Hi Frank,\n\nline one\nline two');
-    expect(quoteLines(parent)).toEqual(['> Hi Frank,', '>', '> line one', '> line two']);
-    const long = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n');
-    const quoted = quoteLines(long);
-    expect(quoted).toHaveLength(7);
-    expect(quoted.at(-1)).toBe('> ...');
-  });
-
-  it('appends header and quote to the text and a blockquote to the HTML', () => {
-    const reply = withQuote(
-      { body: 'Sounds good.\n\nFrank', html: '<p>Sounds good.</p>\n<p>Frank</p>' },
-      { body: 'Hi Frank,\n\nAre we still on for <Thursday>?', sentAt, author: 'Erin Echo' },
-      'en',
-      'UTC',
-    );
-    expect(reply.body).toBe(
-      'Sounds good.\n\nFrank\n\nOn Mar 12, 2026, 9:05 AM, Erin Echo wrote:\n> Hi Frank,\n>\n> Are we still on for <Thursday>?\n',
-    );
-    expect(reply.html).toContain(
-      '<blockquote><p>Hi Frank,</p>\n<p>Are we still on for &lt;Thursday&gt;?</p></blockquote>',
-    );
-    expect(reply.html.startsWith('<p>Sounds good.</p>')).toBe(true);
+  it('quotes the whole parent, its own quotes included, signed with the sender name, in every client', () => {
+    const older = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n');
+    const parentBody = `Hi Frank,\n\nAre we still on for <Thursday>?\n\nOn Mar 1, 2026, Frank wrote:\n> ${older.replace(/\n/g, '\n> ')}`;
+    for (const profile of CLIENT_PROFILE_NAMES) {
+      const reply = composeMessage({
+        template: { subject: 'ignored', body: 'Sounds good.' },
+        kind: 'reply',
+        sender: { email: 'frank@foxtrot.test', name: 'Frank Fox' },
+        recipient: { email: 'erin@echo.test', name: 'Erin Echo' },
+        profile,
+        language: 'en',
+        timeZone: 'UTC',
+        at: new Date('2026-03-12T10:00:00Z'),
+        messageId: '<r@foxtrot.test>',
+        threadId: '<t@echo.test>',
+        parent: { subject: 'Thursday', body: parentBody, html: null, sentAt, messageId: '<t@echo.test>' },
+      });
+      expect(reply.subject).toBe('Re: Thursday');
+      expect(reply.body.startsWith('Sounds good.\n\n'), profile).toBe(true);
+      expect(reply.body, profile).toContain('Frank Fox');
+      expect(reply.body, profile).not.toContain('...');
+      // the last line of the oldest quote is still there, one level deeper
+      expect(reply.body, profile).toMatch(profile === 'outlook' ? /^> line 11$/m : /^>> line 11$/m);
+      expect(reply.html, profile).toContain('Are we still on for &lt;Thursday&gt;?');
+      expect(reply.html, profile).toContain('line 11');
+      expect(reply.html, profile).not.toContain('<Thursday>');
+    }
   });
 });
 

@@ -7,6 +7,14 @@ import { createHash } from 'node:crypto';
 import { COMPANIES, TOPICS_BY_LANGUAGE } from '../templates/default-templates.js';
 import { bodyToHtml, renderMessage, type RenderedMessage, type TemplateVariable } from '../templates/render.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
+import {
+  attributionLines,
+  clientHtml,
+  clientText,
+  replyMessageIdToken,
+  type ClientProfileName,
+  type QuoteParts,
+} from './client-profile.js';
 
 export type MessageVariables = Record<TemplateVariable, string>;
 
@@ -113,83 +121,12 @@ export function messageIdFor(senderEmail: string, token: string): string {
 }
 
 /**
- * The Message-ID of the reply to `parentMessageId`, derived from it: a sync that crashed after
- * planning a reply plans the same one again (and the unique Message-ID keeps it single).
+ * The Message-ID of the reply to `parentMessageId`, derived from it and in the replier's client's
+ * form: a sync that crashed after planning a reply plans the same one again (and the unique
+ * Message-ID keeps it single).
  */
-export function replyMessageIdFor(replierEmail: string, parentMessageId: string): string {
-  const token = createHash('sha256').update(`reply:${parentMessageId}`).digest('base64url').slice(0, 24);
-  return messageIdFor(replierEmail, token);
-}
-
-const QUOTE_MAX_LINES = 6;
-const QUOTE_MAX_CHARS = 400;
-
-/** "On <date>, <name> wrote:" in the language of the reply. */
-export function quoteHeader(sentAt: Date, author: string, language: string, timeZone: string): string {
-  const locale = Intl.DateTimeFormat.supportedLocalesOf([language]).length > 0 ? language : 'en';
-  const when = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(sentAt);
-  switch (language) {
-    case 'de':
-      return `Am ${when} schrieb ${author}:`;
-    case 'fr':
-      return `Le ${when}, ${author} a écrit :`;
-    case 'es':
-      return `El ${when}, ${author} escribió:`;
-    default:
-      return `On ${when}, ${author} wrote:`;
-  }
-}
-
-/** A message's own words: what comes before the quote it carries (a reply quotes only its parent). */
-export function ownText(body: string): string {
-  const lines = body.replace(/\r\n?/g, '\n').split('\n');
-  const firstQuoted = lines.findIndex((line) => line.startsWith('>'));
-  if (firstQuoted < 0) return body.trim();
-  let end = firstQuoted;
-  // the header line ("... wrote:") and blank lines before the quote go with it
-  while (end > 0 && lines[end - 1].trim() === '') end -= 1;
-  if (end > 0 && lines[end - 1].trimEnd().endsWith(':')) end -= 1;
-  return lines.slice(0, end).join('\n').trim();
-}
-
-/** The first few lines of the parent, `> `-prefixed, like a mail client's short quote. */
-export function quoteLines(parentBody: string): string[] {
-  const lines = ownText(parentBody)
-    .split('\n')
-    .map((line) => line.trimEnd());
-  const kept: string[] = [];
-  let chars = 0;
-  for (const line of lines) {
-    if (kept.length >= QUOTE_MAX_LINES || chars + line.length > QUOTE_MAX_CHARS) {
-      kept.push('...');
-      break;
-    }
-    kept.push(line);
-    chars += line.length;
-  }
-  while (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
-  return kept.map((line) => (line === '' ? '>' : `> ${line}`));
-}
-
-export interface QuotedParent {
-  body: string;
-  sentAt: Date;
-  author: string;
-}
-
-/** The reply's own text followed by the header and a short quote of the parent, as text and HTML. */
-export function withQuote(
-  reply: { body: string; html: string },
-  parent: QuotedParent,
-  language: string,
-  timeZone: string,
-): { body: string; html: string } {
-  const header = quoteHeader(parent.sentAt, parent.author, language, timeZone);
-  const quoted = quoteLines(parent.body);
-  const body = `${reply.body.trimEnd()}\n\n${header}\n${quoted.join('\n')}\n`;
-  const plainQuote = quoted.map((line) => line.replace(/^> ?/, '')).join('\n');
-  const html = `${reply.html}\n${bodyToHtml(header)}\n<blockquote>${bodyToHtml(plainQuote)}</blockquote>`;
-  return { body, html };
+export function replyMessageIdFor(replierEmail: string, parentMessageId: string, profile: ClientProfileName): string {
+  return messageIdFor(replierEmail, replyMessageIdToken(profile, parentMessageId));
 }
 
 /** Which message of a thread is the original sender's answer to the reply: the third. */
@@ -209,6 +146,8 @@ export interface ComposeInput {
   kind: 'initial' | 'reply';
   sender: Party;
   recipient: Party;
+  /** The sender's mail client: it lays out text, HTML, signature and quote. */
+  profile: ClientProfileName;
   /** The sender's language and time zone. */
   language: string;
   timeZone: string;
@@ -216,12 +155,21 @@ export interface ComposeInput {
   messageId: string;
   threadId: string;
   /** The message a reply answers; its author is the reply's recipient. */
-  parent?: { subject: string | null; body: string | null; sentAt: Date | null };
+  parent?: {
+    subject: string | null;
+    body: string | null;
+    /** Its HTML as sent (older rows may have none: the text is shown as HTML then). */
+    html?: string | null;
+    sentAt: Date | null;
+    messageId?: string;
+  };
 }
 
 /**
  * Subject, text and HTML of one warmup message: the template rendered with the message's variables
- * and a seed from its Message-ID; a reply takes the thread's subject with `Re:` and quotes its parent.
+ * and a seed from its Message-ID, signed with the sender's name and laid out the way the sender's
+ * client does it; a reply takes the thread's subject with `Re:` and quotes its parent whole (with
+ * the older quotes it carries), under the client's own attribution line.
  */
 export function composeMessage(input: ComposeInput): RenderedMessage {
   const seed = seedFrom(input.messageId);
@@ -234,15 +182,33 @@ export function composeMessage(input: ComposeInput): RenderedMessage {
     threadSeed: seedFrom(input.threadId),
   });
   const rendered = renderMessage(input.template, values, seed);
+  const signature = displayName(input.sender);
   const parent = input.parent;
-  if (input.kind !== 'reply' || !parent) return rendered;
-  const subject = replySubject(parent.subject ?? rendered.subject);
-  if (!parent.body || !parent.sentAt) return { ...rendered, subject };
-  const quoted = withQuote(
-    rendered,
-    { body: parent.body, sentAt: parent.sentAt, author: displayName(input.recipient) },
-    input.language,
-    input.timeZone,
-  );
-  return { subject, ...quoted };
+  const subject =
+    input.kind === 'reply' && parent ? replySubject(parent.subject ?? rendered.subject) : rendered.subject;
+  if (input.kind !== 'reply' || !parent?.body || !parent.sentAt) {
+    return {
+      subject,
+      body: clientText(input.profile, rendered.body, signature),
+      html: clientHtml(input.profile, rendered.body, signature),
+    };
+  }
+  const quote: QuoteParts = {
+    attribution: attributionLines(input.profile, {
+      sentAt: parent.sentAt,
+      author: { name: displayName(input.recipient), email: input.recipient.email },
+      recipient: { name: signature, email: input.sender.email },
+      subject: parent.subject ?? rendered.subject,
+      language: input.language,
+      timeZone: input.timeZone,
+    }),
+    parentText: parent.body,
+    parentHtml: parent.html ?? bodyToHtml(parent.body),
+    ...(parent.messageId ? { parentMessageId: parent.messageId } : {}),
+  };
+  return {
+    subject,
+    body: clientText(input.profile, rendered.body, signature, quote),
+    html: clientHtml(input.profile, rendered.body, signature, quote),
+  };
 }

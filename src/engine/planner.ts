@@ -5,6 +5,7 @@ import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
+import { clientProfileOf, messageIdToken, type ClientProfileName } from './client-profile.js';
 import { messageIdFor } from './message-content.js';
 import {
   claimPlanDays,
@@ -101,9 +102,12 @@ export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: n
   return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
 }
 
-/** A fresh Message-ID on the sender's domain for a thread's first message (nothing in it says "warmup"). */
-export function newMessageId(senderEmail: string, at: Date): string {
-  return messageIdFor(senderEmail, `${at.getTime().toString(36)}.${randomBytes(9).toString('base64url')}`);
+/**
+ * A fresh Message-ID on the sender's domain for a thread's first message, in the form the sender's
+ * mail client gives its Message-IDs (nothing in it says "warmup").
+ */
+export function newMessageId(senderEmail: string, profile: ClientProfileName = 'thunderbird'): string {
+  return messageIdFor(senderEmail, messageIdToken(profile, randomBytes(32)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,7 +402,7 @@ async function planBatch({
       pairs.set(partner.mailboxId, { week: pair.week + 1, today: pair.today + 1 });
       inbound.add(partner.mailboxId, time);
       recipients.push(partner.mailboxId);
-      const messageId = newMessageId(member.emailNormalized, at);
+      const messageId = newMessageId(member.emailNormalized, clientProfileOf(member.id).name);
       messages.push({
         id: newId('wm', at.getTime()),
         message_id: messageId,

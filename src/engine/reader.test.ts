@@ -14,6 +14,7 @@ import {
   mailWorkDeps,
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
+import { clientProfileOf } from './client-profile.js';
 import { acquireLease } from './leases.js';
 import { replyMessageIdFor } from './message-content.js';
 import { MAX_TURNS, replyProbability } from './habits.js';
@@ -336,7 +337,7 @@ describe('syncMailboxes', () => {
       .where('parent_message_id', '=', row.message_id)
       .executeTakeFirstOrThrow();
     expect(reply).toMatchObject({
-      message_id: replyMessageIdFor('frank@foxtrot.test', row.message_id),
+      message_id: replyMessageIdFor('frank@foxtrot.test', row.message_id, clientProfileOf(frank.id).name),
       thread_id: row.thread_id,
       sender_mailbox_id: frank.id,
       recipient_mailbox_id: erin.id,

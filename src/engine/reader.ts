@@ -648,7 +648,7 @@ async function planReply(context: SessionContext, row: PendingMessageRow): Promi
     ? { at: now, day: sendDayOf(settings, now) }
     : nextWindowOpening(settings, now);
   return inTransaction(deps.db, async (trx) => {
-    const messageId = replyMessageIdFor(mailbox.email, row.message_id);
+    const messageId = replyMessageIdFor(mailbox.email, row.message_id, clientProfileOf(mailbox.id).name);
     const inserted = await insertPlannedReply(trx, {
       id: newId('msg', now.getTime()),
       message_id: messageId,

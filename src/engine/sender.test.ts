@@ -15,6 +15,7 @@ import {
   smtpError,
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
+import { boundaryFor, clientProfileOf, type ClientProfileName } from './client-profile.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
 import {
@@ -29,6 +30,13 @@ import {
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
+
+const HTML_START: Record<ClientProfileName, string> = {
+  thunderbird: '<!DOCTYPE html>\n<html>\n  <head>',
+  'apple-mail': '<html><head>',
+  outlook: '<html xmlns:v="urn:schemas-microsoft-com:vml"',
+  'gmail-app': '<div dir="ltr">',
+};
 
 const NOW = new Date('2026-03-12T10:00:00Z');
 const minutes = (n: number) => n * 60_000;
@@ -118,7 +126,12 @@ describe('sendDueMessages', () => {
     expect(first.inReplyTo).toBeUndefined();
     expect(first.text).toContain('Frank');
     expect(first.text).not.toMatch(/[{}]/);
-    expect(first.html).toMatch(/^<p>/);
+    // a whole HTML document (the Gmail app: its own fragment), in the style of the sender's client
+    const profile = clientProfileOf(erin.id);
+    expect(first.html.startsWith(HTML_START[profile.name]), profile.name).toBe(true);
+    expect(first.text).toContain('Erin Echo');
+    expect(first.headers).toEqual(profile.headers);
+    expect(first.boundary).toBe(boundaryFor(profile.name, due1.message_id));
 
     const stored = await messageRow(due1.id);
     expect(stored).toMatchObject({
@@ -206,7 +219,7 @@ describe('sendDueMessages', () => {
     expect(await interactions()).toHaveLength(0);
   });
 
-  it('answers in the thread: Re: subject, In-Reply-To, References and a short quote', async () => {
+  it('answers in the thread: Re: subject, In-Reply-To, References and the whole quoted thread', async () => {
     const first = await insertMessage(database.db, {
       sender: erin,
       recipient: frank,
@@ -240,9 +253,15 @@ describe('sendDueMessages', () => {
     expect(mail.subject).toBe('Re: Planning for next week');
     expect(mail.inReplyTo).toBe(reply.message_id);
     expect(mail.references).toEqual([first.message_id, reply.message_id]);
-    expect(mail.text).toContain('On Mar 12, 2026, 9:00 AM, Frank Fox wrote:\n> Sure.\n');
-    expect(mail.text).not.toContain('> > ');
-    expect(mail.html).toContain('<blockquote><p>Sure.</p></blockquote>');
+    // the client's own attribution, then the parent whole with the older quote it carries
+    if (clientProfileOf(erin.id).name === 'outlook') {
+      expect(mail.text).toContain('From: Frank Fox <frank.fox@foxtrot.test>\n');
+      expect(mail.text).toContain('\n\nSure.\n\nOn Mar 12, Erin wrote:\n> Hi Frank,\n');
+    } else {
+      expect(mail.text).toMatch(/Frank Fox.* wrote:\n\n?> Sure\.\n>\n> On Mar 12, Erin wrote:\n>> Hi Frank,\n/);
+    }
+    expect(mail.html).toContain('Sure.');
+    expect(mail.html).toContain('Hi Frank,');
     // the original sender's answer to the reply, the third turn, is written from a follow-up template
     const third = await messageRow(second.id);
     expect(third.turn).toBe(3);

@@ -23,6 +23,7 @@ import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { findDayPlan, findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
+import { boundaryFor, clientProfileOf, type ClientProfile } from './client-profile.js';
 import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
   claimDueMessages,
@@ -376,6 +377,8 @@ export function outgoingMail(input: {
   recipient: Party;
   messageId: string;
   content: RenderedMessage;
+  /** The sender's mail client: its boundary style and the headers it writes about itself. */
+  profile?: ClientProfile;
   date: Date;
   /** The sender's zone: its Date carries that local time and offset, as its mail client's would. */
   timeZone?: string;
@@ -392,6 +395,11 @@ export function outgoingMail(input: {
     date: input.date,
   };
   if (input.timeZone) mail.timeZone = input.timeZone;
+  if (input.profile) {
+    mail.boundary = boundaryFor(input.profile.name, input.messageId);
+    mail.headers = input.profile.headers;
+    mail.quotedPrintable = input.profile.quotedPrintable;
+  }
   if (input.inReplyTo) mail.inReplyTo = input.inReplyTo;
   if (input.references?.length) mail.references = input.references;
   return mail;
@@ -439,6 +447,7 @@ async function prepareMail(
       kind: isReply ? 'reply' : 'initial',
       sender: senderParty,
       recipient,
+      profile: clientProfileOf(sender.id).name,
       language: settings.language,
       timeZone: validTimeZone(settings.timezone),
       at: now,
@@ -449,7 +458,9 @@ async function prepareMail(
             parent: {
               subject: parent.subject,
               body: parent.body_text,
+              html: parent.body_html,
               sentAt: parent.sent_at ? new Date(parent.sent_at) : null,
+              ...(row.parent_message_id ? { messageId: row.parent_message_id } : {}),
             },
           }
         : {}),
@@ -473,6 +484,7 @@ async function prepareMail(
     recipient,
     messageId: row.message_id,
     content,
+    profile: clientProfileOf(sender.id),
     date: now,
     timeZone: validTimeZone(parseWarmupSettings(sender.warmup).timezone),
     ...threading,

@@ -1,5 +1,6 @@
-// Every default template, as the sender really sends it (rendered with variables and spintax,
-// replies with their quote, wrapped in the MIME message nodemailer builds), scored by
+// Every default template in every client profile, as the sender really sends it (rendered with
+// variables and spintax, signed, replies with their whole quote, wrapped in the MIME message of
+// that client's layout), scored by
 // SpamAssassin's local rules. Warmup mail that looks like spam would teach filters the opposite
 // of what it is for. One spamassassin process scores all messages (mbox), so the check is quick.
 import { spawnSync } from 'node:child_process';
@@ -9,12 +10,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRawMessage } from '../mail/smtp.js';
 import { DEFAULT_TEMPLATES, type DefaultTemplate } from '../templates/default-templates.js';
+import { CLIENT_PROFILE_NAMES, clientProfileNamed, type ClientProfileName } from './client-profile.js';
 import { composeMessage, messageIdFor, replyMessageIdFor, type Party } from './message-content.js';
 import { outgoingMail } from './sender.js';
 
 const MAX_SCORE = 2.0;
-/** Messages per template: each Message-ID seeds other spintax choices. */
-const VARIANTS = 3;
+/** Messages per template and client profile: each Message-ID seeds other spintax choices. */
+const VARIANTS = 1;
 
 const spamassassin = spawnSync('spamassassin', ['-V'], { encoding: 'utf8' });
 const available = spamassassin.status === 0;
@@ -61,23 +63,28 @@ async function renderAll(): Promise<Scored[]> {
     DEFAULT_TEMPLATES.filter((t) => t.type === 'initial' && t.language === language);
   for (const template of DEFAULT_TEMPLATES) {
     const people = PEOPLE[template.language] ?? PEOPLE.en;
-    for (let variant = 0; variant < VARIANTS; variant += 1) {
+    for (let n = 0; n < VARIANTS * CLIENT_PROFILE_NAMES.length; n += 1) {
+      const variant = Math.floor(n / CLIENT_PROFILE_NAMES.length);
+      const profile = CLIENT_PROFILE_NAMES[n % CLIENT_PROFILE_NAMES.length];
+      // the other side writes with another client
+      const parentProfile = CLIENT_PROFILE_NAMES[(n + 1) % CLIENT_PROFILE_NAMES.length];
       const threadId = messageIdFor(people.sender.email, `t${variant}.${template.name.length}.${out.length}`);
       if (template.type === 'initial') {
         const content = composeMessage({
           template,
           kind: 'initial',
           ...people,
+          profile,
           language: template.language,
           at,
           messageId: threadId,
           threadId,
         });
         out.push({
-          label: `${template.language}/initial "${template.name}" #${variant}`,
+          label: `${template.language}/initial "${template.name}" ${profile} #${variant}`,
           messageId: threadId,
           language: template.language,
-          raw: await raw(people, threadId, content, at),
+          raw: await raw(people, profile, threadId, content, at),
         });
         continue;
       }
@@ -88,28 +95,36 @@ async function renderAll(): Promise<Scored[]> {
         kind: 'initial',
         sender: people.recipient,
         recipient: people.sender,
+        profile: parentProfile,
         timeZone: people.timeZone,
         language: template.language,
         at: new Date(at.getTime() - 3 * 60 * 60_000),
         messageId: threadId,
         threadId,
       });
-      const messageId = replyMessageIdFor(people.sender.email, threadId);
+      const messageId = replyMessageIdFor(people.sender.email, threadId, profile);
       const content = composeMessage({
         template,
         kind: 'reply',
         ...people,
+        profile,
         language: template.language,
         at,
         messageId,
         threadId,
-        parent: { subject: parent.subject, body: parent.body, sentAt: new Date(at.getTime() - 3 * 60 * 60_000) },
+        parent: {
+          subject: parent.subject,
+          body: parent.body,
+          html: parent.html,
+          sentAt: new Date(at.getTime() - 3 * 60 * 60_000),
+          messageId: threadId,
+        },
       });
       out.push({
-        label: `${template.language}/${template.type} "${template.name}" #${variant}`,
+        label: `${template.language}/${template.type} "${template.name}" ${profile} #${variant}`,
         messageId,
         language: template.language,
-        raw: await raw(people, messageId, content, at, { inReplyTo: threadId, references: [threadId] }),
+        raw: await raw(people, profile, messageId, content, at, { inReplyTo: threadId, references: [threadId] }),
       });
     }
   }
@@ -117,14 +132,24 @@ async function renderAll(): Promise<Scored[]> {
 }
 
 async function raw(
-  people: { sender: Party; recipient: Party },
+  people: { sender: Party; recipient: Party; timeZone: string },
+  profile: ClientProfileName,
   messageId: string,
   content: { subject: string; body: string; html: string },
   date: Date,
   threading: { inReplyTo?: string; references?: string[] } = {},
 ): Promise<Buffer> {
   return buildRawMessage(
-    outgoingMail({ sender: people.sender, recipient: people.recipient, messageId, content, date, ...threading }),
+    outgoingMail({
+      sender: people.sender,
+      recipient: people.recipient,
+      profile: clientProfileNamed(profile),
+      messageId,
+      content,
+      date,
+      timeZone: people.timeZone,
+      ...threading,
+    }),
   );
 }
 
@@ -150,7 +175,7 @@ function parseScores(output: string): Map<string, { score: number; tests: string
     const status = /^X-Spam-Status: (?:Yes|No), score=(-?[\d.]+) required=[\d.]+ tests=([\s\S]*?)\s+autolearn=/m.exec(
       chunk,
     );
-    const messageId = /^Message-I[Dd]: (<[^>\s]+>)/m.exec(chunk);
+    const messageId = /^Message-I[Dd]:\s+(<[^>\s]+>)/m.exec(chunk);
     if (status && messageId)
       scores.set(messageId[1], { score: Number(status[1]), tests: status[2].replace(/\s+/g, '') });
   }
@@ -169,6 +194,7 @@ describe.skipIf(!available)('SpamAssassin score of the default templates', () =>
       language: 'control',
       raw: await raw(
         PEOPLE.en,
+        'thunderbird',
         controlId,
         {
           subject: 'FREE MONEY!!! Claim your PRIZE now',

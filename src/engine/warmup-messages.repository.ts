@@ -265,10 +265,10 @@ export async function releaseAllMessageLeases(db: Kysely<Database>, owner: strin
 export async function findMessageContent(
   db: Kysely<Database>,
   messageId: string,
-): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'sent_at'> | undefined> {
+): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'body_html' | 'sent_at'> | undefined> {
   return db
     .selectFrom('warmup_messages')
-    .select(['subject', 'body_text', 'sent_at'])
+    .select(['subject', 'body_text', 'body_html', 'sent_at'])
     .where('message_id', '=', messageId)
     .executeTakeFirst();
 }

@@ -1,7 +1,9 @@
 // Sending over SMTP (nodemailer; this file and imap.ts are the only ones that touch the
-// mail libraries). Messages look like any person's mail: text plus simple HTML, our own
-// Message-ID, no X-Mailer, no Precedence, nothing that says "warmup".
+// mail libraries). Messages look like a person's mail: text plus HTML, our own Message-ID, the
+// boundary style and headers of the sender's mail client, no library's X-Mailer, no Precedence,
+// nothing that says "warmup".
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { NodemailerError, SendMailOptions, SMTPPoolOptions, SMTPTransportOptions } from 'nodemailer';
 import {
   MailConnectionError,
@@ -40,6 +42,12 @@ export interface OutgoingMail {
   date?: Date;
   /** The sender's IANA zone: `Date` is written in its local time and offset (default UTC). */
   timeZone?: string;
+  /** The multipart boundary, in the style of the sender's mail client (default: the library's). */
+  boundary?: string;
+  /** Headers the sender's mail client writes about itself (`User-Agent`, `X-Mailer`, `Mime-Version`). */
+  headers?: Record<string, string>;
+  /** Text parts quoted-printable whatever they hold, as some clients do. */
+  quotedPrintable?: boolean;
 }
 
 export interface SendResult {
@@ -183,21 +191,27 @@ function toSendMailOptions(message: OutgoingMail): SendMailOptions {
     xMailer: false,
     disableFileAccess: true,
     disableUrlAccess: true,
+    newline: 'windows',
   };
+  if (message.quotedPrintable) options.textEncoding = 'quoted-printable';
   if (message.inReplyTo) options.inReplyTo = message.inReplyTo;
   if (message.references?.length) options.references = message.references;
   return options;
 }
 
 /**
- * The exact bytes (CRLF line ends) the sender would transmit for this message, built by
- * the same nodemailer pipeline; for content checks such as spam scoring.
+ * The exact bytes (CRLF line ends) sent for this message: composed by nodemailer, then given the
+ * client's boundary and own headers on its top part (set, not added: a header the library writes,
+ * such as `MIME-Version`, is replaced rather than doubled). Also for content checks such as spam
+ * scoring.
  */
 export async function buildRawMessage(message: OutgoingMail): Promise<Buffer> {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-  const info = await transport.sendMail(toSendMailOptions(message));
-  if (!Buffer.isBuffer(info.message)) throw new Error('stream transport returned no buffer');
-  return info.message;
+  const root = new MailComposer(toSendMailOptions(message)).compile();
+  for (const [key, value] of Object.entries(message.headers ?? {})) root.setHeader(key, value);
+  const contentType = root.getHeader('Content-Type');
+  const multipart = typeof contentType === 'string' ? /^multipart\/[a-z]+/i.exec(contentType)?.[0] : undefined;
+  if (message.boundary && multipart) root.setHeader('Content-Type', `${multipart}; boundary="${message.boundary}"`);
+  return root.build();
 }
 
 /**
@@ -252,7 +266,12 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
     deadline.addEventListener('abort', giveUp, { once: true });
     opts.signal?.addEventListener('abort', giveUp, { once: true });
     try {
-      const info = await pool.sendMail({ ...toSendMailOptions(message), signal: send.signal });
+      // the message as built above; the envelope is what nodemailer would derive from From and To
+      const info = await pool.sendMail({
+        raw: await buildRawMessage(message),
+        envelope: { from: message.from.address, to: [message.to.address] },
+        signal: send.signal,
+      });
       const accepted = info.accepted.map(String);
       const rejected = info.rejected.map(String);
       if (accepted.length === 0) {

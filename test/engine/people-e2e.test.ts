@@ -78,7 +78,7 @@ describeWithMailStack('people differ, on the real mail stack', () => {
   }
 
   async function insertInitial(from: MailUser, to: MailUser, at: Date): Promise<string> {
-    const messageId = newMessageId(from.email, at);
+    const messageId = newMessageId(from.email);
     await db
       .insertInto('warmup_messages')
       .values({

@@ -8,7 +8,7 @@
 //   each delivery; dkim-broken.test's mail fails DKIM and DMARC there.
 // The engine finds every email it can identify, records each receiver's verdict, reports failing
 // DKIM/DMARC as a problem to fix, and still files a person's own answer away untouched.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { planDay } from '../../src/engine/planner.js';
-import { clientProfileOf } from '../../src/engine/client-profile.js';
+import { clientProfileOf, type ClientProfileName } from '../../src/engine/client-profile.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';
 import { createStackMailbox, proveAll, testEngineDeps } from '../helpers/engine.js';
@@ -230,5 +230,42 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
       const named = announced.some((line) => userOf.get(session(line)) === email);
       expect(named, `${email} (${profile.name})`).toBe(profile.imapId !== null);
     }
+  });
+
+  it('delivers every warmup email in its sender’s client’s layout, dated in its own offset', async () => {
+    // what the receivers' Maildirs hold, byte for byte as delivered
+    const files = readdirSync(join(stack.dir, 'mail'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\/Maildir(\/\.[^/]+)?\/(cur|new)$/.test(entry.parentPath))
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'));
+    const known = new Set(
+      (await db.selectFrom('warmup_messages').select('message_id').execute()).map((r) => r.message_id),
+    );
+    const BOUNDARY: Record<ClientProfileName, RegExp> = {
+      thunderbird: /^-{12}[0-9A-Za-z]{24}$/,
+      'apple-mail': /^Apple-Mail=_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/,
+      outlook: /^----=_NextPart_000_[0-9A-F]{4}_01DC[0-9A-F]{4}\.[0-9A-F]{8}$/,
+      'gmail-app': /^0{12}[0-9a-f]{16}$/,
+    };
+    let checked = 0;
+    for (const raw of files) {
+      const head = raw.slice(0, raw.indexOf('\r\n\r\n') < 0 ? raw.indexOf('\n\n') : raw.indexOf('\r\n\r\n'));
+      const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
+      const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(unfolded)?.[1]?.trim();
+      const original = header('X-Microsoft-Original-Message-ID') ?? header('Message-ID');
+      if (!original || !known.has(original)) continue; // a bounce, or the person's own answer
+      const from = /<([^>]+)>/.exec(header('From') ?? '')?.[1]?.toLowerCase() ?? '';
+      const mailboxId = ids.get(from);
+      expect(mailboxId, from).toBeDefined();
+      const profile = clientProfileOf(mailboxId ?? '');
+      const boundary = /boundary="?([^";\s]+)"?/.exec(header('Content-Type') ?? '')?.[1] ?? '';
+      expect(boundary, `${from} (${profile.name})`).toMatch(BOUNDARY[profile.name]);
+      expect(raw).not.toContain('_NmP-');
+      for (const [name, value] of Object.entries(profile.headers)) expect(header(name), name).toBe(value);
+      if (profile.name !== 'thunderbird') expect(header('User-Agent')).toBeUndefined();
+      // rene is in New York, the others in UTC
+      expect(header('Date')).toMatch(from === rene.email ? /[+-]0[45]00$/ : /\+0000$/);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(5);
   });
 });

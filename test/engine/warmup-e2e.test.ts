@@ -9,6 +9,7 @@ import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
 import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
 import { newMessageId, planDay } from '../../src/engine/planner.js';
+import { clientProfileOf } from '../../src/engine/client-profile.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
 import { sendDueMessages } from '../../src/engine/sender.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage } from '../../src/mail/imap.js';
@@ -308,7 +309,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       for (let k = 1; k <= PER_MAILBOX; k += 1) {
         const sender = mailboxIds[i];
         const recipient = mailboxIds[(i + 1 + (k % (mailboxIds.length - 1))) % mailboxIds.length];
-        const messageId = newMessageId(emailOf.get(sender) ?? '', now);
+        const messageId = newMessageId(emailOf.get(sender) ?? '', clientProfileOf(sender).name);
         burst.push(messageId);
         values.push({
           id: `msg_burst_${i}_${k}`,
