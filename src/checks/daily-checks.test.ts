@@ -245,7 +245,7 @@ describe('daily DNS checks and the DNS pause rule', () => {
     // two addresses its mail was seen sent from (the Received fields of copies its peers found)
     for (const ip of ['85.10.20.99', '85.10.20.98']) {
       const headers = `Received: from out.listed.test (out.listed.test [${ip}]) by mx.peer.test\r\n`;
-      await noteSenderEvidence(db, mailbox.id, headers, START);
+      await noteSenderEvidence(db, mailbox.id, mailbox.workspace_id, headers, START);
     }
     const key = 'dqskey0123';
     const zones = blocklistZones({

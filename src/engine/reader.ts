@@ -465,7 +465,13 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
 /** The sender's DKIM selector and sending address, from this copy's headers; never fails the sync. */
 async function noteEvidence(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
   try {
-    await noteSenderEvidence(context.deps.db, row.sender_mailbox_id, message.deliveryHeaders, context.options.now);
+    await noteSenderEvidence(
+      context.deps.db,
+      row.sender_mailbox_id,
+      context.mailbox.workspace_id,
+      message.deliveryHeaders,
+      context.options.now,
+    );
   } catch (err) {
     context.log.warn({ err, messageId: row.message_id }, 'could not note what the headers say about the sender');
   }

@@ -98,9 +98,9 @@ describe('noteSenderEvidence', () => {
   it('learns the selector, follows a rotation, and never replaces one the user gave', async () => {
     const erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test' });
     const at = new Date('2026-03-02T10:00:00.000Z');
-    await noteSenderEvidence(database.db, erin.id, GMAIL_STYLE, at);
+    await noteSenderEvidence(database.db, erin.id, workspaceId, GMAIL_STYLE, at);
     expect(await selectorOf(erin.id)).toEqual({ dkim_selector: 'google', dkim_selector_source: 'mail' });
-    await noteSenderEvidence(database.db, erin.id, 'DKIM-Signature: v=1; d=echo.test; s=google2\r\n', at);
+    await noteSenderEvidence(database.db, erin.id, workspaceId, 'DKIM-Signature: v=1; d=echo.test; s=google2\r\n', at);
     expect(await selectorOf(erin.id)).toEqual({ dkim_selector: 'google2', dkim_selector_source: 'mail' });
 
     await database.db
@@ -108,20 +108,39 @@ describe('noteSenderEvidence', () => {
       .set({ dkim_selector: 'mine', dkim_selector_source: 'user' })
       .where('id', '=', erin.id)
       .execute();
-    await noteSenderEvidence(database.db, erin.id, GMAIL_STYLE, at);
+    await noteSenderEvidence(database.db, erin.id, workspaceId, GMAIL_STYLE, at);
     expect(await selectorOf(erin.id)).toEqual({ dkim_selector: 'mine', dkim_selector_source: 'user' });
+  });
+
+  it("learns nothing from a copy another workspace's mailbox holds: that tenant writes its own headers", async () => {
+    const olga = await insertMailbox(database.db, workspaceId, { email: 'olga@echo.test' });
+    const otherTenant = await insertWorkspace(database.db);
+    const planted =
+      'DKIM-Signature: v=1; d=echo.test; s=planted\r\nReceived: from evil.example ([85.10.20.66]) by mx.test\r\n';
+    await noteSenderEvidence(database.db, olga.id, otherTenant, planted, new Date('2026-03-02T10:00:00.000Z'));
+    expect(await selectorOf(olga.id)).toEqual({ dkim_selector: null, dkim_selector_source: null });
+    const ips = await database.db
+      .selectFrom('mailbox_sending_ips')
+      .select('ip')
+      .where('mailbox_id', '=', olga.id)
+      .execute();
+    expect(ips).toEqual([]);
+    // the same copy held in her own workspace is evidence
+    await noteSenderEvidence(database.db, olga.id, workspaceId, planted, new Date('2026-03-02T10:00:00.000Z'));
+    expect(await selectorOf(olga.id)).toEqual({ dkim_selector: 'planted', dkim_selector_source: 'mail' });
   });
 
   it(`keeps the sending addresses seen, the newest ${MAX_SENDING_IPS}`, async () => {
     const ivy = await insertMailbox(database.db, workspaceId, { email: 'ivy@echo.test' });
     for (let i = 0; i < MAX_SENDING_IPS + 2; i += 1) {
       const headers = `Received: from out${i}.example.net (out${i}.example.net [85.10.20.${i}]) by mx.test\r\n`;
-      await noteSenderEvidence(database.db, ivy.id, headers, new Date(Date.UTC(2026, 2, 2, 10, i)));
+      await noteSenderEvidence(database.db, ivy.id, workspaceId, headers, new Date(Date.UTC(2026, 2, 2, 10, i)));
     }
     // seen again: its first sighting stays, its last moves
     await noteSenderEvidence(
       database.db,
       ivy.id,
+      workspaceId,
       'Received: from out5.example.net ([85.10.20.5]) by mx.test\r\n',
       new Date(Date.UTC(2026, 2, 2, 11)),
     );
@@ -168,7 +187,7 @@ describeWithMailStack('found on the real IMAP server', () => {
         const [found] = await session.findMessages([messageId]);
         expect(found?.deliveryHeaders).toContain('s=sel2026');
         expect(found?.deliveryHeaders).not.toContain('Subject:');
-        await noteSenderEvidence(database.db, sender.id, found?.deliveryHeaders, new Date());
+        await noteSenderEvidence(database.db, sender.id, workspaceId, found?.deliveryHeaders, new Date());
       } finally {
         await session.close();
       }

@@ -80,21 +80,24 @@ export function sendingIpOf(headerBlock: string): string | undefined {
 /**
  * Notes what a peer's copy of the mailbox's mail shows: a DKIM selector learned from it replaces
  * a learned one (never one the user gave), and the sending address is remembered (the newest
- * MAX_SENDING_IPS kept).
+ * MAX_SENDING_IPS kept). Only a copy held by a mailbox of the sender's own workspace counts: in a
+ * shared pool another tenant controls its own server and the headers of what it holds, and could
+ * otherwise plant a wrong selector or a listed address on someone else's mailbox.
  */
 export async function noteSenderEvidence(
   db: Kysely<Database>,
   senderMailboxId: string,
+  receiverWorkspaceId: string,
   headerBlock: string | undefined,
   at: Date,
 ): Promise<void> {
   if (!headerBlock) return;
   const sender = await db
     .selectFrom('mailboxes')
-    .select(['email', 'dkim_selector', 'dkim_selector_source'])
+    .select(['email', 'workspace_id', 'dkim_selector', 'dkim_selector_source'])
     .where('id', '=', senderMailboxId)
     .executeTakeFirst();
-  if (!sender) return;
+  if (!sender || sender.workspace_id !== receiverWorkspaceId) return;
   const domain = sender.email.slice(sender.email.lastIndexOf('@') + 1);
   const selector = dkimSelectorOf(headerBlock, domain);
   if (selector !== undefined && sender.dkim_selector_source !== 'user' && sender.dkim_selector !== selector) {
