@@ -203,8 +203,14 @@ describe.skipIf(skipReason !== null)(
     }
 
     /** No mailbox was open in two IMAP sessions at once since that Dovecot log line; returns the sessions. */
-    function expectOneSessionPerMailbox(fromLine: number) {
-      const sessions = imapSessions(stack, users, fromLine);
+    async function expectOneSessionPerMailbox(fromLine: number) {
+      // Dovecot logs a disconnect after the worker's socket closes, which can be just after the
+      // worker has exited: give the last lines a few seconds to reach the log.
+      let sessions = imapSessions(stack, users, fromLine);
+      for (let waited = 0; waited < 10_000 && sessions.some((x) => x.logoutLine === null); waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        sessions = imapSessions(stack, users, fromLine);
+      }
       expect(
         sessions.filter((x) => x.logoutLine === null),
         'IMAP sessions never closed',
@@ -266,7 +272,7 @@ describe.skipIf(skipReason !== null)(
       expect(totals.filter((w) => w.received > 0).length, JSON.stringify(totals)).toBeGreaterThan(1);
 
       // No mailbox was ever open in two IMAP sessions at once (Dovecot's own log), over many sessions.
-      const sessions = expectOneSessionPerMailbox(logFrom);
+      const sessions = await expectOneSessionPerMailbox(logFrom);
       expect(sessions.length).toBeGreaterThan(3 * users.length);
       console.info(
         `scale-out day: ${state.initial} planned + ${state.replies} replies, ${sessions.length} IMAP sessions; per worker ${JSON.stringify(totals)}`,
@@ -404,7 +410,7 @@ describe.skipIf(skipReason !== null)(
       await watcher;
       for (const worker of installation.workers) await stopProcess(worker.process, 'SIGTERM');
       // Killed mid-sync or not, a mailbox never had two IMAP sessions at once.
-      expectOneSessionPerMailbox(logFrom);
+      await expectOneSessionPerMailbox(logFrom);
 
       // All planned work completed, and nothing was counted twice.
       expect(state.initial).toBe(state.plannedByPlans);
@@ -488,7 +494,7 @@ describe.skipIf(skipReason !== null)(
       const state = await runDay(installation, 60_000);
       expect(Date.now() - signalled).toBeLessThan(options.leaseMs);
       for (const worker of installation.workers) await stopProcess(worker.process, 'SIGTERM');
-      expectOneSessionPerMailbox(logFrom);
+      await expectOneSessionPerMailbox(logFrom);
       expect(state.byStatus).toEqual({ sent: state.total });
       await expectExactlyOnce(installation, state);
       const last = victim.cycles().at(-1);
