@@ -34,6 +34,12 @@ const benchmarks: Benchmark[] = [
     run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log })),
   },
   {
+    name: 'workers-latency',
+    description:
+      'the same load with 100 ms round trip added to every IMAP and SMTP exchange, as a real provider answers: 1, 2 and 3 workers (PostgreSQL, real mail stack)',
+    run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log, latencyMs: 100 })),
+  },
+  {
     name: 'engine',
     description:
       'engine throughput (120 messages on 8 mailboxes, SQLite, real mail stack) against a nodemailer + imapflow loop doing the same work',
