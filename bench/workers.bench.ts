@@ -9,7 +9,7 @@
 // Each run gets a fresh PostgreSQL schema and a fresh mail stack.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
-//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3] [--latency 100])
+//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3] [--latency 100] [--wide])
 //
 // With `--latency <ms>` every IMAP and SMTP connection of the workers goes through a proxy that
 // adds that round-trip time (half each way, per chunk), the way a real provider keeps a worker
@@ -35,7 +35,7 @@ import {
   stopMailStack,
   type MailStack,
 } from '../test/mailstack/mail-stack.js';
-import { MAIL_USERS } from '../test/mailstack/users.js';
+import { MAIL_USERS, type MailUser } from '../test/mailstack/users.js';
 import {
   API_KEY,
   SECRET_KEY,
@@ -61,6 +61,8 @@ export interface WorkersBenchOptions {
   databaseUrl?: string;
   /** Round-trip time added to every IMAP and SMTP exchange (default 0: loopback as it is). */
   latencyMs?: number;
+  /** The mailboxes (default MAIL_USERS.bench: 8 on 4 domains). */
+  users?: readonly MailUser[];
   log?: (line: string) => void;
 }
 
@@ -91,7 +93,6 @@ export interface WorkersBenchResult {
   runs: WorkersRun[];
 }
 
-const users = MAIL_USERS.bench;
 const WORKER_OPTIONS = { intervalMs: 200, leaseMs: 60_000, ignoreSchedule: true, logLevel: 'debug' } as const;
 
 export async function runWorkersBench(options: WorkersBenchOptions = {}): Promise<WorkersBenchResult | null> {
@@ -108,9 +109,10 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
   }
   const perMailbox = options.messagesPerMailbox ?? (options.quick ? 20 : 60);
   const latencyMs = options.latencyMs ?? 0;
+  const users = options.users ?? MAIL_USERS.bench;
   const runs: WorkersRun[] = [];
   for (const count of options.workerCounts ?? [1, 2, 3]) {
-    const run = await oneRun(databaseUrl, count, perMailbox, latencyMs, log);
+    const run = await oneRun(databaseUrl, users, count, perMailbox, latencyMs, log);
     run.speedup = runs.length > 0 ? Number((run.messagesPerSecond / runs[0].messagesPerSecond).toFixed(2)) : 1;
     runs.push(run);
     log(
@@ -124,12 +126,13 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
 
 async function oneRun(
   databaseUrl: string,
+  users: readonly MailUser[],
   workerCount: number,
   perMailbox: number,
   latencyMs: number,
   log: (line: string) => void,
 ): Promise<WorkersRun> {
-  const stack = await startBenchStack();
+  const stack = await startBenchStack(users);
   const proxies: LatencyProxy[] = [];
   const servers = { imapPort: stack.imapPort, submissionPort: stack.submissionPort };
   if (latencyMs > 0) {
@@ -145,7 +148,7 @@ async function oneRun(
   const workers: WorkerProcess[] = [];
   try {
     await migrateToLatest(database.db, database.dialect);
-    await createBenchMailboxes(database, stack, servers, dataDir);
+    await createBenchMailboxes(database, stack, users, servers, dataDir);
     const env = {
       DATABASE_URL: schema.url,
       WARMUP_DATA_DIR: dataDir,
@@ -245,7 +248,7 @@ function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
   return problems;
 }
 
-async function startBenchStack(): Promise<MailStack> {
+async function startBenchStack(users: readonly MailUser[]): Promise<MailStack> {
   let offset = (process.pid * 7_919) % 29_000;
   for (let attempt = 0; attempt < 20; attempt++) {
     const basePort = 20_000 + offset;
@@ -284,6 +287,7 @@ function benchMailSettings(stack: MailStack) {
 async function createBenchMailboxes(
   database: DatabaseHandle,
   stack: MailStack,
+  users: readonly MailUser[],
   servers: { imapPort: number; submissionPort: number },
   dataDir: string,
 ): Promise<void> {
@@ -402,6 +406,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const counts = argument('--workers');
   const latency = argument('--latency');
   const result = await runWorkersBench({
+    users: process.argv.includes('--wide') ? MAIL_USERS.benchWide : undefined,
     messagesPerMailbox: perMailbox ? Number(perMailbox) : undefined,
     latencyMs: latency ? Number(latency) : undefined,
     workerCounts: counts ? counts.split(',').map(Number) : undefined,
