@@ -6,6 +6,7 @@ import { engineReport, runEngineBench } from './engine.bench.js';
 import { importReport, runImportBench } from './import.bench.js';
 import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
+import { MAIL_USERS } from '../test/mailstack/users.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
 
 interface BenchmarkOptions {
@@ -32,6 +33,20 @@ const benchmarks: Benchmark[] = [
     description:
       'the same load (8 mailboxes, 480 messages due now) processed by 1, 2 and 3 `warmup worker` processes (PostgreSQL, real mail stack)',
     run: async ({ quick, log }) => workersReport(await runWorkersBench({ quick, log })),
+  },
+  {
+    name: 'workers-latency',
+    description:
+      '24 mailboxes, 10 messages each due now, with 100 ms round trip added to every IMAP and SMTP exchange as a real provider answers: 1, 2 and 3 workers (PostgreSQL, real mail stack)',
+    run: async ({ quick, log }) =>
+      workersReport(
+        await runWorkersBench({
+          log,
+          latencyMs: 100,
+          users: MAIL_USERS.benchWide,
+          messagesPerMailbox: quick ? 5 : 10,
+        }),
+      ),
   },
   {
     name: 'engine',

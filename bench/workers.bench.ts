@@ -9,7 +9,11 @@
 // Each run gets a fresh PostgreSQL schema and a fresh mail stack.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
-//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3])
+//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3] [--latency 100] [--wide])
+//
+// With `--latency <ms>` every IMAP and SMTP connection of the workers goes through a proxy that
+// adds that round-trip time (half each way, per chunk), the way a real provider keeps a worker
+// waiting; without it the mail servers answer on loopback at once and share the CPUs with the workers.
 import { randomBytes } from 'node:crypto';
 import { loadMailPolicy } from '../src/mail/policy.js';
 import fs from 'node:fs';
@@ -31,7 +35,7 @@ import {
   stopMailStack,
   type MailStack,
 } from '../test/mailstack/mail-stack.js';
-import { MAIL_USERS } from '../test/mailstack/users.js';
+import { MAIL_USERS, type MailUser } from '../test/mailstack/users.js';
 import {
   API_KEY,
   SECRET_KEY,
@@ -45,6 +49,7 @@ import {
   workState,
   type WorkerProcess,
 } from '../test/scale/cluster.js';
+import { startLatencyProxy, type LatencyProxy } from './latency-proxy.js';
 
 export interface WorkersBenchOptions {
   /** 20 messages per mailbox instead of 60. */
@@ -54,6 +59,10 @@ export interface WorkersBenchOptions {
   /** Worker counts to run (default 1, 2, 3). */
   workerCounts?: number[];
   databaseUrl?: string;
+  /** Round-trip time added to every IMAP and SMTP exchange (default 0: loopback as it is). */
+  latencyMs?: number;
+  /** The mailboxes (default MAIL_USERS.bench: 8 on 4 domains). */
+  users?: readonly MailUser[];
   log?: (line: string) => void;
 }
 
@@ -80,10 +89,10 @@ export interface WorkersRun {
 export interface WorkersBenchResult {
   machine: ReturnType<typeof machine>;
   mailboxes: number;
+  latencyMs: number;
   runs: WorkersRun[];
 }
 
-const users = MAIL_USERS.bench;
 const WORKER_OPTIONS = { intervalMs: 200, leaseMs: 60_000, ignoreSchedule: true, logLevel: 'debug' } as const;
 
 export async function runWorkersBench(options: WorkersBenchOptions = {}): Promise<WorkersBenchResult | null> {
@@ -99,9 +108,11 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
     return null;
   }
   const perMailbox = options.messagesPerMailbox ?? (options.quick ? 20 : 60);
+  const latencyMs = options.latencyMs ?? 0;
+  const users = options.users ?? MAIL_USERS.bench;
   const runs: WorkersRun[] = [];
   for (const count of options.workerCounts ?? [1, 2, 3]) {
-    const run = await oneRun(databaseUrl, count, perMailbox, log);
+    const run = await oneRun(databaseUrl, users, count, perMailbox, latencyMs, log);
     run.speedup = runs.length > 0 ? Number((run.messagesPerSecond / runs[0].messagesPerSecond).toFixed(2)) : 1;
     runs.push(run);
     log(
@@ -110,23 +121,34 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
         (Object.keys(run.problems).length > 0 ? `; worker warnings/errors: ${JSON.stringify(run.problems)}` : ''),
     );
   }
-  return { machine: machine(), mailboxes: users.length, runs };
+  return { machine: machine(), mailboxes: users.length, latencyMs, runs };
 }
 
 async function oneRun(
   databaseUrl: string,
+  users: readonly MailUser[],
   workerCount: number,
   perMailbox: number,
+  latencyMs: number,
   log: (line: string) => void,
 ): Promise<WorkersRun> {
-  const stack = await startBenchStack();
+  const stack = await startBenchStack(users);
+  const proxies: LatencyProxy[] = [];
+  const servers = { imapPort: stack.imapPort, submissionPort: stack.submissionPort };
+  if (latencyMs > 0) {
+    for (const side of ['imapPort', 'submissionPort'] as const) {
+      const proxy = await startLatencyProxy({ host: stack.host, port: stack[side] }, latencyMs / 2);
+      proxies.push(proxy);
+      servers[side] = proxy.port;
+    }
+  }
   const schema = await createSchema(databaseUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-'));
   const database = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 4 });
   const workers: WorkerProcess[] = [];
   try {
     await migrateToLatest(database.db, database.dialect);
-    await createBenchMailboxes(database, stack, dataDir);
+    await createBenchMailboxes(database, stack, users, servers, dataDir);
     const env = {
       DATABASE_URL: schema.url,
       WARMUP_DATA_DIR: dataDir,
@@ -157,6 +179,8 @@ async function oneRun(
     const doneMs = Date.now() - start;
     const cpuAfter = cpuTimes();
     const workerCpuSeconds = processCpuSeconds(workers.map((w) => w.pid));
+    // a worker's last cycle lines reach its output as it stops
+    await Promise.all(workers.map((w) => stopProcess(w.process, 'SIGTERM')));
     const totals = workerTotals(workers);
     return {
       workers: workerCount,
@@ -180,6 +204,7 @@ async function oneRun(
     await database.close();
     await schema.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all(proxies.map((proxy) => proxy.close()));
     await stopMailStack(stack);
   }
 }
@@ -223,7 +248,7 @@ function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
   return problems;
 }
 
-async function startBenchStack(): Promise<MailStack> {
+async function startBenchStack(users: readonly MailUser[]): Promise<MailStack> {
   let offset = (process.pid * 7_919) % 29_000;
   for (let attempt = 0; attempt < 20; attempt++) {
     const basePort = 20_000 + offset;
@@ -259,7 +284,13 @@ function benchMailSettings(stack: MailStack) {
   return { allowedHosts: [stack.host], plaintextHosts: [], caFile: stack.caCert };
 }
 
-async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, dataDir: string): Promise<void> {
+async function createBenchMailboxes(
+  database: DatabaseHandle,
+  stack: MailStack,
+  users: readonly MailUser[],
+  servers: { imapPort: number; submissionPort: number },
+  dataDir: string,
+): Promise<void> {
   const services = createServices({
     db: database.db,
     clock: systemClock,
@@ -275,9 +306,9 @@ async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, 
       password: user.password,
       provider: 'custom',
       connectionType: 'imap',
-      imap: { host: stack.host, port: stack.imapPort, secure: false },
-      smtp: { host: stack.host, port: stack.submissionPort, secure: false },
-      warmup: { replyRate: 0, timezone: 'UTC', weekdaysOnly: false },
+      imap: { host: stack.host, port: servers.imapPort, secure: false },
+      smtp: { host: stack.host, port: servers.submissionPort, secure: false },
+      warmup: { replyRate: 0, timezone: 'UTC', weekdaysOnly: false, dailyLimit: 500 },
     });
   }
   // The planner has nothing to add today: the load below is the day.
@@ -289,6 +320,7 @@ async function createBenchMailboxes(database: DatabaseHandle, stack: MailStack, 
 async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise<number> {
   const mailboxes = await database.db.selectFrom('mailboxes').select(['id', 'email']).orderBy('email').execute();
   const now = new Date();
+  const day = now.toISOString().slice(0, 10);
   const rows: Insertable<WarmupMessagesTable>[] = [];
   for (const [i, sender] of mailboxes.entries()) {
     for (let n = 0; n < perMailbox; n++) {
@@ -305,7 +337,7 @@ async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise
         recipient_mailbox_id: recipient.id,
         kind: 'initial',
         turn: 1,
-        plan_day: now.toISOString().slice(0, 10),
+        plan_day: day,
         due_at: now.toISOString(),
         status: 'planned',
         created_at: now.toISOString(),
@@ -313,6 +345,20 @@ async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise
     }
   }
   await database.db.transaction().execute(async (trx) => {
+    // the day's plan is the load: a sender never sends beyond its day's budget
+    await trx
+      .insertInto('mailbox_plans')
+      .values(
+        mailboxes.map((m) => ({
+          mailbox_id: m.id,
+          day,
+          warmup_day: 1,
+          target: perMailbox,
+          planned: perMailbox,
+          created_at: now.toISOString(),
+        })),
+      )
+      .execute();
     for (let start = 0; start < rows.length; start += 200)
       await trx
         .insertInto('warmup_messages')
@@ -327,7 +373,10 @@ export function workersReport(result: WorkersBenchResult | null): string {
   if (!result) return 'skipped (needs TEST_DATABASE_URL and the mail stack packages)';
   const { cpus, model, memoryGb } = result.machine;
   const lines = [
-    `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes`,
+    `${cpus} CPUs (${model}), ${memoryGb} GB RAM; ${result.mailboxes} mailboxes; ` +
+      (result.latencyMs > 0
+        ? `${result.latencyMs} ms round trip added to every IMAP and SMTP exchange`
+        : 'mail servers on loopback, no added latency'),
     '',
     "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers' CPU |",
     '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
@@ -355,8 +404,11 @@ function argument(name: string): string | undefined {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const perMailbox = argument('--messages');
   const counts = argument('--workers');
+  const latency = argument('--latency');
   const result = await runWorkersBench({
+    users: process.argv.includes('--wide') ? MAIL_USERS.benchWide : undefined,
     messagesPerMailbox: perMailbox ? Number(perMailbox) : undefined,
+    latencyMs: latency ? Number(latency) : undefined,
     workerCounts: counts ? counts.split(',').map(Number) : undefined,
   });
   console.log(`\n${workersReport(result)}`);

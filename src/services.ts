@@ -31,6 +31,8 @@ export interface ServiceDeps {
   statsCacheMs?: number;
   /** How long a mailbox's round trip waits for its test message (default 20 s). */
   roundTripWaitMs?: number;
+  /** How long adding a mailbox waits on each server's login check (default 10 s). */
+  verifyTimeoutMs?: number;
   /** Workspace quotas and size limits (default: DEFAULT_LIMITS). */
   limits?: Partial<Limits>;
   /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
@@ -57,6 +59,7 @@ export function createServices({
   secretKey,
   statsCacheMs,
   roundTripWaitMs,
+  verifyTimeoutMs,
   limits: given,
   mailPolicy,
   logger,
@@ -87,6 +90,7 @@ export function createServices({
     mailPolicy,
     logger,
     roundTripWaitMs,
+    verifyTimeoutMs,
     mailClients,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });

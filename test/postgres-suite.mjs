@@ -1,8 +1,11 @@
 // Runs the suite again on PostgreSQL (`WARMUP_TEST_DB=postgres`): every test file whose imports reach
 // `test/helpers/test-database.ts`, the one place that reads WARMUP_TEST_DB and opens a test database.
 // A file that cannot reach it (mail protocol, rendering, policy, SpamAssassin scoring …) runs exactly
-// the same on either setting and has already run in the SQLite pass. Under CI a missing TEST_DATABASE_URL is a failure; on a laptop it is one
-// clear line. Arguments (files, filters) go to vitest as they are and skip the selection;
+// the same on either setting and has already run in the SQLite pass. The dashboard's Chromium tests
+// (test/dashboard) run in the SQLite pass only: they drive the page through the same API routes
+// whose PostgreSQL behaviour the API tests prove (every route with every role, on both databases),
+// and a browser on both passes would double the slowest part of CI for no query it does not reach.
+// Under CI a missing TEST_DATABASE_URL is a failure; on a laptop it is one clear line. Arguments (files, filters) go to vitest as they are and skip the selection;
 // `--list` prints the selection.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -64,8 +67,9 @@ function databaseTestFiles() {
       }
     }
   }
+  const browserTests = path.join(root, 'test/dashboard') + path.sep;
   return testFiles
-    .filter((file) => reaching.has(file))
+    .filter((file) => reaching.has(file) && !file.startsWith(browserTests))
     .map((file) => path.relative(root, file))
     .sort();
 }

@@ -662,10 +662,10 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
 
     // a provider of its own: its IMAP refuses casey's account password with the answer Yahoo
     // gives (WebLoginRequired), and greets dana but then waits on a back end that never answers
-    // (the login check's 10 s pass); SMTP takes both
+    // (the login check's wait runs out, shortened here to 2 s); SMTP takes both
     const provider = await startPrivateMailStack('truth-provider', [APP_PASSWORD_USER, SLOW_USER]);
     const backEnd = await silentServer();
-    const strict = await createTestApp({ mailPolicy: stackMailPolicy(provider) });
+    const strict = await createTestApp({ mailPolicy: stackMailPolicy(provider), verifyTimeoutMs: 2_000 });
     try {
       const users = join(provider.dir, 'etc/users');
       writeFileSync(

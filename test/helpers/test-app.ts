@@ -59,6 +59,8 @@ export async function createTestApp(
     mailPolicy?: MailPolicy;
     /** The local stack delivers in milliseconds: a mailbox that cannot prove itself should not cost 20 s. */
     roundTripWaitMs?: number;
+    /** The login check's wait on a server that greets but never answers (default: the service's 10 s). */
+    verifyTimeoutMs?: number;
     /** OAuth providers, as loadConfig reads them from WARMUP_OAUTH_* (default: none). */
     oauth?: OAuthSettings;
     /** Sign-in through an OpenID Connect provider, as loadConfig reads it from WARMUP_OIDC_* (default: off). */
@@ -82,6 +84,7 @@ export async function createTestApp(
     mailPolicy: options.mailPolicy ?? testMailPolicy(),
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
+    ...(options.verifyTimeoutMs ? { verifyTimeoutMs: options.verifyTimeoutMs } : {}),
     ...(options.oauth ? { oauth: options.oauth } : {}),
     ...(options.oidc ? { oidc: options.oidc } : {}),
     // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on

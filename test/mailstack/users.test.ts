@@ -35,6 +35,8 @@ describe('mail stack users', () => {
     expect(MAIL_USERS.dashboard).toHaveLength(3);
     expect(MAIL_USERS.bench).toHaveLength(8);
     expect(domains('bench').size).toBe(4);
+    expect(MAIL_USERS.benchWide).toHaveLength(24);
+    expect(domains('benchWide').size).toBe(6);
   });
 
   it('junk senders are stack users; the engine has one, the benchmarks none', () => {
@@ -42,6 +44,7 @@ describe('mail stack users', () => {
     for (const j of JUNK_SENDERS) expect(emails.has(j)).toBe(true);
     expect(MAIL_USERS.engine.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(1);
     expect(MAIL_USERS.bench.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
+    expect(MAIL_USERS.benchWide.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
     expect(MAIL_USERS.engineSim.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
   });
 

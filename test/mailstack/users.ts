@@ -119,6 +119,10 @@ export const MAIL_USERS = {
     user('b7@bench-four.test'),
     user('b8@bench-four.test'),
   ],
+  /** The workers benchmark with latency: 24 senders on 6 domains, so three workers find enough to do at once. */
+  benchWide: ['one', 'two', 'three', 'four', 'five', 'six'].flatMap((domain) =>
+    [1, 2, 3, 4].map((n) => user(`wide${n}@bench-wide-${domain}.test`)),
+  ),
 } as const satisfies Record<string, readonly MailUser[]>;
 
 export type MailUserSuite = keyof typeof MAIL_USERS;
