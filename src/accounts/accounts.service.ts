@@ -157,6 +157,18 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
     return user;
   }
 
+  /**
+   * An invite addressed to someone is theirs alone: whoever holds the link must join as that
+   * address (as the inviter wrote it, compared trimmed and case-insensitively), or the link would
+   * let anyone who saw it — a forwarded mail, a shared screen — into the workspace under any
+   * account. An invite that names nobody stays open to its holder.
+   */
+  function requireInvitedEmail(invite: { email: string | null }, email: string): void {
+    if (invite.email === null || normalizeEmail(invite.email) === normalizeEmail(email)) return;
+    const message = `this invite is for ${invite.email}: accept it as that address, or ask for an invite of your own`;
+    throw new AppError(403, 'invite_email_mismatch', `email: ${message}`, [{ path: '/body/email', message }]);
+  }
+
   const inviteGone = () => new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
 
   /** The open invite of a token hash; 404 once used, revoked or expired. */
@@ -432,6 +444,7 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
       input: { email: string; password: string; name?: string; address: string },
     ): Promise<NewSession> {
       const invite = await openInvite(hashToken(token));
+      requireInvitedEmail(invite, input.email);
       const existing = await repository.findUserByEmail(normalizeEmail(input.email));
       if (existing) {
         await checkCredentials(input);
@@ -471,6 +484,7 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
      */
     async acceptInviteVerifiedEmail(inviteTokenHash: string, person: { email: string; name?: string }) {
       const invite = await openInvite(inviteTokenHash);
+      requireInvitedEmail(invite, person.email);
       const existing = await repository.findUserByEmail(normalizeEmail(person.email));
       if (existing) return joinInvite(invite, existing.id);
       const name = person.name?.trim() || person.email.split('@')[0]!;

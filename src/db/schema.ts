@@ -454,7 +454,7 @@ export interface InvitesTable {
   /** SHA-256 of the link's token, hex. */
   token_hash: string;
   role: Role;
-  /** Who it was meant for, as the inviter wrote it (shown, not enforced). */
+  /** Who it is for, as the inviter wrote it: when set, only that address (case-insensitive) may accept it. */
   email: string | null;
   created_by: string | null;
   created_at: string;
