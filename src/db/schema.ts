@@ -463,6 +463,14 @@ export interface InvitesTable {
   accepted_by: string | null;
 }
 
+/** Failed sign-ins of one key (`account:<email>`, `address:<ip>`) in a fixed window, shared by every API process. */
+export interface SignInFailuresTable {
+  key: string;
+  failures: number;
+  /** When the window ends: the key may try again, and the row is pruned. */
+  reset_at: string;
+}
+
 /** One row (id 1) once the first owner exists: the first-run setup is over. */
 export interface InstallationTable {
   id: number;
@@ -529,6 +537,7 @@ export interface Database {
   sessions: SessionsTable;
   invites: InvitesTable;
   installation: InstallationTable;
+  sign_in_failures: SignInFailuresTable;
   receiver_verdicts: ReceiverVerdictsTable;
   placement_tests: PlacementTestsTable;
   placement_test_copies: PlacementTestCopiesTable;
