@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, InvitesTable, SessionsTable, UsersTable } from '../db/schema.js';
 import type { Role } from '../http/access.js';
 
@@ -35,6 +35,44 @@ export function createAccountsRepository(db: Kysely<Database>) {
 
     async insertUser(trx: Kysely<Database>, user: UserRow): Promise<void> {
       await trx.insertInto('users').values(user).execute();
+    },
+
+    /** The failures counted against each key in its current window (a key without one: 0). */
+    async countSignInFailures(
+      keys: string[],
+      now: string,
+    ): Promise<Array<{ key: string; failures: number; reset_at: string }>> {
+      return db
+        .selectFrom('sign_in_failures')
+        .select(['key', 'failures', 'reset_at'])
+        .where('key', 'in', keys)
+        .where('reset_at', '>', now)
+        .execute();
+    },
+
+    /**
+     * Counts one failure against each key, in one statement per key so that API processes failing
+     * at once never lose a count: a key without a window, or whose window has ended, starts a new
+     * one at 1; else its count goes up.
+     */
+    async recordSignInFailure(keys: string[], now: string, resetAt: string): Promise<void> {
+      for (const key of keys) {
+        await db
+          .insertInto('sign_in_failures')
+          .values({ key, failures: 1, reset_at: resetAt })
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet({
+              failures: sql<number>`case when sign_in_failures.reset_at <= ${now} then 1 else sign_in_failures.failures + 1 end`,
+              reset_at: sql<string>`case when sign_in_failures.reset_at <= ${now} then ${resetAt} else sign_in_failures.reset_at end`,
+            }),
+          )
+          .execute();
+      }
+    },
+
+    /** Forgets windows that have ended: the table holds only keys failing now. */
+    async pruneSignInFailures(now: string): Promise<void> {
+      await db.deleteFrom('sign_in_failures').where('reset_at', '<=', now).execute();
     },
 
     async findUserByEmail(emailNormalized: string, executor: Kysely<Database> = db): Promise<UserRow | undefined> {

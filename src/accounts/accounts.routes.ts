@@ -390,10 +390,10 @@ export function inviteLinkRoutes(accounts: AccountsService): FastifyPluginAsyncT
           operationId: 'acceptInvite',
           summary: 'Accept an invite',
           description:
-            'An existing account signs in with its password (limited like sign-in); a new one is made with a name. Signs in to the invite’s workspace (sets the session cookie).',
+            'An existing account signs in with its password (limited like sign-in); a new one is made with a name. An invite addressed to someone is accepted only as that address (`403 invite_email_mismatch` naming `/body/email` otherwise). Signs in to the invite’s workspace (sets the session cookie).',
           params: InviteTokenParams,
           body: AcceptInviteBody,
-          response: { 201: SessionInfo, ...errorResponses(400, 401, 404, 409, 413, 415, 429) },
+          response: { 201: SessionInfo, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
         },
       },
       async (request, reply) =>

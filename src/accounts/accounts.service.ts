@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
-import { createFailedAuthLimiter, hashToken, type AuthenticatedSession, type FailedAuthLimiter } from '../http/auth.js';
+import { hashToken, type AuthenticatedSession } from '../http/auth.js';
 import {
   AppError,
   ConflictError,
@@ -67,14 +67,32 @@ function toInvite(row: InviteRow): Invite {
 export function createAccountsService({ db, clock, insertWorkspace, loginLimits }: AccountsServiceDeps) {
   const repository = createAccountsRepository(db);
   const limits = { ...DEFAULT_LOGIN_LIMITS, ...loginLimits };
-  const accountLimiter: FailedAuthLimiter = createFailedAuthLimiter({
-    maxFailures: limits.perAccount,
-    windowMs: limits.windowMs,
-  });
-  const addressLimiter: FailedAuthLimiter = createFailedAuthLimiter({
-    maxFailures: limits.perAddress,
-    windowMs: limits.windowMs,
-  });
+
+  /**
+   * Seconds until a sign-in naming this account from this address may be tried, or 0. The
+   * failures are counted in the database, so the limits hold across every API process.
+   */
+  async function signInWait(accountKey: string, addressKey: string): Promise<number> {
+    const now = clock.now();
+    const rows = await repository.countSignInFailures([accountKey, addressKey], now.toISOString());
+    let wait = 0;
+    for (const row of rows) {
+      const max = row.key === accountKey ? limits.perAccount : limits.perAddress;
+      if (row.failures < max) continue;
+      wait = Math.max(wait, Math.max(1, Math.ceil((Date.parse(row.reset_at) - now.getTime()) / 1000)));
+    }
+    return wait;
+  }
+
+  async function recordSignInFailure(accountKey: string, addressKey: string): Promise<void> {
+    const now = clock.now();
+    await repository.pruneSignInFailures(now.toISOString());
+    await repository.recordSignInFailure(
+      [accountKey, addressKey],
+      now.toISOString(),
+      new Date(now.getTime() + limits.windowMs).toISOString(),
+    );
+  }
 
   async function createSession(trx: Kysely<Database>, userId: string, workspaceId: string | null): Promise<NewSession> {
     const token = randomBytes(32).toString('base64url');
@@ -139,7 +157,8 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
   async function checkCredentials(input: { email: string; password: string; address: string }) {
     const emailNormalized = normalizeEmail(input.email);
     const accountKey = `account:${emailNormalized}`;
-    const wait = Math.max(addressLimiter.retryAfter(input.address), accountLimiter.retryAfter(accountKey));
+    const addressKey = `address:${input.address}`;
+    const wait = await signInWait(accountKey, addressKey);
     if (wait > 0) {
       throw new AppError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, undefined, {
         'Retry-After': String(wait),
@@ -150,11 +169,22 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
       ? await verifyPassword(input.password, user.password_hash)
       : await verifyAgainstDecoy(input.password);
     if (!user || !valid) {
-      accountLimiter.recordFailure(accountKey);
-      addressLimiter.recordFailure(input.address);
+      await recordSignInFailure(accountKey, addressKey);
       throw new UnauthorizedError('the email or the password is not right');
     }
     return user;
+  }
+
+  /**
+   * An invite addressed to someone is theirs alone: whoever holds the link must join as that
+   * address (as the inviter wrote it, compared trimmed and case-insensitively), or the link would
+   * let anyone who saw it — a forwarded mail, a shared screen — into the workspace under any
+   * account. An invite that names nobody stays open to its holder.
+   */
+  function requireInvitedEmail(invite: { email: string | null }, email: string): void {
+    if (invite.email === null || normalizeEmail(invite.email) === normalizeEmail(email)) return;
+    const message = `this invite is for ${invite.email}: accept it as that address, or ask for an invite of your own`;
+    throw new AppError(403, 'invite_email_mismatch', `email: ${message}`, [{ path: '/body/email', message }]);
   }
 
   const inviteGone = () => new NotFoundError('this invite link is not valid: it was used, revoked or has expired');
@@ -432,6 +462,7 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
       input: { email: string; password: string; name?: string; address: string },
     ): Promise<NewSession> {
       const invite = await openInvite(hashToken(token));
+      requireInvitedEmail(invite, input.email);
       const existing = await repository.findUserByEmail(normalizeEmail(input.email));
       if (existing) {
         await checkCredentials(input);
@@ -471,6 +502,7 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
      */
     async acceptInviteVerifiedEmail(inviteTokenHash: string, person: { email: string; name?: string }) {
       const invite = await openInvite(inviteTokenHash);
+      requireInvitedEmail(invite, person.email);
       const existing = await repository.findUserByEmail(normalizeEmail(person.email));
       if (existing) return joinInvite(invite, existing.id);
       const name = person.name?.trim() || person.email.split('@')[0]!;

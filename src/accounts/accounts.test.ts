@@ -340,6 +340,52 @@ describe('roles, members and invites', () => {
     expect(racers).toHaveLength(1);
   });
 
+  it('an invite addressed to someone is accepted only as that address, new account or existing', async () => {
+    const invite = (
+      await owner.request({
+        method: 'POST',
+        url: '/api/workspace/invites',
+        payload: { role: 'admin', email: 'Nadia.New@Example.com' },
+      })
+    ).json();
+    const accept = (payload: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: `/api/invites/${invite.token}/accept`, payload });
+
+    // whoever holds the link: a new account under another address...
+    const stranger = expectProblem(
+      await accept({ email: 'mallory@example.com', name: 'Mallory', password: 'mallory password' }),
+      403,
+      'invite_email_mismatch',
+      '/body/email',
+    );
+    expect(stranger.detail).toContain('Nadia.New@Example.com');
+    // ...or an existing account proving itself with its own password
+    const elsewhere = await t.createWorkspace('mallory corp');
+    const mallory = await createPerson(t, elsewhere.id, 'owner');
+    expectProblem(
+      await accept({ email: mallory.email, password: TEST_PASSWORD }),
+      403,
+      'invite_email_mismatch',
+      '/body/email',
+    );
+    const madeBy = (email: string) =>
+      t.database.db.selectFrom('users').select('id').where('email_normalized', '=', email).execute();
+    expect(await madeBy('mallory@example.com')).toEqual([]);
+    const malloryRole = await t.database.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select('memberships.role')
+      .where('users.email_normalized', '=', mallory.email.toLowerCase())
+      .where('memberships.workspace_id', '=', t.workspace.id)
+      .execute();
+    expect(malloryRole).toEqual([]);
+
+    // the invited address, written another way, takes it; the link still worked for her
+    const accepted = await accept({ email: 'nadia.new@EXAMPLE.com', name: 'Nadia New', password: 'nadia password 1' });
+    expect(accepted.statusCode, accepted.body).toBe(201);
+    expect(accepted.json()).toMatchObject({ role: 'admin', workspace: { id: t.workspace.id } });
+  });
+
   it('lets an existing account accept with its password; an expired link is refused', async () => {
     const elsewhere = await t.createWorkspace('elsewhere');
     const person = await createPerson(t, elsewhere.id, 'owner');

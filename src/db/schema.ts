@@ -454,13 +454,21 @@ export interface InvitesTable {
   /** SHA-256 of the link's token, hex. */
   token_hash: string;
   role: Role;
-  /** Who it was meant for, as the inviter wrote it (shown, not enforced). */
+  /** Who it is for, as the inviter wrote it: when set, only that address (case-insensitive) may accept it. */
   email: string | null;
   created_by: string | null;
   created_at: string;
   expires_at: string;
   accepted_at: string | null;
   accepted_by: string | null;
+}
+
+/** Failed sign-ins of one key (`account:<email>`, `address:<ip>`) in a fixed window, shared by every API process. */
+export interface SignInFailuresTable {
+  key: string;
+  failures: number;
+  /** When the window ends: the key may try again, and the row is pruned. */
+  reset_at: string;
 }
 
 /** One row (id 1) once the first owner exists: the first-run setup is over. */
@@ -529,6 +537,7 @@ export interface Database {
   sessions: SessionsTable;
   invites: InvitesTable;
   installation: InstallationTable;
+  sign_in_failures: SignInFailuresTable;
   receiver_verdicts: ReceiverVerdictsTable;
   placement_tests: PlacementTestsTable;
   placement_test_copies: PlacementTestCopiesTable;

@@ -25,8 +25,8 @@ import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { noteSenderEvidence } from './sender-evidence.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, type ThreadHint } from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
-import { receiverVerdict, type Receiver } from '../verdicts/receiver-verdict.js';
-import { insertReceiverVerdict } from '../verdicts/verdicts.repository.js';
+import type { Receiver } from '../verdicts/receiver-verdict.js';
+import { recordReceiverVerdict } from '../verdicts/record-verdict.js';
 import { clientProfileOf } from './client-profile.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
@@ -440,15 +440,14 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
     if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan }))) return false;
-    await insertReceiverVerdict(trx, {
+    await recordReceiverVerdict(trx, {
       warmupMessageId: row.id,
       senderMailboxId: row.sender_mailbox_id,
-      recipientMailboxId: mailbox.id,
-      receiverProvider: mailbox.provider,
+      receiver: { ...receiverOf(mailbox), id: mailbox.id, workspaceId: mailbox.workspace_id },
       identifiedBy: message.identifiedBy ?? 'message-id',
       placement,
       foundAt: now,
-      verdict: receiverVerdict(message.receiverHeaders ?? [], receiverOf(mailbox)),
+      headers: message.receiverHeaders ?? [],
     });
     return recordInteraction(trx, interactionOf(mailbox, row, 'received', now, placement));
   });

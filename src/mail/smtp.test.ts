@@ -178,6 +178,33 @@ describe('SMTP errors without a real server', () => {
     }
   });
 
+  it('the pooled sender tells the same apart: greeted then stalled is a timeout, never greeted "could not connect"', async () => {
+    const stalled = await silentServer({ greeting: '220 fake.test ESMTP\r\n' });
+    const silent = await silentServer();
+    const stalling = createSmtpSender(fakeConfig(stalled.port), { timeoutMs: 400 });
+    const mute = createSmtpSender(fakeConfig(silent.port), { timeoutMs: 400 });
+    try {
+      const started = Date.now();
+      const err = await caught(stalling.send(message()));
+      expect(err.kind).toBe('timeout');
+      expect(err.code).toBe('ETIMEDOUT');
+      expect(err.message).toBe(`SMTP server 127.0.0.1:${stalled.port} did not answer within 0.4 s`);
+      expect(diagnoseMailFailure(err).problem).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      // a second send on the same sender opens a new connection, which greets and stalls again
+      expect((await caught(stalling.send(message()))).kind).toBe('timeout');
+
+      const never = await caught(mute.send(message()));
+      expect(never.kind).toBe('connection');
+      expect(never.message).toBe(`Could not connect to an SMTP server at 127.0.0.1:${silent.port}`);
+    } finally {
+      stalling.close();
+      mute.close();
+      await stalled.close();
+      await silent.close();
+    }
+  });
+
   it('a foreign banner, or a greeting cut short before its line end, is still "could not connect"', async () => {
     // a 220 line is the one sign of a mail server: any other first line says nothing about the port
     const foreign = await silentServer({ greeting: 'SSH-2.0-OpenSSH_9.6\r\n' });

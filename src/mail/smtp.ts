@@ -159,18 +159,28 @@ type TransactionLogger = Exclude<SMTPTransportOptions['logger'], boolean | undef
  * left EHLO, STARTTLS or AUTH unanswered (a slow server: a timeout). Its transaction log is the
  * one place that tells which replies arrived; only the reply code of the first server line is
  * read, nothing of the log is kept or written anywhere (it also carries the client's commands).
+ * A pool opens a new connection after one failed or idled out: the answer is about the newest
+ * connection (each logs under its own `sid`), so an earlier connection's greeting does not count.
  */
 function greetingWatch(): { greeted(): boolean; logger: TransactionLogger } {
   let greeted = false;
   let firstReply = true;
-  const ignore = (): void => undefined;
+  let connection: unknown;
+  const noteConnection = (entry: unknown): void => {
+    const sid = (entry as { sid?: unknown } | undefined)?.sid;
+    if (sid === undefined || sid === connection) return;
+    connection = sid;
+    greeted = false;
+    firstReply = true;
+  };
   const logger: TransactionLogger = {
-    trace: ignore,
-    info: ignore,
-    warn: ignore,
-    error: ignore,
-    fatal: ignore,
+    trace: noteConnection,
+    info: noteConnection,
+    warn: noteConnection,
+    error: noteConnection,
+    fatal: noteConnection,
     debug(entry: unknown, line: unknown): void {
+      noteConnection(entry);
       if (!firstReply || (entry as { tnx?: unknown } | undefined)?.tnx !== 'server') return;
       firstReply = false;
       greeted = typeof line === 'string' && /^220[ -]/.test(line);
@@ -220,6 +230,7 @@ export async function buildRawMessage(message: OutgoingMail): Promise<Buffer> {
  */
 export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {}): SmtpSender {
   const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
+  const greeting = greetingWatch();
   // Resolved and checked once, at the first send: every connection of the pool goes to
   // that address.
   let transport: Promise<ReturnType<typeof nodemailer.createTransport>> | undefined;
@@ -227,6 +238,9 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
     const endpoint = await resolveEndpoint(config, timeoutMs);
     const poolOptions: SMTPPoolOptions & { pool: true } = {
       ...connectionOptions(config, endpoint, timeoutMs, accessToken),
+      // tells a server that greeted and then stalled (a timeout) from one that never greeted
+      transactionLog: true,
+      logger: greeting.logger,
       pool: true,
       maxConnections: 1,
       maxMessages: 100,
@@ -291,8 +305,13 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
     } catch (err) {
       if (err instanceof MailConnectionError) throw err;
       if (opts.signal?.aborted) throw abortedError('smtp', config);
-      if (deadline.aborted) throw timeoutError(config, timeoutMs);
-      throw toMailError(err, config, timeoutMs);
+      // as verifySmtp: silence after the greeting is a slow server, silence before it says nothing about the port
+      if (deadline.aborted) {
+        throw greeting.greeted()
+          ? timeoutError(config, timeoutMs)
+          : unreachableError('smtp', config, `no greeting within ${formatSeconds(timeoutMs)}`, 'ETIMEDOUT');
+      }
+      throw toMailError(err, config, timeoutMs, greeting.greeted());
     } finally {
       deadline.removeEventListener('abort', giveUp);
       opts.signal?.removeEventListener('abort', giveUp);

@@ -229,11 +229,30 @@ describe(`sign-in through an OpenID Connect provider (${testDialect})`, () => {
     expect(session.role).toBe('admin');
   });
 
+  it('takes an invite addressed to someone only for that verified address', async () => {
+    const { token } = await t.services.accounts.createInvite({ role: 'owner', userId: null }, t.workspace.id, {
+      role: 'admin',
+      email: 'Invited.One@corp.test',
+    });
+    inviteTokens.push(token);
+    expect(refusal(await signInAs('someone.else@corp.test', token))).toContain(
+      'this invite is for Invited.One@corp.test',
+    );
+    const none = await t.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('email_normalized', '=', 'someone.else@corp.test')
+      .execute();
+    expect(none).toEqual([]);
+    const session = await sessionOf(signedInCookie(await signInAs('invited.one@corp.test', token)));
+    expect(session.role).toBe('admin');
+  });
+
   it('logs neither an authorization code nor an invite token', () => {
     const logged = logLines.join('\n');
     expect(logged).toContain(`${OIDC_CALLBACK_PATH}?[redacted]`);
     expect(logged).not.toMatch(/[?&]code=/);
-    expect(inviteTokens).toHaveLength(2);
+    expect(inviteTokens).toHaveLength(3);
     for (const token of inviteTokens) expect(logged).not.toContain(token);
   });
 });

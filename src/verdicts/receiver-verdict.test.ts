@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { headerBlock, headerFields, MAX_HEADER_CHARS } from '../mail/headers.js';
 import {
   isReceiverAuthserv,
+  isTrustedVerdict,
   parseAuthenticationResults,
   receiverVerdict,
   splitStructured,
@@ -166,5 +167,38 @@ describe('receiver verdicts: what providers write', () => {
     ).toBe(true);
     // an IMAP host given as an address names no domain
     expect(isReceiverAuthserv('0.1', { provider: 'custom', email: 'a@b.test', imapHost: '127.0.0.1' })).toBe(false);
+  });
+});
+
+describe('receiver verdicts: whose word stands for a sender of another workspace', () => {
+  const failing = (authserv: string) => `Authentication-Results: ${authserv}; spf=fail; dkim=fail; dmarc=fail\r\n`;
+  const judged = (raw: string, receiver: Receiver, sameWorkspace: boolean) =>
+    isTrustedVerdict(receiverVerdict(fields(raw), receiver), receiver, sameWorkspace);
+
+  it("believes the sender's own workspace on any server, as before", () => {
+    expect(judged(failing('beta.test'), custom, true)).toBe(true);
+  });
+
+  it("believes another tenant's mailbox only where a big provider's own servers speak under their own name", () => {
+    expect(judged(failing('mx.google.com'), gmail, false)).toBe(true);
+    expect(judged('Authentication-Results: spf=pass; dkim=fail; dmarc=fail\r\n', outlook, false)).toBe(true);
+    expect(judged(failing('mta4.am0.yahoodns.net'), yahoo, false)).toBe(true);
+    // Google Workspace on the tenant's own domain: still Google's servers and Google's name
+    const workspace: Receiver = { provider: 'gmail', email: 'ops@tenant.example', imapHost: 'imap.gmail.com' };
+    expect(judged(failing('mx.google.com'), workspace, false)).toBe(true);
+    // ...but a field under the tenant's own domain there is the tenant's, not Google's
+    expect(judged(failing('tenant.example'), workspace, false)).toBe(false);
+  });
+
+  it("never believes another tenant's own server, whatever preset or name it claims", () => {
+    expect(judged(failing('beta.test'), custom, false)).toBe(false);
+    const claimsGmail: Receiver = { provider: 'gmail', email: 'x@evil.example', imapHost: 'imap.evil.example' };
+    expect(judged(failing('mx.google.com'), claimsGmail, false)).toBe(false);
+    const claimsOutlook: Receiver = { provider: 'outlook', email: 'x@evil.example', imapHost: 'mail.evil.example' };
+    expect(judged('Authentication-Results: dkim=fail\r\n', claimsOutlook, false)).toBe(false);
+    const lookalike: Receiver = { provider: 'gmail', email: 'x@evil.example', imapHost: 'imap.gmail.com.evil.example' };
+    expect(judged(failing('mx.google.com'), lookalike, false)).toBe(false);
+    // a big provider's mailbox whose copy carries no field of the provider's says nothing
+    expect(judged('Subject: hi\r\n', gmail, false)).toBe(false);
   });
 });

@@ -103,6 +103,53 @@ export function isReceiverAuthserv(authservId: string, receiver: Receiver): bool
   return domains.some((domain) => domain !== '' && endsWithDomain(id, domain));
 }
 
+/**
+ * The domains under which each big provider runs its own IMAP servers. Nobody else can name a host
+ * there, and TLS with a verified certificate is required on mail connections, so a mailbox read
+ * from such a host is held by that provider, whatever preset its owner chose.
+ */
+const PROVIDER_HOST_DOMAINS: Record<string, string[]> = {
+  gmail: ['gmail.com', 'googlemail.com'],
+  outlook: ['office365.com', 'outlook.com', 'hotmail.com'],
+  yahoo: ['yahoo.com', 'aol.com'],
+  icloud: ['me.com', 'icloud.com'],
+  zoho: ['zoho.com', 'zoho.eu', 'zoho.in', 'zoho.com.au', 'zoho.jp'],
+  fastmail: ['fastmail.com'],
+};
+
+/** The big provider whose own servers hold the mailbox, read from its IMAP host; null for any other server. */
+export function hostingProvider(receiver: Receiver): string | null {
+  const host = receiver.imapHost.toLowerCase();
+  if (host === '') return null;
+  for (const [provider, domains] of Object.entries(PROVIDER_HOST_DOMAINS)) {
+    if (domains.some((domain) => endsWithDomain(host, domain))) return provider;
+  }
+  return null;
+}
+
+/**
+ * Whether a verdict may stand for the sender, given who holds the receiving mailbox.
+ *
+ * In the shared pool a receiver of another workspace runs its own server (or owns its mailbox) and
+ * can write any Authentication-Results it likes, under its own domain as authserv-id. So:
+ * - a receiver of the sender's own workspace is believed as before (its owner is the sender's);
+ * - a receiver of another workspace only when a big provider's own servers hold it (its IMAP host
+ *   is under that provider's domains, see PROVIDER_HOST_DOMAINS) and the verdict was read from
+ *   that provider's own authserv-id (`mx.google.com`, none at Microsoft…), not from the mailbox's
+ *   domain or IMAP host, which the tenant controls. Such a field was written by the provider.
+ * Anything else (another tenant's own server, a preset claimed on a host of its own, a verdict with
+ * no Authentication-Results of the provider) is not recorded at all, so it can neither move the
+ * sender's displayed verdicts nor raise or clear a problem.
+ */
+export function isTrustedVerdict(verdict: ReceiverVerdict, receiver: Receiver, sameWorkspace: boolean): boolean {
+  if (sameWorkspace) return true;
+  const provider = hostingProvider(receiver);
+  const authservId = verdict.authservId;
+  if (provider === null || authservId === null) return false;
+  if (authservId === '') return provider === 'outlook';
+  return (PROVIDER_AUTHSERV[provider] ?? []).some((domain) => endsWithDomain(authservId, domain));
+}
+
 /** The values of the first MAX_FIELDS fields called `name`, each cut at MAX_FIELD_CHARS, topmost first. */
 function boundedValues(fields: readonly HeaderField[], name: string): string[] {
   const values: string[] = [];

@@ -125,6 +125,12 @@ export async function sumScores(
   }));
 }
 
+/** The workspace a mailbox belongs to. */
+export async function findMailboxWorkspace(db: Kysely<Database>, mailboxId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('mailboxes').select('workspace_id').where('id', '=', mailboxId).executeTakeFirst();
+  return row?.workspace_id;
+}
+
 /** The mailbox, when it is one of the workspace's. */
 export async function findMailboxOfWorkspace(
   db: Kysely<Database>,

@@ -108,6 +108,8 @@ export const MAIL_USERS = {
     user('otto@placement-two.test'),
     user('dot@placement-drop.test'),
   ],
+  /** Receiver verdicts from another workspace (src/verdicts): a sender, a receiver of its own workspace, a hostile one. */
+  verdictTrust: [user('val@verdict-victim.test'), user('tim@verdict-team.test'), user('hugo@verdict-hostile.test')],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),
