@@ -274,8 +274,8 @@ export interface WorkspaceDailyStatsTable {
 }
 
 /**
- * A mailbox's placement counters summed from its first day through `day`, for the folded days on
- * which it had any (migration 024): a range's totals are the row at its end minus the row before it.
+ * A mailbox's placement counters summed from its first day through `day`, a row every folded day
+ * from its first on (migration 024): a range's totals are the row at its end minus the row before it.
  */
 export interface PlacementRunningTotalsTable {
   mailbox_id: string;
