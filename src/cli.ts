@@ -26,7 +26,7 @@ function stackOf(error: unknown): string {
 
 /** What the engine takes from the configuration. */
 function engineSettings(settings: Config): Partial<EngineSettings> {
-  return { warmupFolderRetentionDays: settings.warmupFolderRetentionDays };
+  return { warmupFolderRetentionDays: settings.warmupFolderRetentionDays, retentionDays: settings.retentionDays };
 }
 
 /** The settings of this run once loaded: the failure report below needs their paths and log level. */

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
         spamhausDqsKey: undefined,
       },
       warmupFolderRetentionDays: 30,
+      retentionDays: 180,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
     });
   });
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       WARMUP_BLOCKLIST_DOMAIN_ZONES: 'off',
       WARMUP_SPAMHAUS_DQS_KEY: 'abcdef0123456789',
       WARMUP_FOLDER_RETENTION_DAYS: '7',
+      WARMUP_RETENTION_DAYS: '400',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
         spamhausDqsKey: 'abcdef0123456789',
       },
       warmupFolderRetentionDays: 7,
+      retentionDays: 400,
     });
   });
 
@@ -103,6 +106,12 @@ describe('loadConfig', () => {
     [{ WARMUP_DNS_PAUSE_HOURS: '-1' }, /WARMUP_DNS_PAUSE_HOURS/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of auto, pretty, json/],
     [{ WARMUP_FOLDER_RETENTION_DAYS: '0' }, /WARMUP_FOLDER_RETENTION_DAYS must be an integer between 1/],
+    [{ WARMUP_RETENTION_DAYS: '29' }, /WARMUP_RETENTION_DAYS must be 0 \(keep everything\) or at least 60/],
+    [
+      { WARMUP_RETENTION_DAYS: '180', WARMUP_FOLDER_RETENTION_DAYS: '160' },
+      /WARMUP_RETENTION_DAYS must be 0 \(keep everything\) or at least 190/,
+    ],
+    [{ WARMUP_RETENTION_DAYS: '-1' }, /WARMUP_RETENTION_DAYS must be an integer between 0/],
     [{ WARMUP_API_KEY: 'short' }, /WARMUP_API_KEY must be at least 32 characters \(it has 5\)/],
     [{ WARMUP_API_KEY: `${'k'.repeat(31)}` }, /WARMUP_API_KEY must be at least 32 characters/],
     [{ WARMUP_AUTH_FAILURE_LIMIT: 'many' }, /WARMUP_AUTH_FAILURE_LIMIT/],

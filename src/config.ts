@@ -67,6 +67,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** WARMUP_FOLDER_RETENTION_DAYS: days the Warmup folder keeps warmup mail before it is removed (default 30). */
   warmupFolderRetentionDays: number;
+  /**
+   * WARMUP_RETENTION_DAYS: days raw interactions and finished warmup messages are kept before the
+   * engine removes them (default 180; 0: kept for ever). Statistics read the rollups and do not change.
+   */
+  retentionDays: number;
   /** Which mail servers a tenant may name, and how the mail layer talks to them. */
   mail: {
     /** WARMUP_MAIL_ALLOWED_HOSTS: names, addresses or CIDRs allowed although internal. */
@@ -187,6 +192,19 @@ function dqsKeySetting(env: NodeJS.ProcessEnv, name: string): string | undefined
   return key;
 }
 
+/** WARMUP_RETENTION_DAYS unset (engine/retention.ts). */
+export const DEFAULT_RETENTION_DAYS = 180;
+/**
+ * The shortest retention allowed: well past every window the engine looks back over (reputation
+ * 14 days, health 7, the reader and answers 7), so nothing it still reads is removed.
+ */
+export const MIN_RETENTION_DAYS = 30;
+/**
+ * The retention must exceed the Warmup folder's by this much: pruning the folder recognises
+ * warmup mail by its row, so the row must outlive the mail (pruning takes a batch a day).
+ */
+export const FOLDER_RETENTION_MARGIN_DAYS = 30;
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -196,6 +214,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  const warmupFolderRetentionDays = integerSetting(env, 'WARMUP_FOLDER_RETENTION_DAYS', 30, 1, 3650);
+  const retentionDays = integerSetting(env, 'WARMUP_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 0, 36500);
+  const shortestRetention = Math.max(MIN_RETENTION_DAYS, warmupFolderRetentionDays + FOLDER_RETENTION_MARGIN_DAYS);
+  if (retentionDays !== 0 && retentionDays < shortestRetention) {
+    throw new ConfigError(
+      `WARMUP_RETENTION_DAYS must be 0 (keep everything) or at least ${shortestRetention} ` +
+        `(${MIN_RETENTION_DAYS} days, and ${FOLDER_RETENTION_MARGIN_DAYS} more than WARMUP_FOLDER_RETENTION_DAYS, ` +
+        `whose warmup mail is recognised by what is kept), got "${env.WARMUP_RETENTION_DAYS}"`,
+    );
   }
   const logFormat = env.LOG_FORMAT || 'auto';
   if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
@@ -245,7 +273,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
     metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
     metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
-    warmupFolderRetentionDays: integerSetting(env, 'WARMUP_FOLDER_RETENTION_DAYS', 30, 1, 3650),
+    warmupFolderRetentionDays,
+    retentionDays,
     mail: {
       allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
       plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),

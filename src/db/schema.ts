@@ -273,6 +273,24 @@ export interface WorkspaceDailyStatsTable {
   reputation_count: Generated<number>;
 }
 
+/**
+ * A mailbox's placement counters summed from its first day through `day`, a row every folded day
+ * from its first on (migration 024): a range's totals are the row at its end minus the row before it.
+ */
+export interface PlacementRunningTotalsTable {
+  mailbox_id: string;
+  workspace_id: string;
+  day: string;
+  inbox: Generated<number>;
+  spam: Generated<number>;
+  promotions: Generated<number>;
+  other: Generated<number>;
+  received_inbox: Generated<number>;
+  received_spam: Generated<number>;
+  received_promotions: Generated<number>;
+  received_other: Generated<number>;
+}
+
 /** How far a workspace's rollup has got: `through_day` is its last day folded. */
 export interface StatsFoldsTable {
   workspace_id: string;
@@ -521,6 +539,7 @@ export interface Database {
   daily_stats: DailyStatsTable;
   workspace_daily_stats: WorkspaceDailyStatsTable;
   stats_folds: StatsFoldsTable;
+  placement_running_totals: PlacementRunningTotalsTable;
   leases: LeasesTable;
   oauth_states: OAuthStatesTable;
   oidc_sign_ins: OidcSignInsTable;

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { DEFAULT_RETENTION_DAYS } from '../config.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { MailServerConfig } from '../mail/errors.js';
@@ -17,6 +18,7 @@ import { planDay, type PlanSummary } from './planner.js';
 import type { Random } from './random.js';
 import { syncMailboxes, type SyncSummary } from './reader.js';
 import { updateReputation, type ReputationSummary } from './reputation.js';
+import { removeExpiredHistory, type RetentionSummary } from './retention.js';
 import { createScheduler } from './scheduler.js';
 import { sendDueMessages, type SendSummary } from './sender.js';
 
@@ -38,6 +40,8 @@ export interface EngineSettings {
   syncDeadlineMs: number;
   /** Days the Warmup folder keeps warmup mail before it is removed (WARMUP_FOLDER_RETENTION_DAYS). */
   warmupFolderRetentionDays: number;
+  /** Days raw interactions and finished warmup messages are kept (WARMUP_RETENTION_DAYS; 0: for ever). */
+  retentionDays: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -46,6 +50,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   smtpTimeoutMs: 30_000,
   syncDeadlineMs: 3 * 60_000,
   warmupFolderRetentionDays: 30,
+  retentionDays: DEFAULT_RETENTION_DAYS,
 };
 
 /** Everything the engine touches, passed in: time and chance included, so a test can replay days. */
@@ -116,8 +121,11 @@ export interface CycleSummary {
   placement: PlacementSummary | null;
   reputation: ReputationSummary | null;
   health: HealthSummary | null;
-  /** Finished days folded into the workspace rollup of the statistics (ran: false when another worker did). */
-  rollup: (FoldSummary & { ran: boolean }) | null;
+  /**
+   * Finished days folded into the workspace rollup of the statistics, then raw rows past the
+   * retention removed (ran: false when another worker did).
+   */
+  rollup: (FoldSummary & { ran: boolean; retention: RetentionSummary | null }) | null;
   /** Steps that threw; the steps after them still ran. */
   errors: Array<{ step: string; message: string }>;
   /** The engine was asked to stop during the cycle; the remaining steps were skipped. */
@@ -155,14 +163,24 @@ export interface Engine {
   stop(): Promise<void>;
 }
 
-/** The statistics' workspace rollup is folded by one worker at a time. */
+/** The statistics' workspace rollup is folded, and old raw rows removed, by one worker at a time. */
 export const FOLD_LEASE_KEY = 'stats-fold';
 
-async function foldStatistics(deps: EngineDeps, now: Date): Promise<FoldSummary & { ran: boolean }> {
-  const outcome = await withLease(deps.db, FOLD_LEASE_KEY, deps.workerId, deps.settings.leaseMs, now, () =>
-    foldFinishedDays(deps.db, now),
-  );
-  return outcome.ran ? { ran: true, ...outcome.result } : { ran: false, workspaces: 0, throughDay: '' };
+async function foldStatistics(
+  deps: EngineDeps,
+  now: Date,
+): Promise<FoldSummary & { ran: boolean; retention: RetentionSummary | null }> {
+  const outcome = await withLease(deps.db, FOLD_LEASE_KEY, deps.workerId, deps.settings.leaseMs, now, async () => {
+    const fold = await foldFinishedDays(deps.db, now);
+    // after the fold, so the days whose raw rows go are in the rollup already
+    const retention = await removeExpiredHistory(deps.db, deps.dialect, now, {
+      retentionDays: deps.settings.retentionDays,
+    });
+    return { ...fold, retention };
+  });
+  return outcome.ran
+    ? { ran: true, ...outcome.result }
+    : { ran: false, workspaces: 0, throughDay: '', retention: null };
 }
 
 /** Often enough that sends leave within a couple of minutes of their time; the reader paces IMAP itself. */

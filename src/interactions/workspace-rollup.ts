@@ -77,6 +77,10 @@ export async function foldFinishedDays(db: Kysely<Database>, now: Date): Promise
           .columns(['workspace_id', 'day', ...WORKSPACE_COUNTERS, 'reputation_sum', 'reputation_count'])
           .expression(days.groupBy(['workspace_id', 'day']))
           .execute();
+        let staleTotals = trx.deleteFrom('placement_running_totals').where('workspace_id', '=', id);
+        if (after !== null) staleTotals = staleTotals.where('day', '>', after);
+        await staleTotals.execute();
+        await foldPlacementTotals(trx, id, after ?? '', throughDay);
         await trx
           .insertInto('stats_folds')
           .values({ workspace_id: id, through_day: throughDay })
@@ -88,6 +92,59 @@ export async function foldFinishedDays(db: Kysely<Database>, now: Date): Promise
   }
 }
 
+/** The placement counters kept as running totals per mailbox (`placement_running_totals`, migration 024). */
+export const PLACEMENT_COUNTERS = [
+  'inbox',
+  'spam',
+  'promotions',
+  'other',
+  'received_inbox',
+  'received_spam',
+  'received_promotions',
+  'received_other',
+] as const;
+
+/**
+ * Appends the workspace's days in (after, throughDay] to its mailboxes' running placement totals,
+ * a day at a time: each mailbox's row of the day before plus its `daily_stats` row of the day, for
+ * every mailbox that has either. So every mailbox has a row on every folded day from its first
+ * one on, and a range reads two rows per mailbox by key. The first fold starts at the workspace's
+ * first day of statistics.
+ */
+async function foldPlacementTotals(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  after: string,
+  throughDay: string,
+): Promise<void> {
+  let day = after;
+  if (day === '') {
+    const first = await trx
+      .selectFrom('daily_stats')
+      .select((eb) => eb.fn.min('day').as('day'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!first?.day) return;
+    day = addDays(first.day, -1);
+  }
+  const columns = sql.join(PLACEMENT_COUNTERS.map((c) => sql.ref(c)));
+  const sums = sql.join(PLACEMENT_COUNTERS.map((c) => sql`sum(${sql.ref(c)})`));
+  while (day < throughDay) {
+    const previous = day;
+    day = addDays(day, 1);
+    await sql`
+      insert into placement_running_totals (workspace_id, day, mailbox_id, ${columns})
+      select cast(${workspaceId} as text), cast(${day} as text), mailbox_id, ${sums}
+      from (
+        select mailbox_id, ${columns} from placement_running_totals where workspace_id = ${workspaceId} and day = ${previous}
+        union all
+        select mailbox_id, ${columns} from daily_stats where workspace_id = ${workspaceId} and day = ${day}
+      ) moved
+      group by mailbox_id
+    `.execute(trx);
+  }
+}
+
 /**
  * Sends a workspace's statistics back to live sums (its folded days no longer match `daily_stats`,
  * e.g. a mailbox and its rollups were deleted); the next fold rebuilds it. Call it in the
@@ -96,4 +153,5 @@ export async function foldFinishedDays(db: Kysely<Database>, now: Date): Promise
 export async function forgetFolds(db: Kysely<Database>, workspaceId: string): Promise<void> {
   await db.deleteFrom('stats_folds').where('workspace_id', '=', workspaceId).execute();
   await db.deleteFrom('workspace_daily_stats').where('workspace_id', '=', workspaceId).execute();
+  await db.deleteFrom('placement_running_totals').where('workspace_id', '=', workspaceId).execute();
 }

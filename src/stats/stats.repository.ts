@@ -2,6 +2,8 @@ import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysel
 import type { Database } from '../db/schema.js';
 import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
+import { addDays } from '../calendar.js';
+import { PLACEMENT_COUNTERS } from '../interactions/workspace-rollup.js';
 import { DAY_COUNT_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
 
 /*
@@ -132,6 +134,27 @@ export interface MailboxCheckRow {
   detail: string;
   fix: string | null;
   checkedAt: string;
+}
+
+/** A mailbox with its counters (0 for those `row` lacks) and where the mail it received was filed. */
+function withTotals(
+  mailbox: MailboxListing,
+  row: Partial<Record<(typeof TOTAL_COLUMNS | typeof RECEIVED_COLUMNS)[number], number | string | null>> | undefined,
+): MailboxTotals {
+  return {
+    mailboxId: mailbox.id,
+    email: mailbox.email,
+    status: mailbox.status,
+    provider: mailbox.provider,
+    reputation: mailbox.reputation,
+    ...toTotals(row ?? {}),
+    receivedPlacement: {
+      inbox: Number(row?.received_inbox ?? 0),
+      spam: Number(row?.received_spam ?? 0),
+      promotions: Number(row?.received_promotions ?? 0),
+      other: Number(row?.received_other ?? 0),
+    },
+  };
 }
 
 export function createStatsRepository(db: Kysely<Database>) {
@@ -391,17 +414,11 @@ export function createStatsRepository(db: Kysely<Database>) {
 
     /**
      * Every selected mailbox with its counters summed over the range, zeros when it has no rows,
-     * by email; plus where the mail it received was found. The one statistics query whose cost is
+     * by email; plus where the mail it received was found. The PDF report's query, whose cost is
      * mailboxes × days: it sums each mailbox's rows of the range.
      */
-    async mailboxTotals(
-      workspaceId: string,
-      range: DayRange,
-      mailboxId?: string,
-      only?: ReadonlyArray<(typeof TOTAL_COLUMNS)[number]>,
-    ): Promise<MailboxTotals[]> {
-      // Summing fewer columns is measurably cheaper over 1,000 mailboxes × 90 days; the others answer 0.
-      const sums = [...(only ?? TOTAL_COLUMNS), ...RECEIVED_COLUMNS].map((column) => total(column).as(column));
+    async mailboxTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxTotals[]> {
+      const sums = [...TOTAL_COLUMNS, ...RECEIVED_COLUMNS].map((column) => total(column).as(column));
       const [mailboxes, rows] = await Promise.all([
         listMailboxes(workspaceId, mailboxId),
         mailboxId !== undefined
@@ -419,23 +436,54 @@ export function createStatsRepository(db: Kysely<Database>) {
               .execute(),
       ]);
       const byMailbox = new Map(rows.map((row) => [row.mailbox_id, row]));
-      return mailboxes.map((mailbox) => {
-        const row = byMailbox.get(mailbox.id);
-        return {
-          mailboxId: mailbox.id,
-          email: mailbox.email,
-          status: mailbox.status,
-          provider: mailbox.provider,
-          reputation: mailbox.reputation,
-          ...toTotals(row ?? {}),
-          receivedPlacement: {
-            inbox: Number(row?.received_inbox ?? 0),
-            spam: Number(row?.received_spam ?? 0),
-            promotions: Number(row?.received_promotions ?? 0),
-            other: Number(row?.received_other ?? 0),
-          },
-        };
-      });
+      return mailboxes.map((mailbox) => withTotals(mailbox, byMailbox.get(mailbox.id)));
+    },
+
+    /**
+     * Every selected mailbox with where its mail was found over the range and where the mail it
+     * received was filed (the other counters 0), by email: the placement statistics. Folded days
+     * come from the running totals (interactions/workspace-rollup.ts): the workspace's rows of the
+     * range's last folded day minus those of the day before the range, one run of the key each;
+     * the days after the workspace's mark are summed live from `daily_stats`.
+     */
+    async placementTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxTotals[]> {
+      const fold = await db
+        .selectFrom('stats_folds')
+        .select('through_day')
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      const mark = fold?.through_day ?? '';
+      const end = range.endDate < mark ? range.endDate : mark;
+      const before = addDays(range.startDate, -1);
+      const onlyMailbox = mailboxId === undefined ? sql`` : sql`and mailbox_id = ${mailboxId}`;
+      const columns = (sign: RawBuilder<unknown>) =>
+        sql.join(PLACEMENT_COUNTERS.map((c) => sql`${sign}${sql.ref(c)} as ${sql.ref(c)}`));
+      const runningOn = (day: string, sign: RawBuilder<unknown>) => sql`
+        select mailbox_id, ${columns(sign)} from placement_running_totals
+        where workspace_id = ${workspaceId} and day = ${day} ${onlyMailbox}`;
+      const parts = [
+        sql`select mailbox_id, ${sql.join(PLACEMENT_COUNTERS.map((c) => sql`${total(c)} as ${sql.ref(c)}`))}
+          from daily_stats
+          where workspace_id = ${workspaceId} ${onlyMailbox}
+            and day > ${mark} and day >= ${range.startDate} and day <= ${range.endDate}
+          group by mailbox_id`,
+      ];
+      // the range's folded days: the totals at their end less those before them
+      if (before < end) parts.push(runningOn(end, sql``), runningOn(before, sql`-`));
+      const [mailboxes, { rows }] = await Promise.all([
+        listMailboxes(workspaceId, mailboxId),
+        sql<
+          Record<'mailbox_id' | (typeof PLACEMENT_COUNTERS)[number], string | number>
+        >`${sql.join(parts, sql` union all `)}`.execute(db),
+      ]);
+      const sums = new Map<string, Record<(typeof PLACEMENT_COUNTERS)[number], number>>();
+      for (const row of rows) {
+        const numbers = numbersOf(PLACEMENT_COUNTERS, row);
+        const sum = sums.get(row.mailbox_id as string);
+        if (sum) for (const column of PLACEMENT_COUNTERS) sum[column] += numbers[column];
+        else sums.set(row.mailbox_id as string, numbers);
+      }
+      return mailboxes.map((mailbox) => withTotals(mailbox, sums.get(mailbox.id)));
     },
 
     /** The scores recorded on `day` (for one mailbox, or every mailbox of the workspace that has one). */

@@ -741,11 +741,60 @@ describe('the workspace rollup (finished days folded off the write path)', () =>
     '/api/stats/reputation?startDate=2026-03-02&endDate=2026-03-09',
     '/api/stats/engagement?period=90d',
     '/api/stats/placement?period=90d',
+    // placement from the running totals: a range inside the folded days, one across the mark, one before any
+    '/api/stats/placement?startDate=2026-03-02&endDate=2026-03-09',
+    '/api/stats/placement?startDate=2026-03-09&endDate=2026-03-14',
+    '/api/stats/placement?startDate=2026-03-10&endDate=2026-03-13',
+    '/api/stats/placement?startDate=2026-02-01&endDate=2026-02-28',
     '/api/stats/dashboard',
   ];
   const answers = async (workspace: TestWorkspace) =>
     Promise.all(urls.map(async (url) => ok<unknown>(await get(url, workspace))));
   const fold = () => foldFinishedDays(t.database.db, clock.now());
+
+  it('folds placement day by day onto the running totals and answers what the live sums answer', async () => {
+    const team = await t.createWorkspace('running totals');
+    const a = await insertMailbox(team.id, 'a@running.test', 'gmail');
+    const b = await insertMailbox(team.id, 'b@running.test', 'yahoo');
+    const c = await insertMailbox(team.id, 'c@running.test', 'outlook');
+    await message(a, b, '2026-03-01T08:00:00Z', 'inbox');
+    await message(b, a, '2026-03-01T09:00:00Z', 'spam');
+    await message(a, c, '2026-03-02T08:00:00Z', 'promotions');
+    await message(c, a, '2026-03-05T08:00:00Z', 'other');
+    await message(a, b, '2026-03-08T08:00:00Z', 'spam');
+    await message(b, c, '2026-03-12T08:00:00Z', 'inbox');
+    await message(a, b, '2026-03-15T08:00:00Z', 'inbox');
+    const live = await answers(team);
+    const mailboxUrls = [a, b, c].map(
+      (id) => `/api/stats/placement?mailboxId=${id}&startDate=2026-03-02&endDate=2026-03-15`,
+    );
+    const liveOne = await Promise.all(mailboxUrls.map(async (url) => ok<unknown>(await get(url, team))));
+
+    // folded in three runs: nothing yet, through the 3rd, then through the 13th on top of it
+    for (const at of ['2026-03-02T12:00:00Z', '2026-03-05T12:00:00Z', '2026-03-15T12:00:00Z']) {
+      await foldFinishedDays(t.database.db, new Date(at));
+      expect(await answers(team)).toEqual(live);
+      expect(await Promise.all(mailboxUrls.map(async (url) => ok<unknown>(await get(url, team))))).toEqual(liveOne);
+    }
+    const rows = await t.database.db
+      .selectFrom('placement_running_totals')
+      .select(['day', 'inbox', 'spam', 'received_spam'])
+      .where('mailbox_id', '=', a)
+      .orderBy('day')
+      .execute();
+    // a row every folded day from a's first on, each the sum since then
+    expect(rows.map((r) => r.day)).toEqual(
+      Array.from({ length: 13 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`),
+    );
+    const on = (day: string) =>
+      rows.filter((r) => r.day === day).map((r) => [Number(r.inbox), Number(r.spam), Number(r.received_spam)]);
+    expect([on('2026-03-01'), on('2026-03-07'), on('2026-03-08'), on('2026-03-13')]).toEqual([
+      [[1, 0, 1]],
+      [[1, 0, 1]],
+      [[1, 1, 1]],
+      [[1, 1, 1]],
+    ]);
+  });
 
   it('answers exactly what the live sums answer, before and after a mailbox is deleted', async () => {
     const team = await t.createWorkspace('folding');

@@ -322,12 +322,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
       const { range, mailboxId, check } = selection(workspaceId, query);
       return cached(cacheKey('placement', workspaceId, range.startDate, range.endDate, mailboxId), async () => {
         await check();
-        const mailboxes = await repository.mailboxTotals(workspaceId, range, mailboxId, [
-          'inbox',
-          'spam',
-          'promotions',
-          'other',
-        ]);
+        const mailboxes = await repository.placementTotals(workspaceId, range, mailboxId);
         const totals = sumTotals(mailboxes);
         const total = found(totals);
         return {
