@@ -9,8 +9,13 @@
 // special-use attributes, SELECT/EXAMINE, STATUS, NOOP, IDLE, CREATE, SUBSCRIBE, APPEND, and the
 // UID forms of SEARCH, FETCH, STORE, COPY, MOVE and EXPUNGE (UIDPLUS). Implicit TLS only.
 // Every parser reads its input once, left to right (linear time).
-import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { MailServerConfig } from '../../src/mail/errors.js';
+import { stackMailPolicy, type MailStack } from '../mailstack/use-mail-stack.js';
+import type { MailUser } from '../mailstack/users.js';
 
 export const GMAIL_CATEGORIES = ['primary', 'promotions', 'updates', 'social', 'forums'] as const;
 export type GmailTab = (typeof GMAIL_CATEGORIES)[number];
@@ -633,7 +638,7 @@ class Connection {
         const current = inFolder();
         for (const m of pick(text(args[0]))) {
           const seq = current.indexOf(m) + 1;
-          this.send(`* ${seq} FETCH (${this.fetchItems(m, items, uid, state, account)})`);
+          this.send(`* ${seq} FETCH (${this.fetchItems(m, items, uid, state)})`);
         }
         return ok();
       }
@@ -808,13 +813,7 @@ class Connection {
     return `(${[...m.flags, ...(state.deleted.has(m.gmId) ? ['\\Deleted'] : [])].join(' ')})`;
   }
 
-  private fetchItems(
-    m: GmailStoredMessage,
-    items: string[],
-    uid: boolean,
-    state: FolderState,
-    account: Account,
-  ): string {
+  private fetchItems(m: GmailStoredMessage, items: string[], uid: boolean, state: FolderState): string {
     const out: string[] = [];
     const wanted = uid && !items.some((i) => i.toUpperCase() === 'UID') ? ['UID', ...items] : items;
     for (const item of wanted) {
@@ -826,13 +825,13 @@ class Connection {
       else if (upper === 'RFC822.SIZE') out.push(`RFC822.SIZE ${m.raw.length}`);
       else if (upper === 'X-GM-LABELS') out.push(`X-GM-LABELS ${this.labelList(m)}`);
       else if (upper === 'X-GM-MSGID' || upper === 'X-GM-THRID') out.push(`${upper} ${m.gmId}`);
-      else if (upper.startsWith('BODY')) out.push(this.bodySection(m, item, account));
+      else if (upper.startsWith('BODY')) out.push(this.bodySection(m, item));
     }
     return out.join(' ');
   }
 
   /** BODY[...] / BODY.PEEK[...]: the whole message, its header, or some header fields; <origin.length> partial. */
-  private bodySection(m: GmailStoredMessage, item: string, _account: Account): string {
+  private bodySection(m: GmailStoredMessage, item: string): string {
     const open = item.indexOf('[');
     const close = item.lastIndexOf(']');
     const section = item.slice(open + 1, close);
@@ -980,4 +979,28 @@ function parseSet(set: string, max: number): Array<[number, number]> {
 
 function inRanges(ranges: Array<[number, number]>, n: number): boolean {
   return ranges.some(([a, b]) => n >= a && n <= b);
+}
+
+/** The server under the run's mail stack certificate, so the stack's mail policy trusts it. */
+export async function startGmailServerForStack(
+  stack: MailStack,
+  options: Omit<GmailServerOptions, 'tls'>,
+): Promise<GmailImapServer> {
+  const dir = dirname(stack.caCert);
+  return startGmailImapServer({
+    ...options,
+    tls: { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(stack.caCert) },
+  });
+}
+
+/** IMAP settings of a user of the Gmail-like server (implicit TLS, the stack's policy). */
+export function gmailImapConfig(stack: MailStack, server: GmailImapServer, user: MailUser): MailServerConfig {
+  return {
+    host: stack.host,
+    port: server.port,
+    secure: true,
+    username: user.email,
+    password: user.password,
+    policy: stackMailPolicy(stack),
+  };
 }
