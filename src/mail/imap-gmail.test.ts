@@ -50,7 +50,7 @@ describeWithMailStack('IMAP on a Gmail-like server (X-GM-EXT-1)', () => {
 
   beforeAll(async () => {
     server = await startGmailServerForStack(stack, { users: [gwen] });
-    honouring = await startGmailServerForStack(stack, { users: [gwen], categoryLabelsWritable: true });
+    honouring = await startGmailServerForStack(stack, { users: [gwen], writableCategories: ['promotions'] });
   });
   afterEach(async () => {
     for (const session of sessions.splice(0)) await session.close();

@@ -33,11 +33,11 @@ export interface GmailServerOptions {
   /** How an incoming message is filed (Gmail's own filters); default: INBOX, primary. */
   classify?: (raw: Buffer, recipient: string) => GmailDelivery;
   /**
-   * Whether `STORE -X-GM-LABELS (CATEGORY_PROMOTIONS)` (and the other CATEGORY_ labels) moves the
-   * message to the Primary tab. Whether real Gmail honours it over IMAP is not documented: tests
-   * run both ways.
+   * The tabs a client can take mail out of by removing its label (`STORE -X-GM-LABELS
+   * (CATEGORY_PROMOTIONS)`), which moves it to Primary. Whether real Gmail honours that over IMAP
+   * is not documented: tests run both ways. Default: none.
    */
-  categoryLabelsWritable?: boolean;
+  writableCategories?: GmailTab[];
 }
 
 export interface GmailStoredMessage {
@@ -666,13 +666,13 @@ class Connection {
               else state.deleted.add(m.gmId);
               continue;
             }
-            if (labels && this.shared.options.categoryLabelsWritable && name.toUpperCase().startsWith('CATEGORY_')) {
+            if (labels && name.toUpperCase().startsWith('CATEGORY_')) {
+              // Gmail's tabs are not labels a client sees; removing one's label works only where allowed
               const tab = name.slice('CATEGORY_'.length).toLowerCase();
-              if (remove && m.category === tab) m.category = 'primary';
-              if (add) m.category = tab === 'personal' ? 'primary' : (tab as GmailTab);
+              const writable = this.shared.options.writableCategories ?? [];
+              if (remove && m.category === tab && writable.includes(m.category)) m.category = 'primary';
               continue;
             }
-            if (labels && name.toUpperCase().startsWith('CATEGORY_')) continue;
             if (remove) target.delete(name);
             else target.add(name);
           }
