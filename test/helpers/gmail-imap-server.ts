@@ -179,6 +179,9 @@ function tokenize(lines: string[], literals: string[]): Token[] {
   const stack: Token[][] = [root];
   const top = () => stack[stack.length - 1]!;
   lines.forEach((line, index) => {
+    // a literal is announced only at the very end of a line: one check per line, not per brace
+    const announced = /\{\d+\+?\}$/.exec(line);
+    const literalAt = announced && index in literals ? announced.index : -1;
     let i = 0;
     while (i < line.length) {
       const c = line[i]!;
@@ -202,7 +205,7 @@ function tokenize(lines: string[], literals: string[]): Token[] {
         }
         i++;
         top().push({ t: 'string', v: value });
-      } else if (c === '{' && line.endsWith('}') && /^\{\d+\+?\}$/.test(line.slice(i))) {
+      } else if (i === literalAt) {
         top().push({ t: 'string', v: literals[index] ?? '' });
         i = line.length;
       } else {
