@@ -196,6 +196,10 @@ export interface WarmupMessagesTable {
   flag_due_at: string | null;
   reply_due_at: string | null;
   file_due_at: string | null;
+  /** Gmail's tab when it was found in a Gmail INBOX (primary, promotions, updates, social, forums). */
+  gmail_category: string | null;
+  /** When the recipient took it from its tab to Primary and Gmail showed the change. */
+  promoted_at: string | null;
 }
 
 export interface MailboxPlansTable {

@@ -199,6 +199,8 @@ describe('cycleLogLevel', () => {
           failed: 1,
           received: 0,
           rescued: 0,
+          promoted: 0,
+          important: 0,
           opened: 0,
           flagged: 0,
           replied: 0,

@@ -23,7 +23,14 @@ import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnecti
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { noteSenderEvidence } from './sender-evidence.js';
-import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, type ThreadHint } from '../mail/imap.js';
+import {
+  openImapSession,
+  WARMUP_FOLDER,
+  type FoundMessage,
+  type GmailCategory,
+  type ImapSession,
+  type ThreadHint,
+} from '../mail/imap.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { Receiver } from '../verdicts/receiver-verdict.js';
 import { recordReceiverVerdict } from '../verdicts/record-verdict.js';
@@ -61,6 +68,7 @@ import {
   listUnfoundSentBy,
   markMessageEngaged,
   markMessageFound,
+  markMessagePromotion,
   markMessageRescued,
   markSentMessageBounced,
   markUnfoundMessagesLost,
@@ -93,6 +101,10 @@ export interface SyncSummary {
   failed: number;
   received: number;
   rescued: number;
+  /** Gmail: mail taken from its tab (Promotions, Updates…) to Primary, counted when Gmail showed the change. */
+  promoted: number;
+  /** Gmail: mail marked Important (rescued from spam or a tab, or answered). */
+  important: number;
   opened: number;
   flagged: number;
   replied: number;
@@ -133,6 +145,8 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
     failed: 0,
     received: 0,
     rescued: 0,
+    promoted: 0,
+    important: 0,
     opened: 0,
     flagged: 0,
     replied: 0,
@@ -317,8 +331,14 @@ interface SessionContext {
   warmupPath: string | null;
 }
 
+/**
+ * Where the mail was found, as a placement. On Gmail a message in INBOX outside the Primary tab
+ * (Promotions, Updates, Social, Forums) counts as `promotions`: not where a person's mail goes;
+ * its exact tab is kept with the message (gmail_category).
+ */
 function placementOf(found: FoundMessage): Placement {
   if (found.folder.toLowerCase() === WARMUP_FOLDER.toLowerCase()) return 'other';
+  if (found.role === 'inbox' && inGmailTab(found.category)) return 'promotions';
   switch (found.role) {
     case 'inbox':
     case 'spam':
@@ -327,6 +347,11 @@ function placementOf(found: FoundMessage): Placement {
     default:
       return 'other';
   }
+}
+
+/** A Gmail tab other than Primary. */
+function inGmailTab(category: string | null | undefined): category is Exclude<GmailCategory, 'primary'> {
+  return category === 'promotions' || category === 'updates' || category === 'social' || category === 'forums';
 }
 
 async function readMail(context: SessionContext, pending: PendingMessageRow[]): Promise<void> {
@@ -436,10 +461,12 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   const { deps, mailbox, options } = context;
   const now = options.now;
   const placement = placementOf(message);
-  const plan = planFor(context, row, now, placement === 'spam');
+  const category = message.role === 'inbox' ? (message.category ?? null) : null;
+  // mail in a Gmail tab gets a rescue step too: to Primary, the way a person drags it there
+  const plan = planFor(context, row, now, placement === 'spam' || inGmailTab(category));
   const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
-    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan }))) return false;
+    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan, category }))) return false;
     await recordReceiverVerdict(trx, {
       warmupMessageId: row.id,
       senderMailboxId: row.sender_mailbox_id,
@@ -453,6 +480,7 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   });
   row.found_at = now.toISOString();
   row.placement = placement;
+  row.gmail_category = category;
   row.engage_after = engageAfter.toISOString();
   Object.assign(row, engagementPlanColumns(plan));
   if (recorded) {
@@ -529,7 +557,7 @@ function planFor(context: SessionContext, row: PendingMessageRow, foundAt: Date,
 
 /** Mail found before plans were kept is planned at its next step, from now. */
 async function planLate(context: SessionContext, row: PendingMessageRow): Promise<EngagementPlan> {
-  const plan = planFor(context, row, context.options.now, row.placement === 'spam');
+  const plan = planFor(context, row, context.options.now, row.placement === 'spam' || inGmailTab(row.gmail_category));
   await storeEngagementPlan(context.deps.db, row.id, plan);
   return plan;
 }
@@ -579,6 +607,24 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
       return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
     });
     if (recorded) summary.rescued += 1;
+    await important();
+  };
+  // Gmail marks what its owner cares about: mail taken out of spam or a tab, and mail answered.
+  const important = async () => {
+    if (await session.markImportant?.(folder, uid)) summary.important += 1;
+  };
+  // Gmail's tabs: the nearest IMAP has to dragging the message to Primary, counted only when Gmail
+  // shows it left the tab (a fresh X-GM-RAW search); tried once either way. Never a `rescued`
+  // interaction: that one is out of spam (rescueRate is over spam).
+  const promote = async () => {
+    const category = row.gmail_category;
+    const moved =
+      message.role === 'inbox' && inGmailTab(category) && session.promote
+        ? await session.promote(folder, uid, category)
+        : false;
+    if (await markMessagePromotion(deps.db, row.id, now, moved)) summary.promoted += 1;
+    row.rescue_due_at = null;
+    await important();
   };
   const open = async () => {
     await session.markSeen(folder, uid);
@@ -590,12 +636,17 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
   };
   const reply = async () => {
     if (await planReply(context, row)) summary.replied += 1;
+    await important();
   };
   // A mailbox whose owner answers automatically receives no warmup mail, replies included.
   const away = answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
   // The steps not taken yet, in order; null: not taken (now).
   const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
     { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
+    {
+      at: !inSpam && inGmailTab(row.gmail_category) && row.rescue_due_at !== null ? plan.rescueAt : null,
+      take: promote,
+    },
     { at: done.has('opened') ? null : plan.openAt, take: open },
     { at: done.has('flagged') ? null : plan.flagAt, take: flag },
     { at: done.has('replied') || row.turn >= MAX_TURNS || away ? null : plan.replyAt, take: reply },

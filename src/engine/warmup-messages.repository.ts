@@ -533,13 +533,14 @@ export function engagementPlanColumns(plan: EngagementPlan) {
 export async function markMessageFound(
   trx: Kysely<Database>,
   id: string,
-  found: { at: Date; placement: Placement; engageAfter: Date; plan: EngagementPlan },
+  found: { at: Date; placement: Placement; engageAfter: Date; plan: EngagementPlan; category?: string | null },
 ): Promise<boolean> {
   const updated = await trx
     .updateTable('warmup_messages')
     .set({
       found_at: found.at.toISOString(),
       placement: found.placement,
+      gmail_category: found.category ?? null,
       engage_after: found.engageAfter.toISOString(),
       ...engagementPlanColumns(found.plan),
     })
@@ -590,6 +591,27 @@ export async function markMessageRescued(trx: Kysely<Database>, id: string, at: 
     .where('id', '=', id)
     .where('rescued_at', 'is', null)
     .execute();
+}
+
+/**
+ * The recipient tried to take the message from its Gmail tab to Primary: the step is done (its due
+ * time cleared), and `promoted_at` is set when it took effect. True when this call noted an
+ * effective one first.
+ */
+export async function markMessagePromotion(
+  db: Kysely<Database>,
+  id: string,
+  at: Date,
+  effective: boolean,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('warmup_messages')
+    .set({ rescue_due_at: null, ...(effective ? { promoted_at: at.toISOString() } : {}) })
+    .where('id', '=', id)
+    .where('promoted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return effective && updated !== undefined;
 }
 
 export async function markMessageEngaged(db: Kysely<Database>, id: string, at: Date): Promise<void> {

@@ -41,6 +41,14 @@ export { MailConnectionError, type MailServerConfig } from './errors.js';
 /** Where processed warmup mail is filed; never searched unless asked for. */
 export const WARMUP_FOLDER = 'Warmup';
 
+/**
+ * Gmail's inbox tabs. Over IMAP they are not folders: every tab's mail sits in INBOX, and only an
+ * X-GM-RAW search (`category:promotions`) tells which tab a message is shown in. Gmail's own word
+ * for Primary in searches is `personal`.
+ */
+export const GMAIL_CATEGORIES = ['primary', 'promotions', 'updates', 'social', 'forums'] as const;
+export type GmailCategory = (typeof GMAIL_CATEGORIES)[number];
+
 export type FolderRole = 'inbox' | 'spam' | 'promotions' | 'sent' | 'trash' | 'drafts' | 'archive' | 'other';
 
 export interface FolderInfo {
@@ -77,6 +85,10 @@ export interface FoundMessage {
   identifiedBy?: 'message-id' | 'original-message-id' | 'thread';
   /** What the receiving side wrote about it (Authentication-Results, spam reports), unparsed. */
   receiverHeaders?: HeaderField[];
+  /** On a Gmail server (X-GM-EXT-1), of a message found in INBOX: the tab Gmail shows it in. */
+  category?: GmailCategory;
+  /** On a Gmail server: its labels as X-GM-LABELS reports them (e.g. \\Inbox, \\Important). */
+  labels?: string[];
 }
 
 /**
@@ -248,11 +260,30 @@ export interface ImapSession {
   remove(folder: string, uids: number[]): Promise<{ expunged: boolean }>;
   /** Logs out (or drops the connection if the server does not answer). Never throws. */
   close(): Promise<void>;
+  // Gmail's extensions (X-GM-EXT-1). Optional: a session without them is a server without them.
+  /** Whether the server announced X-GM-EXT-1 after login. */
+  isGmail?(): Promise<boolean>;
+  /**
+   * Takes a message of INBOX from Gmail's `category` tab to Primary, the nearest a client can over
+   * IMAP: it removes the tab's label (`CATEGORY_PROMOTIONS`…, the name Gmail's API gives it). Gmail
+   * documents no IMAP way to change a tab, so the result is checked: true only when a fresh
+   * X-GM-RAW search no longer finds the message in that tab. A server that refuses the change
+   * answers false too. Nothing is done (false) on a server without X-GM-EXT-1.
+   */
+  promote?(folder: string, uid: number, category: GmailCategory): Promise<boolean>;
+  /** Gmail's Important marker (`+X-GM-LABELS (\\Important)`); false, with nothing done, without X-GM-EXT-1. */
+  markImportant?(folder: string, uid: number): Promise<boolean>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Ids per SEARCH: one OR tree each, so a batch costs one round trip per folder. */
 const SEARCH_BATCH = 50;
+/**
+ * Messages of INBOX whose Gmail tab is asked per round of X-GM-RAW searches: one search per tab
+ * other than Primary (four) for up to this many, so a sync costs a few searches, not one per
+ * message (a mailbox receives a few dozen warmup emails a day).
+ */
+const CATEGORY_BATCH = 100;
 /** At most this many delivery reports are downloaded per folder and call. */
 const MAX_BOUNCE_CANDIDATES = 200;
 /** The most of one message that is ever downloaded (warmup mail is a few KiB). */
@@ -568,6 +599,8 @@ class Session implements ImapSession {
           subscribed: f.subscribed,
         };
         if (f.specialUse) info.specialUse = f.specialUse;
+        // Gmail's view of its Important label, which imapflow does not name as a special use
+        else if (hasFlag(f.flags, '\\Important')) info.specialUse = '\\Important';
         return info;
       });
     this.folderCache = folders;
@@ -616,7 +649,10 @@ class Session implements ImapSession {
       // virtual views of messages that live elsewhere (Gmail's Starred, Important)
       return f.specialUse !== '\\Flagged' && f.specialUse !== '\\Important';
     });
-    const order = (f: FolderInfo): number => (isIncluded(f) && rank[f.role] >= 3 ? 5 : rank[f.role]);
+    // An \All folder (Gmail's [Gmail]/All Mail) holds every message of the other folders but spam
+    // and trash: asked last, it only finds what is nowhere else (archived), never a second copy.
+    const order = (f: FolderInfo): number =>
+      f.specialUse === '\\All' ? 6 : isIncluded(f) && rank[f.role] >= 3 ? 5 : rank[f.role];
     candidates.sort((a, b) => order(a) - order(b));
 
     const found: FoundMessage[] = [];
@@ -626,6 +662,8 @@ class Session implements ImapSession {
         folder.path,
         async (client) => {
           if (client.mailbox && client.mailbox.exists === 0) return;
+          const gmail = capable(client, 'X-GM-EXT-1');
+          const here: FoundMessage[] = [];
           // found in this folder: further copies here are reported too (everyCopy), not elsewhere
           const foundHere = new Map<string, string>();
           const searches = searchesFor(
@@ -643,7 +681,7 @@ class Session implements ImapSession {
             const messages = await this.step('FETCH', client, () =>
               client.fetchAll(
                 uids.join(','),
-                { uid: true, flags: true, envelope: true, headers: FOUND_HEADER_NAMES },
+                { uid: true, flags: true, envelope: true, headers: FOUND_HEADER_NAMES, labels: gmail },
                 { uid: true },
               ),
             );
@@ -653,14 +691,73 @@ class Session implements ImapSession {
               if (!match) continue; // a substring hit on another id (or a second copy)
               remaining.delete(match.norm);
               foundHere.set(match.norm, match.original);
-              found.push(toFoundMessage(msg, match.original, folder, fields, match.by));
+              const message = toFoundMessage(msg, match.original, folder, fields, match.by);
+              if (gmail && msg.labels) message.labels = [...msg.labels];
+              here.push(message);
             }
           }
+          if (gmail && folder.role === 'inbox') await this.categorize(client, here);
+          found.push(...here);
         },
         true,
       );
     }
     return found;
+  }
+
+  /**
+   * Gmail's tab of each message found in INBOX: one X-GM-RAW `category:` search per tab other than
+   * Primary, limited to the messages' UIDs; a message in none of them is in Primary.
+   */
+  private async categorize(client: ImapFlow, messages: FoundMessage[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += CATEGORY_BATCH) {
+      const batch = messages.slice(i, i + CATEGORY_BATCH);
+      const uids = batch.map((message) => message.uid).join(',');
+      const tabs = new Map<number, GmailCategory>();
+      for (const category of GMAIL_CATEGORIES) {
+        if (category === 'primary') continue;
+        const hits = await this.step('SEARCH', client, () =>
+          client.search({ uid: uids, gmraw: `category:${category}` }, { uid: true }),
+        );
+        for (const uid of hits || []) if (!tabs.has(uid)) tabs.set(uid, category);
+      }
+      for (const message of batch) message.category = tabs.get(message.uid) ?? 'primary';
+    }
+  }
+
+  async isGmail(): Promise<boolean> {
+    return capable(await this.connect(), 'X-GM-EXT-1');
+  }
+
+  async promote(folder: string, uid: number, category: GmailCategory): Promise<boolean> {
+    if (category === 'primary') return false;
+    return this.inFolder(folder, async (client) => {
+      if (!capable(client, 'X-GM-EXT-1')) return false;
+      const range = String(uid);
+      const label = `CATEGORY_${category.toUpperCase()}`;
+      const stored = await this.step('STORE', client, () =>
+        client.messageFlagsRemove(range, [label], { uid: true, useLabels: true }),
+      );
+      if (!stored) return false;
+      // it took effect only if the message is still here and no longer in the tab
+      const present = await this.step('SEARCH', client, () => client.search({ uid: range }, { uid: true }));
+      if (!present || !present.includes(uid)) return false;
+      const inTab = await this.step('SEARCH', client, () =>
+        client.search({ uid: range, gmraw: `category:${category}` }, { uid: true }),
+      );
+      return Array.isArray(inTab) && inTab.length === 0;
+    });
+  }
+
+  async markImportant(folder: string, uid: number): Promise<boolean> {
+    return this.inFolder(folder, async (client) => {
+      if (!capable(client, 'X-GM-EXT-1')) return false;
+      const ok = await this.step('STORE', client, () =>
+        client.messageFlagsAdd(String(uid), ['\\Important'], { uid: true, useLabels: true }),
+      );
+      if (!ok) throw this.refused(`STORE +X-GM-LABELS (\\Important) on UID ${uid} in ${folder}`);
+      return true;
+    });
   }
 
   async markSeen(folder: string, uid: number): Promise<void> {
@@ -686,7 +783,17 @@ class Session implements ImapSession {
    * server to expunge; every search of the engine skips \Deleted messages.
    */
   async move(folder: string, uid: number, destination: string): Promise<number | undefined> {
+    const source = (await this.cachedFolders()).find((f) => f.path === folder);
     return this.inFolder(folder, async (client) => {
+      // On Gmail a message leaves All Mail only for the Trash: filing one found there (archived)
+      // gives it the destination's label, and it stays in All Mail as every message does.
+      if (source?.specialUse === '\\All' && capable(client, 'X-GM-EXT-1')) {
+        const copied = await this.step('COPY', client, () =>
+          client.messageCopy(String(uid), destination, { uid: true }),
+        );
+        if (!copied) throw this.refused(`COPY of UID ${uid} from ${folder} to ${destination}`);
+        return copied.uidMap?.get(uid);
+      }
       if (!capable(client, 'MOVE')) {
         const copied = await this.step('COPY', client, () =>
           client.messageCopy(String(uid), destination, { uid: true }),

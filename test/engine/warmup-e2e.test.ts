@@ -13,7 +13,7 @@ import { clientProfileOf } from '../../src/engine/client-profile.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
 import { sendDueMessages } from '../../src/engine/sender.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage } from '../../src/mail/imap.js';
-import { createStackMailbox, testEngineDeps } from '../helpers/engine.js';
+import { countOpenMessages, createStackMailbox, testEngineDeps } from '../helpers/engine.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { describeWithMailStack, mailServerConfigs, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { JUNK_SENDERS, MAIL_USERS, type MailUser } from '../mailstack/users.js';
@@ -40,17 +40,6 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
     return clock.now();
   }
 
-  async function openRows(): Promise<number> {
-    const row = await db
-      .selectFrom('warmup_messages')
-      .select(sql<number>`cast(count(*) as integer)`.as('n'))
-      .where((eb) =>
-        eb.or([eb('status', '=', 'planned'), eb.and([eb('status', '=', 'sent'), eb('engaged_at', 'is', null)])]),
-      )
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /**
    * Replies count against the day's budget like every send. This suite is about the mail flow, not
    * the bounds (send-bounds-e2e.test.ts), so the day gets room for every answer once it is planned.
@@ -72,11 +61,11 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       const summary = await engine.runCycle({ at: tick(), ignoreSchedule: true });
       expect(summary.errors).toEqual([]);
       cycles.push(summary);
-      if ((await openRows()) === 0) return cycles;
+      if ((await countOpenMessages(db)) === 0) return cycles;
       // Postfix hands mail to Dovecot asynchronously; give it a moment before the next sync
       await sleep(200);
     }
-    throw new Error(`not settled after ${cycles.length} cycles: ${await openRows()} messages open`);
+    throw new Error(`not settled after ${cycles.length} cycles: ${await countOpenMessages(db)} messages open`);
   }
 
   async function snapshot() {

@@ -1,6 +1,6 @@
 // What engine tests share: mailboxes made through the API, and engine dependencies with a
 // seeded random, a silent logger and the test app's clock.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine.js';
@@ -92,4 +92,16 @@ export function testEngineDeps(
     workerId: options.workerId ?? 'test-worker',
     settings: { imapTimeoutMs: 10_000, smtpTimeoutMs: 10_000, ...options.settings },
   });
+}
+
+/** Warmup mail not finished yet: planned, or sent and not yet read and filed by its recipient. */
+export async function countOpenMessages(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('warmup_messages')
+    .select(sql<number>`cast(count(*) as integer)`.as('n'))
+    .where((eb) =>
+      eb.or([eb('status', '=', 'planned'), eb.and([eb('status', '=', 'sent'), eb('engaged_at', 'is', null)])]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

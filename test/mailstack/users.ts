@@ -110,6 +110,18 @@ export const MAIL_USERS = {
   ],
   /** Receiver verdicts from another workspace (src/verdicts): a sender, a receiver of its own workspace, a hostile one. */
   verdictTrust: [user('val@verdict-victim.test'), user('tim@verdict-team.test'), user('hugo@verdict-hostile.test')],
+  /**
+   * Gmail placement end to end (test/engine/gmail-e2e.test.ts): gwen reads her mail on the Gmail-like
+   * IMAP server the test relays her deliveries into; the others are ordinary stack mailboxes whose
+   * mail Gmail files into Primary (gus), Promotions (pam), Updates (uli) or Spam (sid).
+   */
+  gmail: [
+    user('gwen@gmail-like.test'),
+    user('gus@gm-primary.test'),
+    user('pam@gm-promotions.test'),
+    user('uli@gm-updates.test'),
+    user('sid@gm-spam.test'),
+  ],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),

@@ -13,7 +13,7 @@ export function ProviderMap() {
   return (
     <Card
       title="Placement by receiving provider"
-      subtitle="Where each provider's mailboxes filed the warmup mail they received. Gmail's tabs count as promotions only where the server shows them as folders."
+      subtitle="Where each provider's mailboxes filed the warmup mail they received. On Gmail, the Promotions, Updates, Social and Forums tabs count as promotions, and Primary as inbox. Outlook's Focused and Other both count as inbox: IMAP cannot tell them apart."
       actions={<Segmented label="Period" options={PERIODS} value={period} onChange={setPeriod} />}
       bodyClass={rows.length > 0 ? 'flush' : undefined}
     >
