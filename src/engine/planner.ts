@@ -625,29 +625,23 @@ async function planBatch({
     outcomes.push({ plan, fullTarget: sender.target, replies: sender.replies });
   }
 
-  let claimed: Set<string>;
-  try {
-    claimed = await db.transaction().execute(async (trx) => {
-      const ours = await claimPlanDays(
-        trx,
-        plans.map((plan) => ({ mailboxId: plan.mailboxId, day: plan.day })),
-        at,
-      );
-      for (const plan of plans) if (ours.has(plan.mailboxId)) messages.push(...rowsOf.get(plan.mailboxId)!);
-      await insertPlannedMessages(trx, messages);
-      await recordPlans(
-        trx,
-        plans.filter((plan) => ours.has(plan.mailboxId)),
-        at,
-      );
-      return ours;
-    });
-  } catch (error) {
-    // nothing of the batch was written: its places go back (a worker that dies here leaves them
-    // taken, which only ever makes its partners receive less)
-    await giveBack(db, senders, inbound, () => true);
-    throw error;
-  }
+  // A failed transaction keeps its places taken: a commit whose answer was lost may still have
+  // written the rows, and places held for nothing only make their recipients receive less.
+  const claimed = await db.transaction().execute(async (trx) => {
+    const ours = await claimPlanDays(
+      trx,
+      plans.map((plan) => ({ mailboxId: plan.mailboxId, day: plan.day })),
+      at,
+    );
+    for (const plan of plans) if (ours.has(plan.mailboxId)) messages.push(...rowsOf.get(plan.mailboxId)!);
+    await insertPlannedMessages(trx, messages);
+    await recordPlans(
+      trx,
+      plans.filter((plan) => ours.has(plan.mailboxId)),
+      at,
+    );
+    return ours;
+  });
   // mailboxes another worker planned first: their rows were not written, their places go back
   await giveBack(db, senders, inbound, (id) => !claimed.has(id));
 

@@ -111,7 +111,7 @@ describe.skipIf(testDialect !== 'postgres')(
         const bucket = planBucketOf(id, buckets);
         bucketSize.set(bucket, (bucketSize.get(bucket) ?? 0) + 1);
       }
-      const options = { at, leaseMs: LEASE_MS, batchSize: 10, ignoreSchedule: true };
+      const options = { at, leaseMs: LEASE_MS, batchSize: 25, ignoreSchedule: true };
       const planners: PlannerProcess[] = await Promise.all(
         [1, 2, 3].map((n) => startPlanner(database.env, { ...options, workerId: `tuesday-${n}`, seed: 10 + n })),
       );
