@@ -4,6 +4,7 @@
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
 import { engineReport, runEngineBench } from './engine.bench.js';
 import { importReport, runImportBench } from './import.bench.js';
+import { parallelPlannerReport, runParallelPlannerBench } from './parallel-planner.bench.js';
 import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
 import { MAIL_USERS } from '../test/mailstack/users.js';
@@ -64,6 +65,12 @@ const benchmarks: Benchmark[] = [
     name: 'planner',
     description: 'one `planDay` for 100,000 active mailboxes on SQLite (smaller sizes first): time and peak memory',
     run: async ({ quick, log }) => plannerReport(await runPlannerBench({ quick, log })),
+  },
+  {
+    name: 'parallel-planner',
+    description:
+      'one day planned for 100,000 active mailboxes (10,000 with --quick) on PostgreSQL by 1 and by 3 planner processes at once',
+    run: async ({ quick, log }) => parallelPlannerReport(await runParallelPlannerBench({ quick, log })),
   },
 ];
 

@@ -260,7 +260,8 @@ async function startBenchStack(users: readonly MailUser[]): Promise<MailStack> {
   throw new Error('no free port range for the mail stack');
 }
 
-async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A fresh PostgreSQL schema of its own (dropped by `drop`); its URL sets the search path. */
+export async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();

@@ -211,6 +211,13 @@ export interface MailboxPlansTable {
   created_at: string;
 }
 
+/** New threads reserved for a recipient on one of its local days (parallel planning shares its inbound cap). */
+export interface PlanInboundTable {
+  day: string;
+  mailbox_id: string;
+  received: number;
+}
+
 export interface InteractionsTable {
   id: string;
   workspace_id: string;
@@ -539,6 +546,7 @@ export interface Database {
   mailboxes: MailboxesTable;
   warmup_messages: WarmupMessagesTable;
   mailbox_plans: MailboxPlansTable;
+  plan_inbound: PlanInboundTable;
   interactions: InteractionsTable;
   daily_stats: DailyStatsTable;
   workspace_daily_stats: WorkspaceDailyStatsTable;

@@ -84,15 +84,15 @@ export async function listActiveForSync(db: Kysely<Database>, dueAt: Date | unde
 // ---------------------------------------------------------------------------------------------
 // The day's plan
 
-/** The ramp positions of those of `ids` that are still active, read inside the planning transaction. */
+/** The ramp positions (and last planned day) of those of `ids` that are still active. */
 export async function findActiveRamps(
   trx: Kysely<Database>,
   ids: readonly string[],
-): Promise<Map<string, Pick<MailboxRow, 'warmup_day' | 'volume_factor'>>> {
+): Promise<Map<string, Pick<MailboxRow, 'warmup_day' | 'volume_factor' | 'last_plan_day'>>> {
   if (ids.length === 0) return new Map();
   const rows = await trx
     .selectFrom('mailboxes')
-    .select(['id', 'warmup_day', 'volume_factor'])
+    .select(['id', 'warmup_day', 'volume_factor', 'last_plan_day'])
     .where('id', 'in', ids)
     .where('status', '=', 'active')
     .execute();

@@ -5,6 +5,14 @@ import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
 import { withLease } from './leases.js';
+import {
+  forgetInboundBefore,
+  inboundKey,
+  readInbound,
+  releaseInbound,
+  reserveInbound,
+  type InboundReservation,
+} from './plan-inbound.repository.js';
 import { clientProfileOf, messageIdToken, type ClientProfileName } from './client-profile.js';
 import { messageIdFor } from './message-content.js';
 import {
@@ -125,14 +133,49 @@ export interface PlannedMailbox {
 }
 
 export interface PlanSummary {
-  /** False when another worker held the planning lease (it plans instead). */
+  /** False when other workers held the leases of every bucket with mailboxes due (they plan them instead). */
   ran: boolean;
   mailboxes: PlannedMailbox[];
   messages: number;
 }
 
-/** The planning lease: one planner at a time, so partner choices see each other's sends. */
-export const PLAN_LEASE_KEY = 'plan';
+/**
+ * Buckets of a day's planning. Each bucket is planned under its own lease (`planLeaseKey`), so
+ * several workers plan the pool at once, one bucket each, and a worker that dies leaves only its
+ * bucket to whoever takes the lease over once it expires. At most this many, enough that three or
+ * four workers share a large pool evenly.
+ */
+export const PLAN_BUCKETS = 16;
+/**
+ * Active mailboxes per bucket below PLAN_BUCKETS: a small pool is one bucket, planned as before by
+ * one worker, instead of many buckets each costing a lease and a transaction of its own.
+ */
+export const PLAN_BUCKET_MAILBOXES = 500;
+
+/** How many buckets a pool of this many active mailboxes is planned in. */
+export function planBucketsFor(poolSize: number): number {
+  return Math.min(PLAN_BUCKETS, Math.max(1, Math.ceil(poolSize / PLAN_BUCKET_MAILBOXES)));
+}
+
+/**
+ * The bucket of a mailbox: FNV-1a of its id, so every worker puts it in the same one. (Two workers
+ * that count the pool differently, as it crosses a size, may split it differently for a moment:
+ * they then plan some mailboxes under different leases, which costs work, never correctness; the
+ * plan rows and the inbound counts are what hold the rules.)
+ */
+export function planBucketOf(mailboxId: string, buckets: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < mailboxId.length; i++) hash = Math.imul(hash ^ mailboxId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % buckets;
+}
+
+/**
+ * A bucket's lease. Not per day: a bucket holds mailboxes of every time zone, on whatever local day
+ * each is planning; the plan row (mailbox, day) is what keeps a day from being planned twice.
+ */
+export function planLeaseKey(bucket: number): string {
+  return `plan:${bucket}`;
+}
 
 /**
  * Mailboxes planned per transaction: one claim, one read of each kind and multi-row inserts for
@@ -142,19 +185,45 @@ export const PLAN_BATCH = 500;
 
 /**
  * Plans the local day of every active mailbox that has no plan for it yet: its warmup day, its
- * target, its partners and a `planned` row per send. PLAN_BATCH mailboxes per transaction, each
- * guarded by its plan row's key (mailbox, day), so a rerun or a second worker never plans a day twice.
+ * target, its partners and a `planned` row per send. The due mailboxes are planned bucket by bucket,
+ * each bucket under its lease (one a worker holds is left to it), PLAN_BATCH mailboxes per
+ * transaction, each guarded by its plan row's key (mailbox, day), so a rerun or a second worker never
+ * plans a day twice. Every new thread first reserves a place in its recipient's inbound count of the
+ * day (plan-inbound.repository.ts), shared by all planners: together they never exceed a recipient's cap.
  * A mailbox whose send window already closed today starts tomorrow, unless `ignoreSchedule`.
  */
 export async function planDay(
   deps: PlanDeps,
   at: Date,
-  options: { ignoreSchedule?: boolean } = {},
+  options: {
+    ignoreSchedule?: boolean;
+    /** Mailboxes per transaction (PLAN_BATCH); tests take smaller ones to stop a planner between two. */
+    batchSize?: number;
+  } = {},
 ): Promise<PlanSummary> {
-  const outcome = await withLease(deps.db, PLAN_LEASE_KEY, deps.workerId, deps.settings.leaseMs, at, () =>
-    planUnderLease(deps, at, options.ignoreSchedule ?? false),
-  );
-  return outcome.ran ? outcome.result : { ran: false, mailboxes: [], messages: 0 };
+  const ignoreSchedule = options.ignoreSchedule ?? false;
+  const batchSize = options.batchSize ?? PLAN_BATCH;
+  const planning = await preparePlanning(deps, at, ignoreSchedule);
+  if (planning === undefined) return { ran: true, mailboxes: [], messages: 0 };
+  const buckets = new Map<number, PlanCandidate[]>();
+  for (const candidate of planning.due) {
+    const bucket = planBucketOf(candidate.member.id, planning.buckets);
+    const members = buckets.get(bucket);
+    if (members) members.push(candidate);
+    else buckets.set(bucket, [candidate]);
+  }
+  const summary: PlanSummary = { ran: false, mailboxes: [], messages: 0 };
+  // Buckets in a random order, so workers starting together mostly reach for different ones.
+  for (const bucket of shuffled([...buckets.keys()], deps.random)) {
+    const outcome = await withLease(deps.db, planLeaseKey(bucket), deps.workerId, deps.settings.leaseMs, at, () =>
+      planBucket(deps, planning, buckets.get(bucket)!, { at, ignoreSchedule, batchSize }),
+    );
+    if (!outcome.ran) continue;
+    summary.ran = true;
+    summary.mailboxes.push(...outcome.result.mailboxes);
+    summary.messages += outcome.result.messages;
+  }
+  return summary;
 }
 
 interface PlanCandidate {
@@ -177,7 +246,21 @@ interface PlanMember extends PoolMember {
 
 type Traffic = Map<string, { inbound: number; outbound: number }>;
 
-async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<PlanSummary> {
+/** What a worker reads once per planning run and shares between the buckets it plans. */
+interface Planning {
+  /** How many buckets the pool is planned in (planBucketsFor). */
+  buckets: number;
+  due: PlanCandidate[];
+  chooser: PartnerChooser;
+  inbound: InboundBook;
+  traffic: Traffic;
+}
+
+/** The day before which each database's inbound counts were last dropped by this process. */
+const forgotten = new WeakMap<PlanDeps['db'], string>();
+
+/** The pool, its due mailboxes, the inbound book and the week's traffic; undefined when nobody is due. */
+async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<Planning | undefined> {
   const { db, random } = deps;
   const active = await listActiveForPlanning(db);
   const pool: PlanMember[] = active.map((m) => ({
@@ -218,20 +301,38 @@ async function planUnderLease(deps: PlanDeps, at: Date, ignoreSchedule: boolean)
     });
   }
   const due = everyone.filter((c) => c.due);
-  if (due.length === 0) return { ran: true, mailboxes: [], messages: 0 };
+  if (due.length === 0) return undefined;
 
+  // the inbound counts of days gone by are no longer read by anyone: dropped once a day per worker
+  const gone = addDays(at.toISOString().slice(0, 10), -3);
+  if (forgotten.get(db) !== gone) {
+    await forgetInboundBefore(db, gone);
+    forgotten.set(db, gone);
+  }
   const inbound = await loadInboundBook(db, everyone, at);
   const traffic: Traffic = await loadPoolTraffic(db, new Date(at.getTime() - 7 * DAY_MS).toISOString());
-  const chooser = partnerChooser(pool, inbound, traffic, random);
+  return {
+    buckets: planBucketsFor(pool.length),
+    due,
+    chooser: partnerChooser(pool, inbound, traffic, random),
+    inbound,
+    traffic,
+  };
+}
 
-  const summary: PlanSummary = { ran: true, mailboxes: [], messages: 0 };
+/** Plans one bucket's due mailboxes, PLAN_BATCH at a time, in a random order. */
+async function planBucket(
+  deps: PlanDeps,
+  { chooser, inbound, traffic }: Planning,
+  due: readonly PlanCandidate[],
+  { at, ignoreSchedule, batchSize }: { at: Date; ignoreSchedule: boolean; batchSize: number },
+): Promise<Omit<PlanSummary, 'ran'>> {
+  const summary: Omit<PlanSummary, 'ran'> = { mailboxes: [], messages: 0 };
   // A random order each day, so no mailbox always gets first pick of the least-used partners.
-  const queue = shuffled(due, random);
-  for (let start = 0; start < queue.length; start += PLAN_BATCH) {
-    const batch = queue.slice(start, start + PLAN_BATCH);
-    const outcomes = await db
-      .transaction()
-      .execute((trx) => planBatch({ trx, deps, batch, at, ignoreSchedule, chooser, inbound, traffic }));
+  const queue = shuffled(due, deps.random);
+  for (let start = 0; start < queue.length; start += batchSize) {
+    const batch = queue.slice(start, start + batchSize);
+    const outcomes = await planBatch({ deps, batch, at, ignoreSchedule, chooser, inbound, traffic });
     for (const outcome of outcomes) {
       const { plan } = outcome;
       summary.mailboxes.push(plan);
@@ -325,13 +426,39 @@ interface BatchOutcome {
   replies: number;
 }
 
+/** One new thread of a mailbox being planned: its time, and the partner and partner's day once chosen. */
+interface Send {
+  time: Date;
+  partner?: string;
+  /** The partner's local day of `time`, where its inbound counts. */
+  day?: string;
+  /** Its place in the partner's inbound count of the day is reserved (or the partner has no count). */
+  reserved: boolean;
+}
+
+/** A mailbox of the batch while it is planned. */
+interface SenderPlan {
+  candidate: PlanCandidate;
+  ramp: { warmup_day: number; volume_factor: number };
+  warmupDay: number;
+  target: number;
+  budget: number;
+  replies: number;
+  pairs: Map<string, { week: number; today: number }>;
+  sends: Send[];
+}
+
+/** Rounds of choosing again for sends whose partner's day filled up meanwhile; what is still refused is not sent. */
+const RESERVE_ROUNDS = 4;
+
 /**
- * Plans one batch of due mailboxes in the caller's transaction: claims their days, reads their
- * ramps, waiting replies and pair counts in one statement each, chooses partners mailbox after
- * mailbox (each sees the sends chosen before it), then writes every planned row and plan at once.
+ * Plans one batch of due mailboxes: reads their ramps, waiting replies and pair counts in one
+ * statement each, chooses partners mailbox after mailbox (each sees the sends chosen before it),
+ * reserves the partners' inbound places (choosing again for those another planner filled
+ * meanwhile), then in one transaction claims the days and writes every planned row and plan.
+ * Places reserved for a mailbox another worker planned first are given back.
  */
 async function planBatch({
-  trx,
   deps,
   batch,
   at,
@@ -340,7 +467,6 @@ async function planBatch({
   inbound,
   traffic,
 }: {
-  trx: PlanDeps['db'];
   deps: PlanDeps;
   batch: readonly PlanCandidate[];
   at: Date;
@@ -349,21 +475,25 @@ async function planBatch({
   inbound: InboundBook;
   traffic: Traffic;
 }): Promise<BatchOutcome[]> {
+  const { db } = deps;
   const ramps = await findActiveRamps(
-    trx,
+    db,
     batch.map((c) => c.member.id),
   );
-  const claimed = await claimPlanDays(
-    trx,
-    batch.filter((c) => ramps.has(c.member.id)).map((c) => ({ mailboxId: c.member.id, day: c.day })),
-    at,
-  );
-  const planning = batch.filter((c) => claimed.has(c.member.id));
+  // planned meanwhile (by another worker, or an earlier bucket run) or no longer active: left out
+  const planning = batch.filter((c) => {
+    const ramp = ramps.get(c.member.id);
+    return ramp !== undefined && ramp.last_plan_day !== c.day;
+  });
   if (planning.length === 0) return [];
   const days = planning.map((c) => c.day).sort();
   const [firstDay, lastDay] = [days[0], days[days.length - 1]];
-  const ids = planning.map((c) => c.member.id);
-  const history = await loadSenderDays(trx, ids, addDays(firstDay, -6), lastDay);
+  const history = await loadSenderDays(
+    db,
+    planning.map((c) => c.member.id),
+    addDays(firstDay, -6),
+    lastDay,
+  );
   const historyOf = new Map<string, typeof history>();
   for (const row of history) {
     const rows = historyOf.get(row.sender);
@@ -371,72 +501,188 @@ async function planBatch({
     else historyOf.set(row.sender, [row]);
   }
 
-  const messages: NewWarmupMessageRow[] = [];
-  const plans: DecidedPlan[] = [];
-  const outcomes: BatchOutcome[] = [];
-  for (const { member, day, settings } of planning) {
-    const mailbox = ramps.get(member.id)!;
-    const warmupDay = mailbox.warmup_day + 1;
+  const place = (sender: SenderPlan, send: Send) => {
+    const partner = chooser.choose(sender.candidate.member, sender.pairs, send.time);
+    send.partner = partner?.mailboxId;
+    send.day = undefined;
+    send.reserved = false;
+    if (!partner) return;
+    const pair = sender.pairs.get(partner.mailboxId) ?? { week: 0, today: 0 };
+    sender.pairs.set(partner.mailboxId, { week: pair.week + 1, today: pair.today + 1 });
+    send.day = inbound.add(partner.mailboxId, send.time);
+    // a partner outside the book (unreadable settings) has no count to reserve in
+    send.reserved = send.day === undefined;
+  };
+  const unplace = (sender: SenderPlan, send: Send) => {
+    const pair = sender.pairs.get(send.partner!)!;
+    sender.pairs.set(send.partner!, { week: pair.week - 1, today: pair.today - 1 });
+    inbound.remove(send.partner!, send.day!);
+  };
+
+  const senders: SenderPlan[] = [];
+  for (const candidate of planning) {
+    const { member, day, settings } = candidate;
+    const ramp = ramps.get(member.id)!;
+    const warmupDay = ramp.warmup_day + 1;
     const target = dailyTarget({
       settings,
       warmupDay,
       mailboxId: member.id,
       day,
-      volumeFactor: Number(mailbox.volume_factor),
+      volumeFactor: Number(ramp.volume_factor),
     });
     const budget = dayBudget(settings, day, target, at, ignoreSchedule);
     // Replies already waiting for this day come first: new threads get what they leave.
     const own = historyOf.get(member.id) ?? [];
     const replies = own.reduce((sum, row) => sum + (row.kind === 'reply' && row.day === day ? row.planned : 0), 0);
-    const pairs = pairCountsOf(own, addDays(day, -6), day);
     const window = windowOf(settings, day);
     const from = at > window.start && at < window.end ? at : window.start;
     const slots = spreadSendTimes(Math.max(0, budget - replies), from, window.end, MIN_SEND_GAP_MS, deps.random);
+    const sender: SenderPlan = {
+      candidate,
+      ramp: { warmup_day: ramp.warmup_day, volume_factor: Number(ramp.volume_factor) },
+      warmupDay,
+      target,
+      budget,
+      replies,
+      pairs: pairCountsOf(own, addDays(day, -6), day),
+      sends: slots.map((time) => ({ time, reserved: false })),
+    };
     // One partner per send time: each recipient's cap is for its own local day of that time.
-    let planned = 0;
-    const recipients: string[] = [];
-    for (const time of slots) {
-      const partner = chooser.choose(member, pairs, time);
-      if (!partner) continue;
-      const pair = pairs.get(partner.mailboxId) ?? { week: 0, today: 0 };
-      pairs.set(partner.mailboxId, { week: pair.week + 1, today: pair.today + 1 });
-      inbound.add(partner.mailboxId, time);
-      recipients.push(partner.mailboxId);
+    for (const send of sender.sends) place(sender, send);
+    senders.push(sender);
+  }
+
+  // The places chosen, reserved in the shared counts; a refused one is chosen again, knowing how full
+  // its partner's day really is.
+  for (let round = 1; ; round++) {
+    const waiting = senders.flatMap((sender) =>
+      sender.sends.filter((s) => s.partner !== undefined && !s.reserved).map((send) => ({ sender, send })),
+    );
+    if (waiting.length === 0) break;
+    const wanted = new Map<string, InboundReservation>();
+    for (const { send } of waiting) {
+      const key = inboundKey(send.day!, send.partner!);
+      const reservation = wanted.get(key);
+      if (reservation) reservation.count += 1;
+      else
+        wanted.set(key, {
+          day: send.day!,
+          mailboxId: send.partner!,
+          count: 1,
+          cap: inbound.capOn(send.partner!, send.day!),
+          initial: inbound.loadedOn(send.partner!, send.day!),
+        });
+    }
+    const granted = await reserveInbound(db, [...wanted.values()]);
+    for (const [key, received] of granted) inbound.know(wanted.get(key)!.mailboxId, wanted.get(key)!.day, received);
+    const refused = waiting.filter(({ send }) => !granted.has(inboundKey(send.day!, send.partner!)));
+    for (const { send } of waiting) if (granted.has(inboundKey(send.day!, send.partner!))) send.reserved = true;
+    if (refused.length === 0) break;
+    for (const { sender, send } of refused) unplace(sender, send);
+    const refusedKeys = [...new Set(refused.map(({ send }) => inboundKey(send.day!, send.partner!)))].map((key) =>
+      wanted.get(key)!,
+    );
+    for (const [key, received] of await readInbound(db, refusedKeys))
+      inbound.know(wanted.get(key)!.mailboxId, wanted.get(key)!.day, received);
+    for (const { sender, send } of refused) {
+      if (round < RESERVE_ROUNDS) place(sender, send);
+      else send.partner = undefined;
+    }
+  }
+
+  const messages: NewWarmupMessageRow[] = [];
+  const plans: DecidedPlan[] = [];
+  const outcomes: BatchOutcome[] = [];
+  const rowsOf = new Map<string, NewWarmupMessageRow[]>();
+  for (const sender of senders) {
+    const { member, day } = sender.candidate;
+    const rows: NewWarmupMessageRow[] = [];
+    for (const send of sender.sends) {
+      if (send.partner === undefined) continue;
       const messageId = newMessageId(member.emailNormalized, clientProfileOf(member.id).name);
-      messages.push({
+      rows.push({
         id: newId('wm', at.getTime()),
         message_id: messageId,
         thread_id: messageId,
         sender_mailbox_id: member.id,
-        recipient_mailbox_id: partner.mailboxId,
+        recipient_mailbox_id: send.partner,
         kind: 'initial',
         turn: 1,
         parent_message_id: null,
         plan_day: day,
-        due_at: time.toISOString(),
+        due_at: send.time.toISOString(),
         status: 'planned',
         created_at: at.toISOString(),
       });
+    }
+    rowsOf.set(member.id, rows);
+    const planned = rows.length;
+    // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
+    const nextWarmupDay = planned + sender.replies > 0 ? sender.warmupDay : sender.ramp.warmup_day;
+    const plan = { mailboxId: member.id, day, warmupDay: nextWarmupDay, target: sender.budget, planned };
+    plans.push(plan);
+    outcomes.push({ plan, fullTarget: sender.target, replies: sender.replies });
+  }
+
+  // A failed transaction keeps its places taken: a commit whose answer was lost may still have
+  // written the rows, and places held for nothing only make their recipients receive less.
+  const claimed = await db.transaction().execute(async (trx) => {
+    const ours = await claimPlanDays(
+      trx,
+      plans.map((plan) => ({ mailboxId: plan.mailboxId, day: plan.day })),
+      at,
+    );
+    for (const plan of plans) if (ours.has(plan.mailboxId)) messages.push(...rowsOf.get(plan.mailboxId)!);
+    await insertPlannedMessages(trx, messages);
+    await recordPlans(
+      trx,
+      plans.filter((plan) => ours.has(plan.mailboxId)),
+      at,
+    );
+    return ours;
+  });
+  // mailboxes another worker planned first: their rows were not written, their places go back
+  await giveBack(db, senders, inbound, (id) => !claimed.has(id));
+
+  // The 7-day traffic the weights read moves once the mailboxes' days are written.
+  for (const sender of senders) {
+    if (!claimed.has(sender.candidate.member.id)) continue;
+    let planned = 0;
+    for (const send of sender.sends) {
+      if (send.partner === undefined) continue;
+      const seen = traffic.get(send.partner) ?? { inbound: 0, outbound: 0 };
+      seen.inbound += 1;
+      traffic.set(send.partner, seen);
       planned += 1;
     }
-    // The 7-day traffic the weights read moves once the mailbox's day is chosen.
-    for (const recipient of recipients) {
-      const seen = traffic.get(recipient) ?? { inbound: 0, outbound: 0 };
-      seen.inbound += 1;
-      traffic.set(recipient, seen);
-    }
-    const sent = traffic.get(member.id) ?? { inbound: 0, outbound: 0 };
+    const sent = traffic.get(sender.candidate.member.id) ?? { inbound: 0, outbound: 0 };
     sent.outbound += planned;
-    traffic.set(member.id, sent);
-    // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
-    const nextWarmupDay = planned + replies > 0 ? warmupDay : mailbox.warmup_day;
-    const plan = { mailboxId: member.id, day, warmupDay: nextWarmupDay, target: budget, planned };
-    plans.push(plan);
-    outcomes.push({ plan, fullTarget: target, replies });
+    traffic.set(sender.candidate.member.id, sent);
   }
-  await insertPlannedMessages(trx, messages);
-  await recordPlans(trx, plans, at);
-  return outcomes;
+  return outcomes.filter((outcome) => claimed.has(outcome.plan.mailboxId));
+}
+
+/** Gives back the reserved places of the senders `which` selects (their rows were not written). */
+async function giveBack(
+  db: PlanDeps['db'],
+  senders: readonly SenderPlan[],
+  inbound: InboundBook,
+  which: (mailboxId: string) => boolean,
+): Promise<void> {
+  const given = new Map<string, { day: string; mailboxId: string; count: number }>();
+  for (const sender of senders) {
+    if (!which(sender.candidate.member.id)) continue;
+    for (const send of sender.sends) {
+      if (send.partner === undefined || send.day === undefined) continue;
+      inbound.remove(send.partner, send.day);
+      const key = inboundKey(send.day, send.partner);
+      const entry = given.get(key) ?? { day: send.day, mailboxId: send.partner, count: 0 };
+      entry.count += 1;
+      given.set(key, entry);
+    }
+  }
+  if (given.size > 0) await releaseInbound(db, [...given.values()]);
 }
 
 /** One sender's threads per recipient over its days [fromDay, day]: the week's and today's counts. */
@@ -462,7 +708,16 @@ interface InboundBook {
   of(mailboxId: string, time: Date): DayInbound | undefined;
   /** Whether a mailbox already has all the new threads it may receive on the day it is planned for. */
   isFullToday(mailboxId: string): boolean;
-  add(recipientId: string, time: Date): void;
+  /** Counts a new thread to a recipient at `time`; returns the recipient's local day it counts on (undefined outside the pool). */
+  add(recipientId: string, time: Date): string | undefined;
+  /** Takes back one counted by `add`. */
+  remove(recipientId: string, day: string): void;
+  /** What the shared count (plan_inbound) says of a recipient's day: never less than that from now on. */
+  know(recipientId: string, day: string, received: number): void;
+  /** The most new threads a recipient may receive on one of its local days. */
+  capOn(recipientId: string, day: string): number;
+  /** The new threads planned to a recipient on a day when the book was read from the rows. */
+  loadedOn(recipientId: string, day: string): number;
 }
 
 /** Every UTC offset is a whole number of quarter hours, so the local day is the same across one. */
@@ -523,16 +778,22 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
     });
   const add = (recipientId: string, time: Date) => {
     const entry = entries.get(recipientId);
-    if (!entry) return;
+    if (!entry) return undefined;
     const day = localDayOf(time, entry.zone);
     entry.perDay.set(day, (entry.perDay.get(day) ?? 0) + 1);
+    return day;
   };
+  const loaded = new Map<string, number>();
   for (const row of await loadInitialsDueBetween(
     db,
     new Date(at.getTime() - 1.5 * DAY_MS),
     new Date(at.getTime() + 1.5 * DAY_MS),
-  ))
-    add(row.recipient_mailbox_id, new Date(row.due_at));
+  )) {
+    const day = add(row.recipient_mailbox_id, new Date(row.due_at));
+    if (day === undefined) continue;
+    const key = inboundKey(day, row.recipient_mailbox_id);
+    loaded.set(key, (loaded.get(key) ?? 0) + 1);
+  }
   return {
     of(mailboxId, time) {
       const entry = entries.get(mailboxId);
@@ -546,6 +807,22 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
       return entry !== undefined && (entry.perDay.get(entry.candidate.day) ?? 0) >= entry.capToday;
     },
     add,
+    remove(recipientId, day) {
+      const entry = entries.get(recipientId);
+      if (entry) entry.perDay.set(day, Math.max(0, (entry.perDay.get(day) ?? 0) - 1));
+    },
+    know(recipientId, day, received) {
+      const entry = entries.get(recipientId);
+      if (entry) entry.perDay.set(day, Math.max(entry.perDay.get(day) ?? 0, received));
+    },
+    capOn(recipientId, day) {
+      const entry = entries.get(recipientId);
+      if (!entry) return Number.POSITIVE_INFINITY;
+      return day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day);
+    },
+    loadedOn(recipientId, day) {
+      return loaded.get(inboundKey(day, recipientId)) ?? 0;
+    },
   };
 }
 

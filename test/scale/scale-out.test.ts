@@ -359,10 +359,11 @@ describe.skipIf(skipReason !== null)(
                 return (row?.last_sync_at ?? '') > killedAtIso;
               },
             });
-          } else if (lease.key === 'plan') {
+          } else if (lease.key.startsWith('plan:')) {
+            // a bucket of the day's planning (planner.ts)
             held.push({
               kill: kills.length,
-              what: 'plan',
+              what: lease.key,
               expiresAt,
               claimed: leaseTakenOver(lease.key),
               done: async () => (await workState(db)).plans === users.length,

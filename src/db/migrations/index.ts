@@ -21,6 +21,7 @@ import * as oidcSignIn from './020-oidc-sign-in.js';
 import * as gmailTabs from './022-gmail-tabs.js';
 import * as retention from './024-retention.js';
 import * as signInFailures from './025-sign-in-failures.js';
+import * as planInbound from './026-plan-inbound.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '022-gmail-tabs': gmailTabs,
   '024-retention': retention,
   '025-sign-in-failures': signInFailures,
+  '026-plan-inbound': planInbound,
 };
 
 export const migrationProvider: MigrationProvider = {
