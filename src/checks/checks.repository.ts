@@ -207,3 +207,64 @@ export async function blocklistListingsOf(
     }))
     .sort((a, b) => (order[a.status] ?? 3) - (order[b.status] ?? 3));
 }
+
+export interface WorkspaceListing {
+  email: string;
+  zone: string;
+  kind: string;
+  subject: string;
+  listedSince: string | null;
+  delistUrl: string | null;
+}
+
+export interface WorkspaceBlocklists {
+  /** The current listings, oldest first. */
+  listings: WorkspaceListing[];
+  /** Answers kept (lists × addresses and domains asked); 0: never checked. */
+  answers: number;
+  /** Answers that were not had (the list did not answer or refused the resolver). */
+  unreachable: number;
+  lastCheckedAt: string | null;
+}
+
+/** The latest blocklist answers of the workspace's mailboxes (or one's), for the report: what is listed now. */
+export async function workspaceBlocklists(
+  db: Kysely<Database>,
+  workspaceId: string,
+  mailboxId?: string,
+): Promise<WorkspaceBlocklists> {
+  let query = db
+    .selectFrom('blocklist_results as b')
+    .innerJoin('mailboxes as m', 'm.id', 'b.mailbox_id')
+    .where('m.workspace_id', '=', workspaceId);
+  if (mailboxId !== undefined) query = query.where('m.id', '=', mailboxId);
+  const [listings, counts] = await Promise.all([
+    query
+      .select([
+        'm.email',
+        'b.zone',
+        'b.kind',
+        'b.subject',
+        'b.listed_since as listedSince',
+        'b.delist_url as delistUrl',
+      ])
+      .where('b.status', '=', 'listed')
+      .orderBy('b.listed_since')
+      .orderBy('m.email')
+      .orderBy('b.zone')
+      .execute(),
+    query
+      .select([
+        sql<number>`count(*)`.as('answers'),
+        sql<number>`cast(sum(case when b.status = 'unreachable' then 1 else 0 end) as integer)`.as('unreachable'),
+        sql<string | null>`max(b.checked_at)`.as('last'),
+      ])
+      .executeTakeFirst(),
+  ]);
+  return {
+    listings,
+    answers: Number(counts?.answers ?? 0),
+    unreachable: Number(counts?.unreachable ?? 0),
+    lastCheckedAt: counts?.last ?? null,
+  };
+}
