@@ -19,6 +19,7 @@ import { loadSendsOfDay } from '../engine/warmup-messages.repository.js';
 import { openImapSession, type FolderRole, type ImapSession } from '../mail/imap.js';
 import { createSmtpSender, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { receiverVerdict, verdictColumns, type Receiver } from '../verdicts/receiver-verdict.js';
 import { enqueueEvent } from '../webhooks/webhooks.repository.js';
 import { findPlacementTestById } from './placement-tests.repository.js';
 import { placementTestView } from './placement-tests.service.js';
@@ -209,14 +210,22 @@ async function findCopies(
       let session: ImapSession | undefined;
       try {
         const { imap } = await deps.mailboxes.getCredentials(seedId);
+        const receiver = await receiverOf(deps.db, seedId, imap.host);
         session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
         const found = await session.findMessages(copies.map((copy) => copy.message_id));
         for (const message of found) {
           const copy = copies.find((c) => c.message_id === message.messageId);
           if (!copy) continue;
+          // read the way the reader reads warmup mail: only the receiving side's own fields count
+          const verdict = receiverVerdict(message.receiverHeaders ?? [], receiver);
           await deps.db
             .updateTable('placement_test_copies')
-            .set({ placement: placementOf(message.role), folder: message.folder, found_at: now.toISOString() })
+            .set({
+              placement: placementOf(message.role),
+              folder: message.folder,
+              found_at: now.toISOString(),
+              ...verdictColumns(verdict),
+            })
             .where('id', '=', copy.id)
             .where('placement', 'is', null)
             .execute();
@@ -241,6 +250,16 @@ async function findCopies(
     .executeTakeFirst();
   summary.missing += Number(givenUp.numUpdatedRows);
   await completeIfDone(deps.db, id, now, summary);
+}
+
+/** The seed as the judge of whose Authentication-Results are its provider's own. */
+async function receiverOf(db: Kysely<Database>, seedId: string, imapHost: string | undefined): Promise<Receiver> {
+  const seed = await db
+    .selectFrom('mailboxes')
+    .select(['provider', 'email'])
+    .where('id', '=', seedId)
+    .executeTakeFirstOrThrow();
+  return { provider: seed.provider, email: seed.email, imapHost: imapHost ?? '' };
 }
 
 /** Every copy placed (or missing): the test is completed and its event written, in one transaction. */

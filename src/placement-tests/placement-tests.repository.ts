@@ -1,6 +1,6 @@
 // SQL of the placement tests; every query a route reaches takes the workspace id.
 import { sql, type Kysely } from 'kysely';
-import type { Database, PlacementTestCopyRow, PlacementTestRow } from '../db/schema.js';
+import type { Database, NewPlacementTestCopyRow, PlacementTestCopyRow, PlacementTestRow } from '../db/schema.js';
 
 export interface PlacementTestRecord {
   test: PlacementTestRow;
@@ -110,7 +110,7 @@ export async function placementTestsBetween(
 export async function insertPlacementTest(
   db: Kysely<Database>,
   test: PlacementTestRow,
-  copies: PlacementTestCopyRow[],
+  copies: NewPlacementTestCopyRow[],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('placement_tests').values(test).execute();

@@ -525,6 +525,17 @@ function placementLine(counts: StatsReport['placementTests'][number]['totals']):
     .join(', ');
 }
 
+/** "Receivers: SPF pass 100%, DKIM pass 0%, DMARC pass 0%, spam score 0.4" of the copies found; '' when none was. */
+function verdictLine(verdicts: StatsReport['placementTests'][number]['providers'][number]['verdicts']): string {
+  if (verdicts.found === 0) return '';
+  const share = (label: string, value: number | null) =>
+    `${label} ${value === null ? 'not said' : `pass ${formatPercent(value).replace('.0%', '%')}`}`;
+  const parts = [share('SPF', verdicts.spfPass), share('DKIM', verdicts.dkimPass), share('DMARC', verdicts.dmarcPass)];
+  if (verdicts.averageSpamScore !== null) parts.push(`spam score ${verdicts.averageSpamScore}`);
+  if (verdicts.averageScl !== null) parts.push(`SCL ${verdicts.averageScl}`);
+  return `Receivers: ${parts.join(', ')}`;
+}
+
 /**
  * The placement tests of the user's own copy made in the period: each test's subject, sender and
  * when, and per receiving provider where its copies landed.
@@ -548,7 +559,13 @@ function placementTestsSection(doc: Doc, report: StatsReport, top: number): numb
     for (const provider of test.providers) {
       const name = PROVIDER_NAMES[provider.provider] ?? provider.provider;
       const spam = provider.spam + provider.missing > 0;
-      flow.paragraph(`${name}: ${placementLine(provider)}`, 12, FONT.regular, spam ? COLOR.spam : COLOR.text);
+      const verdicts = verdictLine(provider.verdicts);
+      flow.paragraph(
+        `${name}: ${placementLine(provider)}${verdicts ? `. ${verdicts}` : ''}`,
+        12,
+        FONT.regular,
+        spam ? COLOR.spam : COLOR.text,
+      );
     }
   }
   if (report.placementTestsCapped) {

@@ -119,7 +119,12 @@ async function placementTest(
   sender: string,
   subject: string,
   at: string,
-  copies: Array<{ seed: string; provider: string; placement: string | null }>,
+  copies: Array<{
+    seed: string;
+    provider: string;
+    placement: string | null;
+    verdict?: { spf: string; dkim: string; dmarc: string; spam_score: number };
+  }>,
 ) {
   const id = newId('plt');
   await t.database.db
@@ -152,6 +157,7 @@ async function placementTest(
         folder: null,
         sent_at: at,
         found_at: copy.placement === null ? null : at,
+        ...copy.verdict,
       })
       .execute();
   }
@@ -345,8 +351,18 @@ describe('the PDF report: placement tests and blocklists', () => {
     m.g2 = await insertMailbox(seeded.id, 'g2@seed.test');
     m.o1 = await insertMailbox(seeded.id, 'o1@seed.test');
     await placementTest(seeded.id, m.sender, 'Spring launch', '2026-03-10T09:30:00.000Z', [
-      { seed: m.g1, provider: 'gmail', placement: 'inbox' },
-      { seed: m.g2, provider: 'gmail', placement: 'spam' },
+      {
+        seed: m.g1,
+        provider: 'gmail',
+        placement: 'inbox',
+        verdict: { spf: 'pass', dkim: 'pass', dmarc: 'pass', spam_score: 0.4 },
+      },
+      {
+        seed: m.g2,
+        provider: 'gmail',
+        placement: 'spam',
+        verdict: { spf: 'pass', dkim: 'fail', dmarc: 'fail', spam_score: 5.2 },
+      },
       { seed: m.o1, provider: 'outlook', placement: 'missing' },
     ]);
     await placementTest(seeded.id, m.g1, 'Still looked for', '2026-03-15T08:00:00.000Z', [
@@ -389,8 +405,9 @@ describe('the PDF report: placement tests and blocklists', () => {
     for (const line of [
       'Placement tests',
       '"Spring launch" From sam@send.test, sent 10 Mar 2026 09:30 UTC: completed',
-      'Gmail: 1 inbox, 0 promotions, 1 spam, 0 missing',
-      'Outlook: 0 inbox, 0 promotions, 0 spam, 1 missing',
+      'Gmail: 1 inbox, 0 promotions, 1 spam, 0 missing. Receivers: SPF pass 100%, DKIM pass 50%, DMARC pass 50%, spam score 2.8',
+      // a copy never found has no verdict
+      'Outlook: 0 inbox, 0 promotions, 0 spam, 1 missing "Still',
       '"Still looked for" From g1@seed.test, sent 15 Mar 2026 08:00 UTC: waiting',
       'Outlook: 0 inbox, 0 promotions, 0 spam, 0 missing, 1 pending',
     ]) {
