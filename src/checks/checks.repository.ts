@@ -122,6 +122,9 @@ export async function sendingIpsOf(db: Kysely<Database>, mailboxId: string): Pro
   return rows.map((row) => row.ip);
 }
 
+/** A listing not there at the last answer: what `check.failed` tells once. */
+export type NewListing = BlocklistResult & { listedSince: string };
+
 /**
  * Keeps the latest blocklist answers of the mailbox: since when each is listed (a listing goes on
  * until a clear answer; an unanswered query leaves it as it was), and nothing about a list, an
@@ -132,7 +135,8 @@ export async function saveBlocklistResults(
   mailboxId: string,
   results: BlocklistResult[],
   at: Date,
-): Promise<void> {
+): Promise<NewListing[]> {
+  const listedNow: NewListing[] = [];
   const checkedAt = at.toISOString();
   const previous = new Map(
     (
@@ -160,6 +164,7 @@ export async function saveBlocklistResults(
       .values({ mailbox_id: mailboxId, zone: result.zone, subject: result.subject, ...row })
       .onConflict((oc) => oc.columns(['mailbox_id', 'zone', 'subject']).doUpdateSet(row))
       .execute();
+    if (result.status === 'listed' && before === null) listedNow.push({ ...result, listedSince: checkedAt });
   }
   for (const key of previous.keys()) {
     const [zone, subject] = key.split(' ') as [string, string];
@@ -170,6 +175,7 @@ export async function saveBlocklistResults(
       .where('subject', '=', subject)
       .execute();
   }
+  return listedNow;
 }
 
 /** The latest blocklist answers of a mailbox of the workspace, listings first; undefined: no such mailbox. */
