@@ -370,4 +370,50 @@ describeWithMailStack('placement copies and what their receivers said, on a stac
       expect(byProvider.gmail).toEqual({ ...expected, averageSpamScore: null });
     },
   );
+
+  it(
+    'a copy sent again after a crash leaves no copy behind, and each seed counts once',
+    { timeout: 120_000 },
+    async () => {
+      const test = await createTest('Sent twice');
+      const gusCopy = await db
+        .selectFrom('placement_test_copies')
+        .selectAll()
+        .where('test_id', '=', test.id)
+        .where('seed_mailbox_id', '=', ids.gus)
+        .executeTakeFirstOrThrow();
+      // A worker died after SMTP accepted its copies and before it recorded them: the test is left
+      // `sending`, and gus already holds the copy — twice, one of them filed into Junk.
+      await db.updateTable('placement_tests').set({ status: 'sending' }).where('id', '=', test.id).execute();
+      const raw = `From: ${pia.email}\r\nTo: ${gus.email}\r\nSubject: Sent twice\r\nMessage-ID: ${gusCopy.message_id}\r\nDate: ${clock.now().toUTCString()}\r\n\r\nHello\r\n`;
+      const gusImap = mailServerConfigs(stack, gus).imap;
+      let session = await openImapSession(gusImap, { timeoutMs: 10_000 });
+      try {
+        await session.append('INBOX', raw);
+        await session.append(await session.ensureFolder('Junk'), raw);
+      } finally {
+        await session.close();
+      }
+
+      // the next worker sends the unrecorded copies again (same Message-IDs) and finds them
+      const sent = await cycle();
+      expect(sent).toMatchObject({ sent: 2 });
+      await sleep(1500);
+      const found = await cycle();
+      expect((sent?.found ?? 0) + (found?.found ?? 0), 'each seed counted once').toBe(2);
+      const report = await getTest(test.id);
+      expect(report).toMatchObject({ status: 'completed', totals: { inbox: 2, spam: 0, pending: 0, missing: 0 } });
+      expect(report.seeds.map((seed) => seed.placement)).toEqual(['inbox', 'inbox']);
+
+      // nothing of the test is left in gus's mailbox: neither copy in INBOX, nor the one in Junk
+      session = await openImapSession(gusImap, { timeoutMs: 10_000 });
+      try {
+        expect(
+          await session.findMessages([gusCopy.message_id], { includeFolders: ['Warmup'], everyCopy: true }),
+        ).toEqual([]);
+      } finally {
+        await session.close();
+      }
+    },
+  );
 });
