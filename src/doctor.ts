@@ -41,13 +41,26 @@ const OPTIONAL_SETTINGS = [
   'WARMUP_RETENTION_DAYS',
   'LOG_LEVEL',
   'LOG_FORMAT',
+  'WARMUP_DNS_SERVERS',
+  'WARMUP_DNS_PAUSE_HOURS',
+  'WARMUP_BLOCKLIST_IP_ZONES',
+  'WARMUP_BLOCKLIST_DOMAIN_ZONES',
+  'WARMUP_SPAMHAUS_DQS_KEY',
+  'WARMUP_WEBHOOK_RETRY_SCHEDULE',
+  'WARMUP_METRICS_PORT',
+  'WARMUP_METRICS_TOKEN',
+  'WARMUP_PUBLIC_URL',
+  'WARMUP_OIDC_ISSUER',
+  'WARMUP_OIDC_CLIENT_ID',
+  'WARMUP_OIDC_CLIENT_SECRET',
+  'WARMUP_OIDC_NAME',
 ] as const;
 
 const CLOCK_SKEW_WARN_MS = 2_000;
 const MAIL_CHECK_CONCURRENCY = 8;
 
 export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options: DoctorOptions = {}): Promise<Check[]> {
-  const checks: Check[] = [settingsCheck(env), ...timeZoneChecks()];
+  const checks: Check[] = [settingsCheck(env), ...featureChecks(config), ...timeZoneChecks()];
   let policy: MailPolicy | undefined;
   try {
     policy = loadMailPolicy(config.mail);
@@ -105,6 +118,63 @@ function settingsCheck(env: NodeJS.ProcessEnv): Check {
     status: 'ok',
     detail: set.length === 0 ? 'all defaults (nothing to configure)' : `set: ${set.join(', ')}`,
   };
+}
+
+/**
+ * What the checks, blocklists, webhooks, metrics and sign-in settings amount to. Whether a secret
+ * (the DQS key, the metrics token, the OIDC client secret) is set, never its value.
+ */
+function featureChecks(config: Config): Check[] {
+  const { ipZones, domainZones, spamhausDqsKey } = config.blocklists;
+  const resolvers = config.dnsServers.length > 0 ? config.dnsServers.join(', ') : "this machine's resolvers";
+  const checks: Check[] = [
+    {
+      name: 'DNS checks',
+      status: 'ok',
+      detail: `asked through ${resolvers}; ${
+        config.dnsPauseHours === 0
+          ? 'failing SPF or DMARC never pauses warmup (WARMUP_DNS_PAUSE_HOURS=0)'
+          : `failing SPF or DMARC for ${config.dnsPauseHours} h pauses warmup`
+      }`,
+    },
+    {
+      name: 'blocklists',
+      status: 'ok',
+      detail:
+        ipZones.length + domainZones.length === 0
+          ? 'none asked'
+          : `${ipZones.length} address list(s), ${domainZones.length} domain list(s); Spamhaus DQS key ${spamhausDqsKey ? 'set' : 'not set (Spamhaus answers public resolvers with a refusal, shown as not answered)'}`,
+    },
+    {
+      name: 'webhooks',
+      status: 'ok',
+      detail: config.webhookRetrySchedule
+        ? `retried after ${config.webhookRetrySchedule.length} wait(s) of WARMUP_WEBHOOK_RETRY_SCHEDULE`
+        : 'retried on the Standard Webhooks schedule',
+    },
+    {
+      name: 'OpenID Connect sign-in',
+      status: 'ok',
+      detail: config.oidc ? 'on (issuer, client id and client secret set)' : 'off',
+    },
+  ];
+  if (config.metricsPort !== undefined && config.metricsToken === undefined) {
+    checks.push({
+      name: 'metrics',
+      status: 'warn',
+      detail: `WARMUP_METRICS_PORT is ${config.metricsPort} but WARMUP_METRICS_TOKEN is not set: /metrics does not exist`,
+      fix: `set WARMUP_METRICS_TOKEN (at least 16 characters) or leave WARMUP_METRICS_PORT unset`,
+    });
+  } else {
+    checks.push({
+      name: 'metrics',
+      status: 'ok',
+      detail: config.metricsToken
+        ? `GET /metrics with the token set${config.metricsPort !== undefined ? `, workers on port ${config.metricsPort}` : ''}`
+        : 'off (WARMUP_METRICS_TOKEN not set)',
+    });
+  }
+  return checks;
 }
 
 /** Send windows are in each mailbox's zone: a Node without full ICU data would plan them in UTC. */

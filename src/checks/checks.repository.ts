@@ -122,6 +122,9 @@ export async function sendingIpsOf(db: Kysely<Database>, mailboxId: string): Pro
   return rows.map((row) => row.ip);
 }
 
+/** A listing not there at the last answer: what `check.failed` tells once. */
+export type NewListing = BlocklistResult & { listedSince: string };
+
 /**
  * Keeps the latest blocklist answers of the mailbox: since when each is listed (a listing goes on
  * until a clear answer; an unanswered query leaves it as it was), and nothing about a list, an
@@ -132,7 +135,8 @@ export async function saveBlocklistResults(
   mailboxId: string,
   results: BlocklistResult[],
   at: Date,
-): Promise<void> {
+): Promise<NewListing[]> {
+  const listedNow: NewListing[] = [];
   const checkedAt = at.toISOString();
   const previous = new Map(
     (
@@ -160,6 +164,7 @@ export async function saveBlocklistResults(
       .values({ mailbox_id: mailboxId, zone: result.zone, subject: result.subject, ...row })
       .onConflict((oc) => oc.columns(['mailbox_id', 'zone', 'subject']).doUpdateSet(row))
       .execute();
+    if (result.status === 'listed' && before === null) listedNow.push({ ...result, listedSince: checkedAt });
   }
   for (const key of previous.keys()) {
     const [zone, subject] = key.split(' ') as [string, string];
@@ -170,6 +175,7 @@ export async function saveBlocklistResults(
       .where('subject', '=', subject)
       .execute();
   }
+  return listedNow;
 }
 
 /** The latest blocklist answers of a mailbox of the workspace, listings first; undefined: no such mailbox. */
@@ -206,4 +212,65 @@ export async function blocklistListingsOf(
       checkedAt: row.checked_at,
     }))
     .sort((a, b) => (order[a.status] ?? 3) - (order[b.status] ?? 3));
+}
+
+export interface WorkspaceListing {
+  email: string;
+  zone: string;
+  kind: string;
+  subject: string;
+  listedSince: string | null;
+  delistUrl: string | null;
+}
+
+export interface WorkspaceBlocklists {
+  /** The current listings, oldest first. */
+  listings: WorkspaceListing[];
+  /** Answers kept (lists × addresses and domains asked); 0: never checked. */
+  answers: number;
+  /** Answers that were not had (the list did not answer or refused the resolver). */
+  unreachable: number;
+  lastCheckedAt: string | null;
+}
+
+/** The latest blocklist answers of the workspace's mailboxes (or one's), for the report: what is listed now. */
+export async function workspaceBlocklists(
+  db: Kysely<Database>,
+  workspaceId: string,
+  mailboxId?: string,
+): Promise<WorkspaceBlocklists> {
+  let query = db
+    .selectFrom('blocklist_results as b')
+    .innerJoin('mailboxes as m', 'm.id', 'b.mailbox_id')
+    .where('m.workspace_id', '=', workspaceId);
+  if (mailboxId !== undefined) query = query.where('m.id', '=', mailboxId);
+  const [listings, counts] = await Promise.all([
+    query
+      .select([
+        'm.email',
+        'b.zone',
+        'b.kind',
+        'b.subject',
+        'b.listed_since as listedSince',
+        'b.delist_url as delistUrl',
+      ])
+      .where('b.status', '=', 'listed')
+      .orderBy('b.listed_since')
+      .orderBy('m.email')
+      .orderBy('b.zone')
+      .execute(),
+    query
+      .select([
+        sql<number>`count(*)`.as('answers'),
+        sql<number>`cast(sum(case when b.status = 'unreachable' then 1 else 0 end) as integer)`.as('unreachable'),
+        sql<string | null>`max(b.checked_at)`.as('last'),
+      ])
+      .executeTakeFirst(),
+  ]);
+  return {
+    listings,
+    answers: Number(counts?.answers ?? 0),
+    unreachable: Number(counts?.unreachable ?? 0),
+    lastCheckedAt: counts?.last ?? null,
+  };
 }

@@ -2,15 +2,11 @@
 // the test database (SQLite, or PostgreSQL with WARMUP_TEST_DB=postgres): failing SPF or DMARC
 // for the sustained period pauses warmup with the reason in plain words, a fix resumes it, and a
 // DNS server that does not answer never pauses anything.
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
 import { deadDnsPort, startDnsServer, type TestDnsServer, type ZoneRecord } from '../../test/helpers/dns-server.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { pdfText } from '../../test/helpers/pdf-text.js';
 import type { Mailbox } from '../mailboxes/mailboxes.schemas.js';
 import { DEFAULT_WARMUP } from '../mailboxes/warmup-settings.js';
 import { emitScheduledEvents } from '../webhooks/webhook-events.js';
@@ -21,7 +17,6 @@ import type { BlocklistListing } from './checks.schemas.js';
 import { FAILING_RECHECK_MS, type DailyChecksSettings } from './daily-checks.js';
 import { createDnsResolver } from './dns-resolver.js';
 
-const run = promisify(execFile);
 const HOUR = 3_600_000;
 const START = new Date('2026-03-02T08:00:00.000Z');
 const at = (hours: number) => new Date(START.getTime() + hours * HOUR);
@@ -219,11 +214,8 @@ describe('daily DNS checks and the DNS pause rule', () => {
     await passAt(at(200));
     const response = await workspace.request({ method: 'GET', url: '/api/stats/export?format=pdf' });
     expect(response.statusCode, response.body).toBe(200);
-    const dir = await mkdtemp(path.join(tmpdir(), 'warmup-report-'));
     try {
-      await writeFile(path.join(dir, 'report.pdf'), response.rawPayload);
-      const { stdout } = await run('pdftotext', ['-layout', path.join(dir, 'report.pdf'), '-']);
-      const text = stdout.replace(/\s+/g, ' ');
+      const text = await pdfText(response.rawPayload);
       expect(text).toContain('DNS checks');
       expect(text).toContain('pia@nodmarc.test');
       expect(text).toContain('MX passes: mail for nodmarc.test goes to mx.nodmarc.test');
@@ -231,7 +223,6 @@ describe('daily DNS checks and the DNS pause rule', () => {
       expect(text).toContain('How to fix: Publish a TXT record at _dmarc.nodmarc.test: "v=DMARC1; p=none;');
       expect(text).toContain('DKIM not checked: no DKIM selector is known for this mailbox');
     } finally {
-      await rm(dir, { recursive: true, force: true });
       await db.updateTable('mailboxes').set({ status: 'paused' }).where('id', '=', mailbox.id).execute();
     }
   });

@@ -15,6 +15,7 @@ import {
   saveChecks,
   sendingIpsOf,
   type MailboxToCheck,
+  type NewListing,
 } from './checks.repository.js';
 import type { DnsCheck } from './checks.schemas.js';
 import { runMailboxChecks } from './dns-checks.js';
@@ -37,6 +38,8 @@ export interface CheckedMailbox {
   mailbox: MailboxToCheck;
   domain: string;
   checks: DnsCheck[];
+  /** Listings that began with this run (not there at the last answer of that list). */
+  newListings: NewListing[];
 }
 
 /** The checks the rule watches: receivers judge a message by them. */
@@ -108,11 +111,13 @@ export async function runDueChecks(
       await applyRule(db, mailbox, saved, settings, now);
       // the blocklists once a day, not with the hourly recheck of a failing SPF or DMARC
       const zones = settings.blocklistZones ?? [];
+      let newListings: NewListing[] = [];
       if (zones.length > 0 && (mailbox.last_checked_at === null || mailbox.last_checked_at < today.toISOString())) {
         const ips = await sendingIpsOf(db, mailbox.id);
-        await saveBlocklistResults(db, mailbox.id, await checkBlocklists(settings.resolve, zones, domain, ips), now);
+        const results = await checkBlocklists(settings.resolve, zones, domain, ips);
+        newListings = await saveBlocklistResults(db, mailbox.id, results, now);
       }
-      return { mailbox, domain, checks };
+      return { mailbox, domain, checks, newListings };
     }),
   );
 }

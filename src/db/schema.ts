@@ -412,16 +412,8 @@ export interface BlocklistResultsTable {
   checked_at: string;
 }
 
-/** What the receiving provider thought of one warmup email it received (see verdicts/receiver-verdict.ts). */
-export interface ReceiverVerdictsTable {
-  warmup_message_id: string;
-  sender_mailbox_id: string;
-  recipient_mailbox_id: string;
-  /** The receiving mailbox's provider when the message was found (gmail, outlook, yahoo, …). */
-  receiver_provider: string;
-  /** message-id, original-message-id or thread. */
-  identified_by: string;
-  placement: string;
+/** A receiver's verdict as stored (verdicts/receiver-verdict.ts); null where it said nothing. */
+export interface VerdictColumns {
   authserv_id: string | null;
   spf: string | null;
   dkim: string | null;
@@ -430,6 +422,18 @@ export interface ReceiverVerdictsTable {
   scl: number | null;
   bcl: number | null;
   spam_score: number | null;
+}
+
+/** What the receiving provider thought of one warmup email it received (see verdicts/receiver-verdict.ts). */
+export interface ReceiverVerdictsTable extends VerdictColumns {
+  warmup_message_id: string;
+  sender_mailbox_id: string;
+  recipient_mailbox_id: string;
+  /** The receiving mailbox's provider when the message was found (gmail, outlook, yahoo, …). */
+  receiver_provider: string;
+  /** message-id, original-message-id or thread. */
+  identified_by: string;
+  placement: string;
   found_at: string;
 }
 
@@ -524,7 +528,8 @@ export interface PlacementTestsTable {
 }
 
 /** One copy of a placement test, to one seed mailbox, identified by its own Message-ID. */
-export interface PlacementTestCopiesTable {
+/** The receiver's verdict on the copy found (verdicts/receiver-verdict.ts); null where it said nothing. */
+export interface PlacementTestCopiesTable extends VerdictColumns {
   id: string;
   test_id: string;
   sender_mailbox_id: string;
@@ -588,3 +593,4 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 export type PlacementTestRow = Selectable<PlacementTestsTable>;
 export type PlacementTestCopyRow = Selectable<PlacementTestCopiesTable>;
+export type NewPlacementTestCopyRow = Insertable<PlacementTestCopiesTable>;

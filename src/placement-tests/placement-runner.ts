@@ -19,12 +19,15 @@ import { loadSendsOfDay } from '../engine/warmup-messages.repository.js';
 import { openImapSession, type FolderRole, type ImapSession } from '../mail/imap.js';
 import { createSmtpSender, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { receiverVerdict, verdictColumns, type Receiver } from '../verdicts/receiver-verdict.js';
 import { enqueueEvent } from '../webhooks/webhooks.repository.js';
 import { findPlacementTestById } from './placement-tests.repository.js';
 import { placementTestView } from './placement-tests.service.js';
 
 /** A copy not found this long after it was sent is `missing`. */
 export const PLACEMENT_MISSING_AFTER_MS = 30 * 60_000;
+/** Searches of a seed per cycle for further copies of what it holds (a copy sent twice lies in two folders at most). */
+const MAX_FIND_ROUNDS = 4;
 /** Tests handled per cycle and worker. */
 const TESTS_PER_CYCLE = 20;
 
@@ -209,19 +212,37 @@ async function findCopies(
       let session: ImapSession | undefined;
       try {
         const { imap } = await deps.mailboxes.getCredentials(seedId);
+        const receiver = await receiverOf(deps.db, seedId, imap.host);
         session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
-        const found = await session.findMessages(copies.map((copy) => copy.message_id));
-        for (const message of found) {
-          const copy = copies.find((c) => c.message_id === message.messageId);
-          if (!copy) continue;
-          await deps.db
-            .updateTable('placement_test_copies')
-            .set({ placement: placementOf(message.role), folder: message.folder, found_at: now.toISOString() })
-            .where('id', '=', copy.id)
-            .where('placement', 'is', null)
-            .execute();
-          summary.found += 1;
-          await session.remove(message.folder, [message.uid]);
+        // A copy may lie there twice (sent again after a crash between SMTP's acceptance and its
+        // record, with the same Message-ID): every copy is removed, each seed counted once.
+        let wanted = copies.map((copy) => copy.message_id);
+        for (let round = 0; round < MAX_FIND_ROUNDS && wanted.length > 0; round++) {
+          const found = await session.findMessages(wanted, { everyCopy: true });
+          for (const message of found) {
+            const copy = copies.find((c) => c.message_id === message.messageId);
+            if (!copy) continue;
+            // read the way the reader reads warmup mail: only the receiving side's own fields count
+            const verdict = receiverVerdict(message.receiverHeaders ?? [], receiver);
+            const placed = await deps.db
+              .updateTable('placement_test_copies')
+              .set({
+                placement: placementOf(message.role),
+                folder: message.folder,
+                found_at: now.toISOString(),
+                ...verdictColumns(verdict),
+              })
+              .where('id', '=', copy.id)
+              .where('placement', 'is', null)
+              .executeTakeFirst();
+            if (Number(placed.numUpdatedRows) > 0) summary.found += 1;
+          }
+          const byFolder = new Map<string, number[]>();
+          for (const message of found)
+            byFolder.set(message.folder, [...(byFolder.get(message.folder) ?? []), message.uid]);
+          for (const [folder, uids] of byFolder) await session.remove(folder, uids);
+          // another copy may lie in another folder: look again for what was found, until none is left
+          wanted = [...new Set(found.map((message) => message.messageId))];
         }
       } catch (error) {
         // found next cycle, or given up as missing in time
@@ -241,6 +262,16 @@ async function findCopies(
     .executeTakeFirst();
   summary.missing += Number(givenUp.numUpdatedRows);
   await completeIfDone(deps.db, id, now, summary);
+}
+
+/** The seed as the judge of whose Authentication-Results are its provider's own. */
+async function receiverOf(db: Kysely<Database>, seedId: string, imapHost: string | undefined): Promise<Receiver> {
+  const seed = await db
+    .selectFrom('mailboxes')
+    .select(['provider', 'email'])
+    .where('id', '=', seedId)
+    .executeTakeFirstOrThrow();
+  return { provider: seed.provider, email: seed.email, imapHost: imapHost ?? '' };
 }
 
 /** Every copy placed (or missing): the test is completed and its event written, in one transaction. */

@@ -1,6 +1,6 @@
 // SQL of the placement tests; every query a route reaches takes the workspace id.
 import { sql, type Kysely } from 'kysely';
-import type { Database, PlacementTestCopyRow, PlacementTestRow } from '../db/schema.js';
+import type { Database, NewPlacementTestCopyRow, PlacementTestCopyRow, PlacementTestRow } from '../db/schema.js';
 
 export interface PlacementTestRecord {
   test: PlacementTestRow;
@@ -92,11 +92,25 @@ export async function listPlacementTests(
   return { records: await withCopies(db, rows), total: Number(count.n) };
 }
 
+/** Tests made in a period (ISO bounds, end exclusive), oldest first, at most `limit`; of one sender when given. */
+export async function placementTestsBetween(
+  db: Kysely<Database>,
+  workspaceId: string,
+  range: { since: string; until: string; senderMailboxId?: string; limit: number },
+): Promise<PlacementTestRecord[]> {
+  let query = testsQuery(db, workspaceId)
+    .where('t.created_at', '>=', range.since)
+    .where('t.created_at', '<', range.until);
+  if (range.senderMailboxId !== undefined) query = query.where('t.sender_mailbox_id', '=', range.senderMailboxId);
+  const rows = await query.orderBy('t.created_at').orderBy('t.id').limit(range.limit).execute();
+  return withCopies(db, rows);
+}
+
 /** A new test and its copies (not sent yet), in one transaction. */
 export async function insertPlacementTest(
   db: Kysely<Database>,
   test: PlacementTestRow,
-  copies: PlacementTestCopyRow[],
+  copies: NewPlacementTestCopyRow[],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('placement_tests').values(test).execute();

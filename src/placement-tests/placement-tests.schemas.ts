@@ -55,6 +55,39 @@ export const PlacementCounts = Type.Object({
 });
 export type PlacementCounts = Static<typeof PlacementCounts>;
 
+const AuthResult = Type.Union([Type.String(), Type.Null()], {
+  description: '`pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror` or `policy`; null: not said',
+});
+
+/** What the receiving side wrote about one copy, from its own Authentication-Results and spam reports only. */
+export const CopyVerdict = Type.Object({
+  authservId: Type.Union([Type.String(), Type.Null()], {
+    description: "The receiver's Authentication-Results that was read ('' for Microsoft's, which names none)",
+  }),
+  spf: AuthResult,
+  dkim: AuthResult,
+  dmarc: AuthResult,
+  arc: AuthResult,
+  scl: Type.Union([Type.Integer(), Type.Null()], { description: "Microsoft's spam confidence level" }),
+  bcl: Type.Union([Type.Integer(), Type.Null()], { description: "Microsoft's bulk complaint level" }),
+  spamScore: Type.Union([Type.Number(), Type.Null()], { description: 'A SpamAssassin-style score' }),
+});
+
+const PassShare = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+  description: 'Percent of the copies found whose receiver gave this result that passed; null: no receiver said',
+});
+
+/** The receivers' verdicts on the copies a provider's seeds found. */
+export const ProviderCopyVerdicts = Type.Object({
+  found: Type.Integer({ minimum: 0, description: 'Copies found (the verdicts are of these)' }),
+  spfPass: PassShare,
+  dkimPass: PassShare,
+  dmarcPass: PassShare,
+  averageSpamScore: Type.Union([Type.Number(), Type.Null()], { description: 'Where a spam score was given' }),
+  averageScl: Type.Union([Type.Number(), Type.Null()], { description: "Microsoft's mean SCL, where given" }),
+});
+export type ProviderCopyVerdicts = Static<typeof ProviderCopyVerdicts>;
+
 export const PlacementSeed = Type.Object({
   mailbox: Type.Object({ id: Type.String(), email: Type.String() }),
   provider: Type.String(),
@@ -63,6 +96,7 @@ export const PlacementSeed = Type.Object({
   }),
   sentAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   foundAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  verdict: Type.Union([CopyVerdict, Type.Null()], { description: "The receiver's verdict; null until found" }),
 });
 
 export const PlacementTestStatus = Type.String({
@@ -82,7 +116,9 @@ export const PlacementTest = Type.Object({
   completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   totals: PlacementCounts,
   /** Per receiving provider (the seed mailbox's provider). */
-  providers: Type.Array(Type.Object({ provider: Type.String(), ...PlacementCounts.properties })),
+  providers: Type.Array(
+    Type.Object({ provider: Type.String(), ...PlacementCounts.properties, verdicts: ProviderCopyVerdicts }),
+  ),
   seeds: Type.Array(PlacementSeed),
 });
 export type PlacementTest = Static<typeof PlacementTest>;

@@ -7,7 +7,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import { newId } from '../db/ids.js';
-import type { Database, PlacementTestCopyRow } from '../db/schema.js';
+import type { Database, NewPlacementTestCopyRow } from '../db/schema.js';
 import { pagination } from '../http/common.schemas.js';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import { messageIdFor } from '../engine/message-content.js';
@@ -30,6 +30,7 @@ import {
   type PlacementTest,
   type PlacementTestList,
   type PlacementTestListQuery,
+  type ProviderCopyVerdicts,
 } from './placement-tests.schemas.js';
 
 export interface PlacementTestsServiceDeps {
@@ -78,15 +79,47 @@ function count(counts: PlacementCounts, placement: string | null): void {
   counts[key in counts ? key : 'other'] += 1;
 }
 
+type CopyRow = PlacementTestRecord['copies'][number];
+
+function isFound(copy: CopyRow): boolean {
+  return copy.found_at !== null && copy.placement !== null && copy.placement !== 'missing';
+}
+
+/** Percent of the copies with a result that passed, one decimal; null when no receiver gave one. */
+function passShare(results: Array<string | null>): number | null {
+  const given = results.filter((result) => result !== null);
+  if (given.length === 0) return null;
+  return Math.round((given.filter((result) => result === 'pass').length / given.length) * 1000) / 10;
+}
+
+function mean(values: Array<number | null>): number | null {
+  const given = values.filter((value): value is number => value !== null);
+  return given.length === 0 ? null : Math.round((given.reduce((a, b) => a + b, 0) / given.length) * 10) / 10;
+}
+
+/** The receivers' verdicts on the copies found of one provider's seeds. */
+export function providerCopyVerdicts(copies: readonly CopyRow[]): ProviderCopyVerdicts {
+  const found = copies.filter(isFound);
+  return {
+    found: found.length,
+    spfPass: passShare(found.map((copy) => copy.spf)),
+    dkimPass: passShare(found.map((copy) => copy.dkim)),
+    dmarcPass: passShare(found.map((copy) => copy.dmarc)),
+    averageSpamScore: mean(found.map((copy) => copy.spam_score)),
+    averageScl: mean(found.map((copy) => copy.scl)),
+  };
+}
+
 /** The API shape of a test: totals, per receiving provider, per seed. */
 export function placementTestView({ test, senderEmail, copies }: PlacementTestRecord): PlacementTest {
   const totals = emptyCounts();
-  const providers = new Map<string, PlacementCounts>();
+  const providers = new Map<string, { counts: PlacementCounts; copies: CopyRow[] }>();
   for (const copy of copies) {
     count(totals, copy.placement);
-    const counts = providers.get(copy.provider) ?? emptyCounts();
-    count(counts, copy.placement);
-    providers.set(copy.provider, counts);
+    const provider = providers.get(copy.provider) ?? { counts: emptyCounts(), copies: [] };
+    count(provider.counts, copy.placement);
+    provider.copies.push(copy);
+    providers.set(copy.provider, provider);
   }
   return {
     id: test.id,
@@ -98,13 +131,29 @@ export function placementTestView({ test, senderEmail, copies }: PlacementTestRe
     sentAt: test.sent_at,
     completedAt: test.completed_at,
     totals,
-    providers: [...providers].map(([provider, counts]) => ({ provider, ...counts })),
+    providers: [...providers].map(([provider, { counts, copies: own }]) => ({
+      provider,
+      ...counts,
+      verdicts: providerCopyVerdicts(own),
+    })),
     seeds: copies.map((copy) => ({
       mailbox: { id: copy.seed_mailbox_id, email: copy.seed_email },
       provider: copy.provider,
       placement: copy.placement,
       sentAt: copy.sent_at,
       foundAt: copy.found_at,
+      verdict: isFound(copy)
+        ? {
+            authservId: copy.authserv_id,
+            spf: copy.spf,
+            dkim: copy.dkim,
+            dmarc: copy.dmarc,
+            arc: copy.arc,
+            scl: copy.scl,
+            bcl: copy.bcl,
+            spamScore: copy.spam_score,
+          }
+        : null,
     })),
   };
 }
@@ -187,7 +236,7 @@ export function createPlacementTestsService({ db, clock }: PlacementTestsService
       const id = newId('plt', now.getTime());
       const text = body.text ?? htmlToText(body.html ?? '');
       const html = body.html ?? bodyToHtml(body.text ?? '');
-      const copies: PlacementTestCopyRow[] = seeds.map((seed) => ({
+      const copies: NewPlacementTestCopyRow[] = seeds.map((seed) => ({
         id: newId('plc', now.getTime()),
         test_id: id,
         sender_mailbox_id: sender.id,

@@ -432,36 +432,193 @@ function checksSection(doc: Doc, report: StatsReport, top: number): number {
     doc.addPage();
     top = MARGIN;
   }
-  let y = sectionTitle(
+  const flow = flowFrom(
     doc,
-    'DNS checks',
-    "The latest daily check of each mailbox's domain: MX, SPF, DMARC and DKIM, with what to change where one fails.",
-    top + 16,
+    sectionTitle(
+      doc,
+      'DNS checks',
+      "The latest daily check of each mailbox's domain: MX, SPF, DMARC and DKIM, with what to change where one fails.",
+      top + 16,
+    ),
   );
-  /** Writes `text` at `indent`, on a new page when it would not fit above the footer. */
-  const paragraph = (text: string, indent: number, font: string, color: string) => {
-    const width = CONTENT_WIDTH - indent;
-    doc.font(font).fontSize(8.5);
-    if (y + doc.heightOfString(text, { width }) + 4 > BOTTOM) {
-      doc.addPage();
-      y = MARGIN;
-    }
-    doc.fillColor(color).text(text, MARGIN + indent, y, { width });
-    y = doc.y + 2;
-  };
   let mailbox: string | undefined;
   for (const row of report.checks) {
     if (row.mailboxId !== mailbox) {
       mailbox = row.mailboxId;
-      y += 6;
-      paragraph(row.email, 0, FONT.bold, COLOR.text);
+      flow.gap(6);
+      flow.paragraph(row.email, 0, FONT.bold, COLOR.text);
     }
     const failing = row.status === 'fail';
     const line = `${CHECK_LABELS[row.check] ?? row.check} ${CHECK_STATUS[row.status] ?? row.status}: ${row.detail}`;
-    paragraph(line, 12, failing ? FONT.bold : FONT.regular, failing ? COLOR.spam : COLOR.text);
-    if (failing && row.fix) paragraph(`How to fix: ${row.fix}`, 24, FONT.regular, COLOR.text);
+    flow.paragraph(line, 12, failing ? FONT.bold : FONT.regular, failing ? COLOR.spam : COLOR.text);
+    if (failing && row.fix) flow.paragraph(`How to fix: ${row.fix}`, 24, FONT.regular, COLOR.text);
   }
-  return y;
+  return flow.y();
+}
+
+/** Paragraphs written one under the other from `top`, each on a new page when it would not fit above the footer. */
+function flowFrom(doc: Doc, top: number) {
+  let y = top;
+  return {
+    y: () => y,
+    gap: (points: number) => {
+      y += points;
+    },
+    paragraph(text: string, indent: number, font: string, color: string) {
+      const width = CONTENT_WIDTH - indent;
+      doc.font(font).fontSize(8.5);
+      if (y + doc.heightOfString(text, { width }) + 4 > BOTTOM) {
+        doc.addPage();
+        y = MARGIN;
+      }
+      doc.fillColor(color).text(text, MARGIN + indent, y, { width });
+      y = doc.y + 2;
+    },
+  };
+}
+
+/** What a section with nothing to list takes: its title and that in one line. */
+const EMPTY_SECTION_HEIGHT = 20;
+
+/** About what the blocklists and placement tests sections take (a test takes a line per provider and two more). */
+function latestSectionsHeight(report: StatsReport): number {
+  const tests = report.placementTests.reduce((sum, test) => sum + 3 + test.providers.length, 0);
+  const listings = report.blocklists.listings.length * 2;
+  return 2 * EMPTY_SECTION_HEIGHT + 12 * (tests + listings);
+}
+
+/** A section's title on the current page when its first lines fit there, else on a new page. */
+function sectionStart(doc: Doc, title: string, subtitle: string, top: number) {
+  if (top + 90 > BOTTOM) {
+    doc.addPage();
+    top = MARGIN - 16;
+  }
+  return flowFrom(doc, sectionTitle(doc, title, subtitle, top + 16));
+}
+
+/** A section with nothing to list: its title and why, in one line (a page of its own would say less). */
+function emptySection(doc: Doc, title: string, text: string, top: number): number {
+  if (top + EMPTY_SECTION_HEIGHT + 4 > BOTTOM) {
+    doc.addPage();
+    top = MARGIN - 8;
+  }
+  doc
+    .font(FONT.bold)
+    .fontSize(10)
+    .fillColor(COLOR.text)
+    .text(`${title}: `, MARGIN, top + 8, { continued: true });
+  doc.font(FONT.regular).fontSize(8.5).fillColor(COLOR.muted).text(text);
+  return doc.y + 2;
+}
+
+/** "14 Mar 2026 09:30 UTC". */
+function formatTime(iso: string): string {
+  return `${formatDay(iso.slice(0, 10))} ${iso.slice(11, 16)} UTC`;
+}
+
+const PLACEMENT_WORDS = ['inbox', 'promotions', 'spam', 'other', 'missing', 'pending'] as const;
+
+/** "2 inbox, 0 promotions, 1 spam, 0 missing" (other and pending only when there are some). */
+function placementLine(counts: StatsReport['placementTests'][number]['totals']): string {
+  return PLACEMENT_WORDS.filter((word) => counts[word] > 0 || (word !== 'other' && word !== 'pending'))
+    .map((word) => `${formatCount(counts[word])} ${word}`)
+    .join(', ');
+}
+
+/** "Receivers: SPF pass 100%, DKIM pass 0%, DMARC pass 0%, spam score 0.4" of the copies found; '' when none was. */
+function verdictLine(verdicts: StatsReport['placementTests'][number]['providers'][number]['verdicts']): string {
+  if (verdicts.found === 0) return '';
+  const share = (label: string, value: number | null) =>
+    `${label} ${value === null ? 'not said' : `pass ${formatPercent(value).replace('.0%', '%')}`}`;
+  const parts = [share('SPF', verdicts.spfPass), share('DKIM', verdicts.dkimPass), share('DMARC', verdicts.dmarcPass)];
+  if (verdicts.averageSpamScore !== null) parts.push(`spam score ${verdicts.averageSpamScore}`);
+  if (verdicts.averageScl !== null) parts.push(`SCL ${verdicts.averageScl}`);
+  return `Receivers: ${parts.join(', ')}`;
+}
+
+/**
+ * The placement tests of the user's own copy made in the period: each test's subject, sender and
+ * when, and per receiving provider where its copies landed.
+ */
+function placementTestsSection(doc: Doc, report: StatsReport, top: number): number {
+  if (report.placementTests.length === 0) {
+    return emptySection(doc, 'Placement tests', 'No placement test was made in this period.', top);
+  }
+  const flow = sectionStart(
+    doc,
+    'Placement tests',
+    "Tests of your own copy made in this period: where each receiving provider's seed mailboxes found it.",
+    top,
+  );
+  for (const test of report.placementTests) {
+    flow.gap(4);
+    flow.paragraph(`"${test.subject}"`, 0, FONT.bold, COLOR.text);
+    const when = test.sentAt ? `sent ${formatTime(test.sentAt)}` : `made ${formatTime(test.createdAt)}, not sent`;
+    const status = test.status === 'failed' && test.lastError ? `failed (${test.lastError})` : test.status;
+    flow.paragraph(`From ${test.sender.email}, ${when}: ${status}`, 12, FONT.regular, COLOR.muted);
+    for (const provider of test.providers) {
+      const name = PROVIDER_NAMES[provider.provider] ?? provider.provider;
+      const spam = provider.spam + provider.missing > 0;
+      const verdicts = verdictLine(provider.verdicts);
+      flow.paragraph(
+        `${name}: ${placementLine(provider)}${verdicts ? `. ${verdicts}` : ''}`,
+        12,
+        FONT.regular,
+        spam ? COLOR.spam : COLOR.text,
+      );
+    }
+  }
+  if (report.placementTestsCapped) {
+    flow.paragraph(
+      `Only the first ${formatCount(report.placementTests.length)} tests of the period are listed.`,
+      0,
+      FONT.regular,
+      COLOR.muted,
+    );
+  }
+  return flow.y();
+}
+
+/** What the blocklists say now: each listing with its list, since when and where to ask for removal. */
+function blocklistsSection(doc: Doc, report: StatsReport, top: number): number {
+  const { listings, answers, unreachable, lastCheckedAt } = report.blocklists;
+  if (answers === 0) return emptySection(doc, 'Blocklists', 'No blocklist has been asked yet.', top);
+  const asked = `${countOf(answers, 'answer', 'answers')}, last asked ${formatTime(lastCheckedAt ?? report.generatedAt)}`;
+  const notAnswered = unreachable > 0 ? `; ${formatCount(unreachable)} not answered, so unknown` : '';
+  if (listings.length === 0) {
+    return emptySection(doc, 'Blocklists', `Listed on none of the blocklists asked (${asked}${notAnswered}).`, top);
+  }
+  const flow = sectionStart(
+    doc,
+    'Blocklists',
+    "The latest daily answers of the blocklists about the mailboxes' domains and the addresses their mail was sent from.",
+    top,
+  );
+  flow.paragraph(
+    `${countOf(listings.length, 'listing', 'listings')} now (${asked}${notAnswered}):`,
+    0,
+    FONT.regular,
+    COLOR.text,
+  );
+  for (const listing of listings) {
+    const what = listing.kind === 'ip' ? `The address ${listing.subject}` : `The domain ${listing.subject}`;
+    const since = listing.listedSince ? ` since ${formatTime(listing.listedSince)}` : '';
+    flow.paragraph(
+      `${what} (mail of ${listing.email}) is listed on ${listing.zone}${since}.`,
+      12,
+      FONT.bold,
+      COLOR.spam,
+    );
+    flow.paragraph(
+      listing.delistUrl
+        ? `Ask for removal at ${listing.delistUrl}`
+        : 'The list names no removal page: see its own site.',
+      24,
+      FONT.regular,
+      COLOR.text,
+    );
+  }
+  return flow.y();
 }
 
 const PROVIDER_NAMES: Record<string, string> = {
@@ -581,7 +738,13 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
   });
   // A short table that would sit alone on a second page fits under smaller charts instead.
   const tableHeight = TABLE_TITLE_HEIGHT + ROW_HEIGHT + 2 + Math.max(1, report.mailboxes.length) * ROW_HEIGHT;
-  const room = BOTTOM - y - 2 * CHART_FRAME_HEIGHT - tableHeight - providerSectionHeight(report);
+  const room =
+    BOTTOM -
+    y -
+    2 * CHART_FRAME_HEIGHT -
+    tableHeight -
+    providerSectionHeight(report) -
+    (report.checks.length === 0 ? Math.min(latestSectionsHeight(report), 120) : 0);
   const plotHeight = Math.max(MIN_PLOT_HEIGHT, Math.min(PLOT_HEIGHT, Math.floor(room / 2)));
   const scores = report.daily.map((row) => row.reputation).filter((score): score is number => score !== null);
   part(
@@ -613,7 +776,15 @@ export function renderReportPdf(report: StatsReport): PDFKit.PDFDocument {
   part('Sect', () => {
     y = providerSection(doc, report, y);
   });
-  part('Sect', () => checksSection(doc, report, y));
+  part('Sect', () => {
+    y = checksSection(doc, report, y);
+  });
+  part('Sect', () => {
+    y = blocklistsSection(doc, report, y);
+  });
+  part('Sect', () => {
+    y = placementTestsSection(doc, report, y);
+  });
   root.end();
   footers(doc, report);
   doc.end();

@@ -6,6 +6,7 @@ import { recordInteraction, recordReputation } from '../interactions/interaction
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { csvField, csvLine } from './export-csv.js';
 import { expectProblem } from '../../test/helpers/problem.js';
+import { pdfText } from '../../test/helpers/pdf-text.js';
 
 /* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
 
@@ -110,6 +111,57 @@ function parseCsv(text: string): string[][] {
   }
   expect(field, 'the CSV ends with CRLF').toBe('');
   return records;
+}
+
+/** A placement test of `sender` made at `at`, one copy per seed with where it was found (null: still looked for). */
+async function placementTest(
+  workspaceId: string,
+  sender: string,
+  subject: string,
+  at: string,
+  copies: Array<{
+    seed: string;
+    provider: string;
+    placement: string | null;
+    verdict?: { spf: string; dkim: string; dmarc: string; spam_score: number };
+  }>,
+) {
+  const id = newId('plt');
+  await t.database.db
+    .insertInto('placement_tests')
+    .values({
+      id,
+      workspace_id: workspaceId,
+      sender_mailbox_id: sender,
+      subject,
+      text_body: 'Hello',
+      html_body: '<p>Hello</p>',
+      status: copies.every((c) => c.placement !== null) ? 'completed' : 'waiting',
+      last_error: null,
+      created_at: at,
+      sent_at: at,
+      completed_at: null,
+    })
+    .execute();
+  for (const copy of copies) {
+    await t.database.db
+      .insertInto('placement_test_copies')
+      .values({
+        id: newId('plc'),
+        test_id: id,
+        sender_mailbox_id: sender,
+        seed_mailbox_id: copy.seed,
+        message_id: `<${newId('m')}@test>`,
+        provider: copy.provider,
+        placement: copy.placement,
+        folder: null,
+        sent_at: at,
+        found_at: copy.placement === null ? null : at,
+        ...copy.verdict,
+      })
+      .execute();
+  }
+  return id;
 }
 
 function pageCount(pdf: Buffer): number {
@@ -285,6 +337,135 @@ describe('GET /api/stats/export?format=pdf', () => {
     const res = await get(`/api/stats/export?format=pdf&mailboxId=${mb.alice}`);
     expect(res.statusCode).toBe(200);
     expect(pageCount(res.rawPayload)).toBe(1);
+  });
+});
+
+describe('the PDF report: placement tests and blocklists', () => {
+  let seeded: TestWorkspace;
+  const m = { sender: '', g1: '', g2: '', o1: '' };
+
+  beforeAll(async () => {
+    seeded = await t.createWorkspace('Placement Co');
+    m.sender = await insertMailbox(seeded.id, 'sam@send.test');
+    m.g1 = await insertMailbox(seeded.id, 'g1@seed.test');
+    m.g2 = await insertMailbox(seeded.id, 'g2@seed.test');
+    m.o1 = await insertMailbox(seeded.id, 'o1@seed.test');
+    await placementTest(seeded.id, m.sender, 'Spring launch', '2026-03-10T09:30:00.000Z', [
+      {
+        seed: m.g1,
+        provider: 'gmail',
+        placement: 'inbox',
+        verdict: { spf: 'pass', dkim: 'pass', dmarc: 'pass', spam_score: 0.4 },
+      },
+      {
+        seed: m.g2,
+        provider: 'gmail',
+        placement: 'spam',
+        verdict: { spf: 'pass', dkim: 'fail', dmarc: 'fail', spam_score: 5.2 },
+      },
+      { seed: m.o1, provider: 'outlook', placement: 'missing' },
+    ]);
+    await placementTest(seeded.id, m.g1, 'Still looked for', '2026-03-15T08:00:00.000Z', [
+      { seed: m.o1, provider: 'outlook', placement: null },
+    ]);
+    // before the period, and another workspace's: never in this report
+    await placementTest(seeded.id, m.sender, 'Last year', '2025-12-01T09:00:00.000Z', [
+      { seed: m.g1, provider: 'gmail', placement: 'inbox' },
+    ]);
+    await placementTest(ws.id, mb.alice, 'Not theirs', '2026-03-12T09:00:00.000Z', [
+      { seed: mb.quoted, provider: 'gmail', placement: 'inbox' },
+    ]);
+    const answer = (mailboxId: string, zone: string, subject: string, status: string, since: string | null) => ({
+      mailbox_id: mailboxId,
+      zone,
+      subject,
+      kind: subject.includes('@') || /^[\d.]+$/.test(subject) ? 'ip' : 'domain',
+      status,
+      detail: `${status} on ${zone}`,
+      delist_url: zone.endsWith('spamhaus.org') ? 'https://check.spamhaus.org/' : null,
+      listed_since: since,
+      checked_at: '2026-03-15T06:00:00.000Z',
+    });
+    await t.database.db
+      .insertInto('blocklist_results')
+      .values([
+        answer(m.sender, 'zen.spamhaus.org', '85.10.20.99', 'listed', '2026-03-13T06:00:00.000Z'),
+        answer(m.sender, 'dbl.spamhaus.org', 'send.test', 'clear', null),
+        answer(m.g1, 'bl.example.test', 'seed.test', 'listed', '2026-03-14T06:00:00.000Z'),
+        answer(m.g1, 'bl.down.test', '85.10.20.1', 'unreachable', null),
+        answer(mb.alice, 'zen.spamhaus.org', '85.10.20.50', 'listed', '2026-03-01T06:00:00.000Z'),
+      ])
+      .execute();
+  });
+
+  it('lists the placement tests of the period per provider, and each current listing with since when and where to delist', async () => {
+    const res = await get('/api/stats/export?format=pdf&period=30d', seeded);
+    expect(res.statusCode, res.body).toBe(200);
+    const text = await pdfText(res.rawPayload);
+    for (const line of [
+      'Placement tests',
+      '"Spring launch" From sam@send.test, sent 10 Mar 2026 09:30 UTC: completed',
+      'Gmail: 1 inbox, 0 promotions, 1 spam, 0 missing. Receivers: SPF pass 100%, DKIM pass 50%, DMARC pass 50%, spam score 2.8',
+      // a copy never found has no verdict
+      'Outlook: 0 inbox, 0 promotions, 0 spam, 1 missing "Still',
+      '"Still looked for" From g1@seed.test, sent 15 Mar 2026 08:00 UTC: waiting',
+      'Outlook: 0 inbox, 0 promotions, 0 spam, 0 missing, 1 pending',
+    ]) {
+      expect(text).toContain(line);
+    }
+    expect(text).not.toContain('Last year');
+    expect(text).not.toContain('Not theirs');
+
+    expect(text).toContain('Blocklists');
+    expect(text).toContain('2 listings now (4 answers, last asked 15 Mar 2026 06:00 UTC; 1 not answered, so unknown):');
+    expect(text).toContain(
+      'The address 85.10.20.99 (mail of sam@send.test) is listed on zen.spamhaus.org since 13 Mar 2026 06:00 UTC.',
+    );
+    expect(text).toContain('Ask for removal at https://check.spamhaus.org/');
+    expect(text).toContain(
+      'The domain seed.test (mail of g1@seed.test) is listed on bl.example.test since 14 Mar 2026 06:00 UTC.',
+    );
+    expect(text).toContain('The list names no removal page: see its own site.');
+    expect(text).not.toContain('85.10.20.50');
+  });
+
+  it('narrowed to one mailbox: only the tests it sent and its own listings', async () => {
+    const res = await get(`/api/stats/export?format=pdf&period=30d&mailboxId=${m.sender}`, seeded);
+    expect(res.statusCode, res.body).toBe(200);
+    const text = await pdfText(res.rawPayload);
+    expect(text).toContain('"Spring launch"');
+    expect(text).not.toContain('Still looked for');
+    expect(text).toContain('1 listing now (2 answers, last asked 15 Mar 2026 06:00 UTC):');
+    expect(text).not.toContain('seed.test (mail of');
+  });
+
+  it('says so in a line when there is nothing to list', async () => {
+    const text = await pdfText((await get('/api/stats/export?format=pdf', big)).rawPayload);
+    expect(text).toContain('No placement test was made in this period.');
+    expect(text).toContain('No blocklist has been asked yet.');
+    const clear = await pdfText(
+      (await get(`/api/stats/export?format=pdf&period=7d&mailboxId=${m.o1}`, seeded)).rawPayload,
+    );
+    expect(clear).toContain('No placement test was made in this period.');
+    expect(clear).toContain('No blocklist has been asked yet.');
+    await t.database.db
+      .insertInto('blocklist_results')
+      .values({
+        mailbox_id: m.o1,
+        zone: 'zen.spamhaus.org',
+        subject: '85.10.20.7',
+        kind: 'ip',
+        status: 'clear',
+        detail: 'not listed',
+        delist_url: null,
+        listed_since: null,
+        checked_at: '2026-03-15T06:00:00.000Z',
+      })
+      .execute();
+    const none = await pdfText(
+      (await get(`/api/stats/export?format=pdf&period=7d&mailboxId=${m.o1}`, seeded)).rawPayload,
+    );
+    expect(none).toContain('Listed on none of the blocklists asked (1 answer, last asked 15 Mar 2026 06:00 UTC).');
   });
 });
 

@@ -7,6 +7,10 @@ import { addDays, eachDay, utcDay } from '../calendar.js';
 import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
 import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
 import { verdictSummary, type VerdictSummary } from '../verdicts/verdicts.service.js';
+import { workspaceBlocklists, type WorkspaceBlocklists } from '../checks/checks.repository.js';
+import { placementTestsBetween } from '../placement-tests/placement-tests.repository.js';
+import type { PlacementTest } from '../placement-tests/placement-tests.schemas.js';
+import { placementTestView } from '../placement-tests/placement-tests.service.js';
 import {
   byEmail,
   createStatsRepository,
@@ -60,7 +64,16 @@ export interface StatsReport {
   byProvider: Placement['byProvider'];
   /** What the receivers thought of the mail (SPF/DKIM/DMARC per receiving provider). */
   verdicts: VerdictSummary;
+  /** The placement tests made in the period (of the one mailbox as sender, when narrowed), oldest first. */
+  placementTests: PlacementTest[];
+  /** At most this many tests are in a report; more than that is said, not listed. */
+  placementTestsCapped: boolean;
+  /** What the blocklists say now of the mailboxes' domains and sending addresses. */
+  blocklists: WorkspaceBlocklists;
 }
+
+/** Placement tests listed in one report at most. */
+export const REPORT_PLACEMENT_TESTS = 50;
 
 /** By the receiving mailbox's provider: where that provider's mailboxes found the mail they received. */
 function placementByProvider(mailboxes: MailboxTotals[]): Placement['byProvider'] {
@@ -380,12 +393,19 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes, checks, verdicts] = await Promise.all([
+      const [name, series, mailboxes, checks, verdicts, tests, blocklists] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
         repository.latestChecks(workspaceId, mailboxId),
         verdictSummary(db, workspaceId, range, mailboxId),
+        placementTestsBetween(db, workspaceId, {
+          since: `${range.startDate}T00:00:00.000Z`,
+          until: `${addDays(range.endDate, 1)}T00:00:00.000Z`,
+          ...(mailboxId ? { senderMailboxId: mailboxId } : {}),
+          limit: REPORT_PLACEMENT_TESTS + 1,
+        }),
+        workspaceBlocklists(db, workspaceId, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -399,6 +419,9 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         checks,
         byProvider: placementByProvider(mailboxes),
         verdicts,
+        placementTests: tests.slice(0, REPORT_PLACEMENT_TESTS).map(placementTestView),
+        placementTestsCapped: tests.length > REPORT_PLACEMENT_TESTS,
+        blocklists,
       };
     },
 

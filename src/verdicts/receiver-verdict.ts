@@ -314,3 +314,17 @@ export function receiverVerdict(fields: readonly HeaderField[], receiver: Receiv
   }
   return verdict;
 }
+
+/** A verdict as the columns that keep it (receiver_verdicts, placement_test_copies). */
+export function verdictColumns(verdict: ReceiverVerdict) {
+  return {
+    authserv_id: verdict.authservId,
+    spf: verdict.spf,
+    dkim: verdict.dkim,
+    dmarc: verdict.dmarc,
+    arc: verdict.arc,
+    scl: verdict.scl,
+    bcl: verdict.bcl,
+    spam_score: verdict.spamScore,
+  };
+}

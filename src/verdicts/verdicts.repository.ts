@@ -2,7 +2,7 @@
 // records it as received, read per sender (workspace-scoped by the service's mailbox check).
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { ReceiverVerdict } from './receiver-verdict.js';
+import { verdictColumns, type ReceiverVerdict } from './receiver-verdict.js';
 
 export interface NewReceiverVerdict {
   warmupMessageId: string;
@@ -27,14 +27,7 @@ export async function insertReceiverVerdict(db: Kysely<Database>, row: NewReceiv
       receiver_provider: row.receiverProvider,
       identified_by: row.identifiedBy,
       placement: row.placement,
-      authserv_id: verdict.authservId,
-      spf: verdict.spf,
-      dkim: verdict.dkim,
-      dmarc: verdict.dmarc,
-      arc: verdict.arc,
-      scl: verdict.scl,
-      bcl: verdict.bcl,
-      spam_score: verdict.spamScore,
+      ...verdictColumns(verdict),
       found_at: row.foundAt.toISOString(),
     })
     .onConflict((oc) => oc.column('warmup_message_id').doNothing())

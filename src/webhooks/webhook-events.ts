@@ -138,14 +138,41 @@ async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<voi
 /**
  * The daily DNS checks (checks/daily-checks.ts, which also pause and resume mailboxes by the DNS
  * rule): each failing check of a mailbox whose workspace subscribes is a `check.failed` event, at
- * most once a day per mailbox and check.
+ * most once a day per mailbox and check (the first one the day it goes from pass to fail). A new
+ * blocklist listing is one too, once per listing: not again each day it stays listed, and again
+ * only once it was cleared and listed anew.
  */
 async function emitCheckFailures(db: Kysely<Database>, settings: DailyChecksSettings, now: Date): Promise<void> {
   const today = utcDay(now);
   const checked = await runDueChecks(db, settings, now);
   if (checked.length === 0) return;
   const workspaces = new Set(await subscribedWorkspaces(db, 'check.failed'));
-  for (const { mailbox, domain, checks } of checked.filter((c) => workspaces.has(c.mailbox.workspace_id))) {
+  for (const { mailbox, domain, checks, newListings } of checked.filter((c) =>
+    workspaces.has(c.mailbox.workspace_id),
+  )) {
+    for (const listing of newListings) {
+      await enqueueEvent(db, {
+        workspaceId: mailbox.workspace_id,
+        type: 'check.failed',
+        at: now,
+        dedupeKey: `check.failed:blocklist:${mailbox.id}:${listing.zone}:${listing.subject}:${listing.listedSince}`,
+        data: {
+          mailbox: mailboxRef(mailbox),
+          domain,
+          check: 'blocklist',
+          status: 'listed',
+          zone: listing.zone,
+          kind: listing.kind,
+          listed: listing.subject,
+          detail: listing.detail,
+          listedSince: listing.listedSince,
+          delistUrl: listing.delistUrl,
+          fix: listing.delistUrl
+            ? `Find out why ${listing.subject} is listed on ${listing.zone}, stop the cause, then ask for removal at ${listing.delistUrl}.`
+            : `Find out why ${listing.subject} is listed on ${listing.zone}, stop the cause, then ask that list for removal.`,
+        },
+      });
+    }
     for (const check of checks.filter((c) => c.status === 'fail')) {
       await enqueueEvent(db, {
         workspaceId: mailbox.workspace_id,

@@ -12,6 +12,11 @@ import { DEFAULT_MAIL_POLICY } from '../mail/policy.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { loadSecretKey } from '../mailboxes/credentials.js';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
+import { startDnsServer, type TestDnsServer } from '../../test/helpers/dns-server.js';
+import { blocklistZones } from '../checks/blocklists.js';
+import { createDnsResolver } from '../checks/dns-resolver.js';
+import { noteSenderEvidence } from '../engine/sender-evidence.js';
+import { DEFAULT_WARMUP } from '../mailboxes/warmup-settings.js';
 import { startWarmup, type RunningProcess } from '../../test/helpers/processes.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../../test/helpers/test-app.js';
 import { createWebhookDispatcher, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-dispatcher.js';
@@ -427,5 +432,111 @@ describe('webhook delivery across a worker killed mid-request', () => {
     expect((log.json() as { deliveries: WebhookDelivery[] }).deliveries[0]!.attemptLog).toMatchObject([
       { attempt: 1, statusCode: 200 },
     ]);
+  });
+});
+
+describe('check.failed from the daily checks, through a DNS server on loopback', () => {
+  const DAY = 86_400_000;
+  const clock = fixedClock('2026-03-02T08:00:00.000Z');
+  let dns: TestDnsServer;
+  let testApp: TestApp;
+  const receiver = new Receiver();
+  let dispatcher: ReturnType<typeof createWebhookDispatcher>;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({
+      'hooked.test': [
+        { type: 'MX', exchange: 'mx.hooked.test', priority: 10 },
+        { type: 'TXT', data: 'v=spf1 ip4:127.0.0.1 -all' },
+      ],
+      '_dmarc.hooked.test': [{ type: 'TXT', data: 'v=DMARC1; p=none' }],
+    });
+    testApp = await createTestApp({ mailPolicy: LOOPBACK_POLICY, dnsServers: [dns.address] });
+    await receiver.start();
+    dispatcher = createWebhookDispatcher({
+      db: testApp.database.db,
+      dialect: testApp.database.dialect,
+      clock,
+      logger: silent,
+      secretKey: loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: testApp.database.dataDir }),
+      policy: LOOPBACK_POLICY,
+      workerId: 'test-checks',
+      settings: { ...DEFAULT_WEBHOOK_SETTINGS, retryDelaysMs: [1_000, 2_000, 4_000] },
+      random: () => 0,
+      dailyChecks: {
+        resolve: createDnsResolver({ servers: [dns.address] }),
+        pauseAfterMs: 0,
+        blocklistZones: blocklistZones({ ipZones: ['bl.lists.test'], domainZones: ['dbl.spamhaus.org'] }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await testApp?.close();
+    await dns?.close();
+  });
+
+  /** The dispatcher's passes of one day (the checks, then the deliveries); what reached the receiver. */
+  async function day(n: number) {
+    clock.set(new Date(Date.parse('2026-03-02T08:00:00.000Z') + n * DAY));
+    const before = receiver.received.length;
+    for (let i = 0; i < 3; i += 1) await dispatcher.runOnce();
+    // (signed with the simulated day's timestamp: outside the verifier's tolerance of the real clock)
+    return receiver.received.slice(before).map((r) => r.body);
+  }
+
+  it('tells of a new blocklist listing once, not each day it stays listed, and of a DNS check that starts failing', async () => {
+    const response = await testApp.workspace.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      payload: { url: receiver.url, events: ['check.failed'] },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    receiver.secret = (response.json() as { secret: string }).secret;
+    const { db } = testApp.database;
+    const mailbox = await insertMailbox(db, testApp.workspace.id, {
+      email: 'hal@hooked.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    const headers = 'Received: from out.hooked.test (out.hooked.test [85.10.20.77]) by mx.peer.test\r\n';
+    await noteSenderEvidence(db, mailbox.id, mailbox.workspace_id, headers, clock.now());
+
+    // day 0: everything passes, nothing listed
+    expect(await day(0)).toEqual([]);
+    // day 1: the address is listed
+    dns.zones['77.20.10.85.bl.lists.test'] = [{ type: 'A', address: '127.0.0.2' }];
+    const listed = await day(1);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      type: 'check.failed',
+      data: {
+        mailbox: { id: mailbox.id, email: 'hal@hooked.test' },
+        domain: 'hooked.test',
+        check: 'blocklist',
+        status: 'listed',
+        zone: 'bl.lists.test',
+        kind: 'ip',
+        listed: '85.10.20.77',
+        listedSince: clock.now().toISOString(),
+        delistUrl: null,
+      },
+    });
+    // days 2 and 3: still listed, nothing new; on day 3 DMARC goes from pass to fail, told once that day
+    expect(await day(2)).toEqual([]);
+    delete dns.zones['_dmarc.hooked.test'];
+    const dmarc = await day(3);
+    expect(dmarc.map((event) => [event.type, event.data.check, event.data.status])).toEqual([
+      ['check.failed', 'dmarc', 'fail'],
+    ]);
+    dns.zones['_dmarc.hooked.test'] = [{ type: 'TXT', data: 'v=DMARC1; p=none' }];
+    // day 4: delisted; day 5: listed anew, told again once
+    delete dns.zones['77.20.10.85.bl.lists.test'];
+    expect(await day(4)).toEqual([]);
+    dns.zones['77.20.10.85.bl.lists.test'] = [{ type: 'A', address: '127.0.0.2' }];
+    const again = await day(5);
+    expect(again.map((event) => [event.data.check, event.data.listed, event.data.listedSince])).toEqual([
+      ['blocklist', '85.10.20.77', clock.now().toISOString()],
+    ]);
+    expect(await day(6)).toEqual([]);
   });
 });

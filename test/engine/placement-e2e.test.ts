@@ -5,7 +5,7 @@
 // per seed within one cycle of delivery, the sender's daily budget (a test it has no room for is
 // refused), the copies removed from the seeds and not rescued, the webhook event in the outbox, and
 // the warmup statistics (interactions and rollups) left exactly as they were.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
@@ -13,10 +13,17 @@ import type { Database } from '../../src/db/schema.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import type { PlacementTest } from '../../src/placement-tests/placement-tests.schemas.js';
-import { createStackMailbox, testEngineDeps } from '../helpers/engine.js';
+import { planDay } from '../../src/engine/planner.js';
+import { createStackMailbox, proveAll, testEngineDeps } from '../helpers/engine.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { describeWithMailStack, mailServerConfigs, requireMailStack } from '../mailstack/use-mail-stack.js';
-import { JUNK_PHRASE, MAIL_USERS } from '../mailstack/users.js';
+import { startPrivateMailStack, type PrivateMailStack } from '../mailstack/private-stack.js';
+import {
+  describeWithMailStack,
+  mailServerConfigs,
+  requireMailStack,
+  stackMailPolicy,
+} from '../mailstack/use-mail-stack.js';
+import { JUNK_PHRASE, MAIL_USERS, type MailUser } from '../mailstack/users.js';
 
 const [samUser, ginaUser, ottoUser, dotUser] = MAIL_USERS.placement;
 const WARMUP = {
@@ -260,4 +267,153 @@ describeWithMailStack('placement tests on the real mail stack', () => {
     });
     expect(tooLong.statusCode).toBe(400);
   });
+});
+
+// A stack of its own whose every delivery carries the receiving domain's Authentication-Results
+// and an X-Spam-Status (the sender's mail fails DKIM and DMARC there), as big providers write them.
+const stackUser = (email: string): MailUser => ({ email, password: `${email.split('@')[0]}-pass-123` });
+const pia = stackUser('pia@verdict-send.test');
+const gus = stackUser('gus@verdict-one.test');
+const ola = stackUser('ola@verdict-two.test');
+
+describeWithMailStack('placement copies and what their receivers said, on a stack that writes verdicts', () => {
+  let stack: PrivateMailStack;
+  // Real time: IMAP dates are the server's
+  const start = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+  const clock = fixedClock(start);
+  let testApp: TestApp;
+  let db: Kysely<Database>;
+  let engine: Engine;
+  const ids: Record<string, string> = {};
+  let minute = 0;
+
+  async function cycle() {
+    minute += 2;
+    clock.set(new Date(start.getTime() + minute * 60_000));
+    const summary = await engine.runCycle({ at: clock.now(), ignoreSchedule: true });
+    expect(summary.errors).toEqual([]);
+    return summary.placement;
+  }
+
+  async function createTest(subject: string): Promise<PlacementTest> {
+    const response = await testApp.workspace.request({
+      method: 'POST',
+      url: '/api/placement-tests',
+      payload: { senderMailboxId: ids.pia, subject, text: 'Hello,\n\nour autumn range is in.', seedCount: 2 },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return (response.json() as { placementTest: PlacementTest }).placementTest;
+  }
+
+  async function getTest(id: string): Promise<PlacementTest> {
+    const response = await testApp.workspace.request({ method: 'GET', url: `/api/placement-tests/${id}` });
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { placementTest: PlacementTest }).placementTest;
+  }
+
+  beforeAll(async () => {
+    stack = await startPrivateMailStack('placement-verdicts', [pia, gus, ola], {
+      authResults: { dkimFailSenders: [pia.email] },
+    });
+    testApp = await createTestApp({ clock, mailPolicy: stackMailPolicy(stack) });
+    db = testApp.database.db;
+    for (const u of [pia, gus, ola]) {
+      ids[u.email.split('@')[0]] = await createStackMailbox(testApp.workspace, stack, u, {
+        warmup: { startVolume: 2, rampUpIncrement: 0, dailyLimit: 2, replyRate: 0, timezone: 'UTC' },
+      });
+    }
+    await proveAll(db);
+    await db.updateTable('mailboxes').set({ provider: 'gmail' }).where('id', '=', ids.gus).execute();
+    await db.updateTable('mailboxes').set({ provider: 'fastmail' }).where('id', '=', ids.ola).execute();
+    engine = createEngine(testEngineDeps(testApp, { seed: 11, workerId: 'placement-verdicts' }));
+    // room in the sender's day for the tests; no warmup mail of its own in the way
+    await planDay(engine.deps, clock.now(), { ignoreSchedule: true });
+    await db
+      .updateTable('mailbox_plans')
+      .set({ target: sql<number>`target + 20` })
+      .execute();
+    await db.deleteFrom('warmup_messages').where('status', '=', 'planned').execute();
+  }, 120_000);
+
+  afterAll(async () => {
+    await engine?.stop();
+    await testApp?.close();
+    await stack?.stop();
+  }, 30_000);
+
+  it(
+    'keeps each found copy’s verdict in the receiver’s own words, per seed and per provider',
+    { timeout: 120_000 },
+    async () => {
+      const test = await createTest('Autumn range');
+      await cycle();
+      await sleep(1500); // Postfix hands mail to Dovecot asynchronously
+      await cycle();
+      const report = await getTest(test.id);
+      expect(report).toMatchObject({ status: 'completed', totals: { inbox: 2, pending: 0, missing: 0 } });
+      for (const seed of report.seeds) {
+        expect(seed.verdict, seed.mailbox.email).toEqual({
+          authservId: seed.mailbox.email.split('@')[1],
+          spf: 'pass',
+          dkim: 'fail',
+          dmarc: 'fail',
+          arc: null,
+          scl: null,
+          bcl: null,
+          spamScore: seed.provider === 'gmail' ? null : 0.4,
+        });
+      }
+      const byProvider = Object.fromEntries(report.providers.map((p) => [p.provider, p.verdicts]));
+      const expected = { found: 1, spfPass: 100, dkimPass: 0, dmarcPass: 0, averageScl: null };
+      expect(byProvider.fastmail).toEqual({ ...expected, averageSpamScore: 0.4 });
+      // Gmail writes no X-Spam-Status: one on a Gmail copy is not the receiver's
+      expect(byProvider.gmail).toEqual({ ...expected, averageSpamScore: null });
+    },
+  );
+
+  it(
+    'a copy sent again after a crash leaves no copy behind, and each seed counts once',
+    { timeout: 120_000 },
+    async () => {
+      const test = await createTest('Sent twice');
+      const gusCopy = await db
+        .selectFrom('placement_test_copies')
+        .selectAll()
+        .where('test_id', '=', test.id)
+        .where('seed_mailbox_id', '=', ids.gus)
+        .executeTakeFirstOrThrow();
+      // A worker died after SMTP accepted its copies and before it recorded them: the test is left
+      // `sending`, and gus already holds the copy — twice, one of them filed into Junk.
+      await db.updateTable('placement_tests').set({ status: 'sending' }).where('id', '=', test.id).execute();
+      const raw = `From: ${pia.email}\r\nTo: ${gus.email}\r\nSubject: Sent twice\r\nMessage-ID: ${gusCopy.message_id}\r\nDate: ${clock.now().toUTCString()}\r\n\r\nHello\r\n`;
+      const gusImap = mailServerConfigs(stack, gus).imap;
+      let session = await openImapSession(gusImap, { timeoutMs: 10_000 });
+      try {
+        await session.append('INBOX', raw);
+        await session.append(await session.ensureFolder('Junk'), raw);
+      } finally {
+        await session.close();
+      }
+
+      // the next worker sends the unrecorded copies again (same Message-IDs) and finds them
+      const sent = await cycle();
+      expect(sent).toMatchObject({ sent: 2 });
+      await sleep(1500);
+      const found = await cycle();
+      expect((sent?.found ?? 0) + (found?.found ?? 0), 'each seed counted once').toBe(2);
+      const report = await getTest(test.id);
+      expect(report).toMatchObject({ status: 'completed', totals: { inbox: 2, spam: 0, pending: 0, missing: 0 } });
+      expect(report.seeds.map((seed) => seed.placement)).toEqual(['inbox', 'inbox']);
+
+      // nothing of the test is left in gus's mailbox: neither copy in INBOX, nor the one in Junk
+      session = await openImapSession(gusImap, { timeoutMs: 10_000 });
+      try {
+        expect(
+          await session.findMessages([gusCopy.message_id], { includeFolders: ['Warmup'], everyCopy: true }),
+        ).toEqual([]);
+      } finally {
+        await session.close();
+      }
+    },
+  );
 });

@@ -80,6 +80,38 @@ describe('warmup doctor', () => {
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
   });
 
+  it('names the checks, blocklists, webhooks, metrics and sign-in settings, never a secret of theirs', async () => {
+    const secrets = { dqs: 'dqsKey0123abcd', token: 'metrics-token-0123456789', oidc: 'oidc-client-secret-xyz' };
+    const result = await doctor({
+      WARMUP_DNS_SERVERS: '127.0.0.1:5353',
+      WARMUP_DNS_PAUSE_HOURS: '0',
+      WARMUP_SPAMHAUS_DQS_KEY: secrets.dqs,
+      WARMUP_METRICS_TOKEN: secrets.token,
+      WARMUP_WEBHOOK_RETRY_SCHEDULE: '5,60',
+      WARMUP_PUBLIC_URL: 'https://warmup.example.com',
+      WARMUP_OIDC_ISSUER: 'https://id.example.com',
+      WARMUP_OIDC_CLIENT_ID: 'warmup',
+      WARMUP_OIDC_CLIENT_SECRET: secrets.oidc,
+    });
+    expect(result.stdout).toMatch(
+      /^ok +settings: set: .*WARMUP_SPAMHAUS_DQS_KEY, .*WARMUP_METRICS_TOKEN, .*WARMUP_OIDC_CLIENT_SECRET/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ok +DNS checks: asked through 127\.0\.0\.1:5353; failing SPF or DMARC never pauses warmup/m,
+    );
+    expect(result.stdout).toMatch(/^ok +blocklists: 3 address list\(s\), 1 domain list\(s\); Spamhaus DQS key set$/m);
+    expect(result.stdout).toMatch(/^ok +webhooks: retried after 2 wait\(s\)/m);
+    expect(result.stdout).toMatch(/^ok +metrics: GET \/metrics with the token set$/m);
+    expect(result.stdout).toMatch(/^ok +OpenID Connect sign-in: on/m);
+    for (const secret of Object.values(secrets)) expect(result.stdout).not.toContain(secret);
+
+    // a metrics port with no token serves nothing: said, with the fix
+    const port = await doctor({ WARMUP_METRICS_PORT: '9464' });
+    expect(port.stdout).toMatch(/^WARN +metrics: WARMUP_METRICS_PORT is 9464 but WARMUP_METRICS_TOKEN is not set/m);
+    expect(port.stdout).toMatch(/fix: set WARMUP_METRICS_TOKEN/);
+    expect(port.stdout).toMatch(/^ok +blocklists: .*Spamhaus DQS key not set/m);
+  });
+
   it('a secret key that does not decrypt the stored passwords fails, with the fix', async () => {
     const result = await doctor({ WARMUP_SECRET_KEY: 'e'.repeat(64) });
     expect(result.code).toBe(1);

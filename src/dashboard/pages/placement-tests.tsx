@@ -27,6 +27,38 @@ const STATUS_TONES: Record<string, 'green' | 'blue' | 'red' | 'neutral'> = {
 };
 const COLUMNS = ['inbox', 'promotions', 'spam', 'other', 'missing', 'pending'] as const;
 
+type ProviderRow = PlacementTest['providers'][number];
+type Seed = PlacementTest['seeds'][number];
+
+/** What the receivers said of the copies found, per provider: '–' where nothing was found or said. */
+const VERDICT_COLUMNS: Array<{ title: string; value: (row: ProviderRow) => string }> = [
+  { title: 'SPF pass', value: (row) => share(row.verdicts.spfPass) },
+  { title: 'DKIM pass', value: (row) => share(row.verdicts.dkimPass) },
+  { title: 'DMARC pass', value: (row) => share(row.verdicts.dmarcPass) },
+  {
+    title: 'Spam score',
+    value: (row) => (row.verdicts.averageSpamScore === null ? '–' : String(row.verdicts.averageSpamScore)),
+  },
+];
+
+function share(value: number | null): string {
+  return value === null ? '–' : `${value}%`;
+}
+
+/** "SPF pass, DKIM fail, DMARC fail, spam score 0.4" as the seed's receiver wrote it. */
+function seedVerdict(seed: Seed): string {
+  const verdict = seed.verdict;
+  if (!verdict) return seed.placement === 'missing' ? 'not found' : 'not found yet';
+  const parts = [
+    `SPF ${verdict.spf ?? 'not said'}`,
+    `DKIM ${verdict.dkim ?? 'not said'}`,
+    `DMARC ${verdict.dmarc ?? 'not said'}`,
+  ];
+  if (verdict.spamScore !== null) parts.push(`spam score ${verdict.spamScore}`);
+  if (verdict.scl !== null) parts.push(`SCL ${verdict.scl}`);
+  return parts.join(', ');
+}
+
 function NewPlacementTest({ onCreated }: { onCreated: () => void }) {
   const senders = useResource(() => api.mailboxes({ status: 'active', limit: 100 }), []);
   const [sender, setSender] = useState('');
@@ -81,7 +113,8 @@ function PlacementTestCard({ test }: { test: PlacementTest }) {
       actions={<Badge tone={STATUS_TONES[test.status] ?? 'neutral'}>{test.status}</Badge>}
     >
       {test.lastError && <p class="muted">{test.lastError}</p>}
-      <div class="table-wrap">
+      {/* focusable: with the receivers' columns the table scrolls sideways on a laptop */}
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={`Per provider: “${test.subject}”`}>
         <table class="table responsive-table">
           <caption class="visually-hidden">Where the copies of “{test.subject}” landed, per provider</caption>
           <thead>
@@ -90,6 +123,11 @@ function PlacementTestCard({ test }: { test: PlacementTest }) {
               {COLUMNS.map((column) => (
                 <th scope="col" key={column}>
                   {column}
+                </th>
+              ))}
+              {VERDICT_COLUMNS.map((column) => (
+                <th scope="col" key={column.title}>
+                  {column.title}
                 </th>
               ))}
             </tr>
@@ -103,11 +141,27 @@ function PlacementTestCard({ test }: { test: PlacementTest }) {
                     {row[column]}
                   </td>
                 ))}
+                {VERDICT_COLUMNS.map((column) => (
+                  <td key={column.title} data-label={column.title}>
+                    {column.value(row)}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>
         </table>
       </div>
+      <details class="chart-data">
+        <summary>Each seed and what its receiver said</summary>
+        <ul class="plain-list">
+          {test.seeds.map((seed) => (
+            <li key={seed.mailbox.id}>
+              <strong>{seed.mailbox.email}</strong> ({seed.provider}): {seed.placement ?? 'looked for'} —{' '}
+              {seedVerdict(seed)}
+            </li>
+          ))}
+        </ul>
+      </details>
     </Card>
   );
 }

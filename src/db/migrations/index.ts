@@ -18,6 +18,7 @@ import * as receiverVerdicts from './016-receiver-verdicts.js';
 import * as activeSince from './017-active-since.js';
 import * as placementTests from './019-placement-tests.js';
 import * as oidcSignIn from './020-oidc-sign-in.js';
+import * as placementVerdicts from './021-placement-verdicts.js';
 import * as gmailTabs from './022-gmail-tabs.js';
 import * as retention from './024-retention.js';
 import * as signInFailures from './025-sign-in-failures.js';
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '017-active-since': activeSince,
   '019-placement-tests': placementTests,
   '020-oidc-sign-in': oidcSignIn,
+  '021-placement-verdicts': placementVerdicts,
   '022-gmail-tabs': gmailTabs,
   '024-retention': retention,
   '025-sign-in-failures': signInFailures,
