@@ -18,6 +18,7 @@ import * as receiverVerdicts from './016-receiver-verdicts.js';
 import * as activeSince from './017-active-since.js';
 import * as placementTests from './019-placement-tests.js';
 import * as oidcSignIn from './020-oidc-sign-in.js';
+import * as workClaims from './023-work-claims.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '017-active-since': activeSince,
   '019-placement-tests': placementTests,
   '020-oidc-sign-in': oidcSignIn,
+  '023-work-claims': workClaims,
 };
 
 export const migrationProvider: MigrationProvider = {
