@@ -245,8 +245,8 @@ export async function claimSyncs(db: Kysely<Database>, criteria: SyncClaimCriter
               .where('m.sync_due_at', '<=', nowIso)
               // backing off after a failed sync, or read a moment ago: providers cap logins
               .where((w) => w.or([w('m.next_sync_at', 'is', null), w('m.next_sync_at', '<=', nowIso)]))
-              .orderBy('m.sync_due_at')
-              .orderBy('m.id');
+              // straight from the (status, sync_due_at) index: no sort of the due ones
+              .orderBy('m.sync_due_at');
       due = due.limit(criteria.limit);
       if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
       return due;
@@ -356,7 +356,7 @@ export async function claimJudgements(
       due =
         after !== undefined
           ? due.where('m.id', '>', after).orderBy('m.id')
-          : due.where(`m.${column}`, '<=', nowIso).orderBy(`m.${column}`).orderBy('m.id');
+          : due.where(`m.${column}`, '<=', nowIso).orderBy(`m.${column}`);
       due = due.limit(criteria.limit);
       if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
       return due;
