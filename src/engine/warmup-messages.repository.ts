@@ -636,21 +636,27 @@ export async function markUnfoundMessagesLost(
   trx: Kysely<Database>,
   sentBefore: Date,
 ): Promise<Array<{ sender_mailbox_id: string; sent_at: string | null }>> {
-  return trx
-    .updateTable('warmup_messages')
-    .set({ status: 'lost' })
-    .where('status', '=', 'sent')
-    .where('found_at', 'is', null)
-    .where('sent_at', '<', sentBefore.toISOString())
-    .where('recipient_mailbox_id', 'in', (eb) =>
-      eb
-        .selectFrom('mailboxes as r')
-        .select('r.id')
-        .where('r.status', '=', 'active')
-        .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
-    )
-    .returning(['sender_mailbox_id', 'sent_at'])
-    .execute();
+  return (
+    trx
+      .updateTable('warmup_messages')
+      .set({ status: 'lost' })
+      .where('status', '=', 'sent')
+      .where('found_at', 'is', null)
+      .where('sent_at', '<', sentBefore.toISOString())
+      // its recipient, by its key (not a list of every active mailbox per row), has been read since
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('mailboxes as r')
+            .select('r.id')
+            .whereRef('r.id', '=', 'warmup_messages.recipient_mailbox_id')
+            .where('r.status', '=', 'active')
+            .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
+        ),
+      )
+      .returning(['sender_mailbox_id', 'sent_at'])
+      .execute()
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
