@@ -251,8 +251,9 @@ export async function claimSyncs(db: Kysely<Database>, criteria: SyncClaimCriter
       if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
       return due;
     })
-    // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
-    .where('status', '=', 'active')
+    // checked again on the row itself: on PostgreSQL another worker may have claimed it since the
+    // subquery's snapshot. (Not the status: SQLite would then walk every active mailbox by the
+    // status index instead of the claimed ones by key; a mailbox paused meanwhile is skipped by the sync.)
     .where((w) => w.or([w('sync_claimed_until', 'is', null), w('sync_claimed_until', '<=', nowIso)]))
     .returning('id')
     .execute();
@@ -361,7 +362,7 @@ export async function claimJudgements(
       if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
       return due;
     })
-    .where('status', '=', 'active')
+    // (not the status again: see claimSyncs)
     .$if(after === undefined, (q) => q.where(column, '<=', nowIso))
     .returning('id')
     .execute();
