@@ -2,6 +2,7 @@
 // size, `--list` to see them. Each prints the table BENCHMARKS.md quotes.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
+import { claimsReport, runClaimsBench } from './claims.bench.js';
 import { engineReport, runEngineBench } from './engine.bench.js';
 import { importReport, runImportBench } from './import.bench.js';
 import { parallelPlannerReport, runParallelPlannerBench } from './parallel-planner.bench.js';
@@ -71,6 +72,12 @@ const benchmarks: Benchmark[] = [
     description:
       'one day planned for 100,000 active mailboxes (10,000 with --quick) on PostgreSQL by 1 and by 3 planner processes at once',
     run: async ({ quick, log }) => parallelPlannerReport(await runParallelPlannerBench({ quick, log })),
+  },
+  {
+    name: 'claims',
+    description:
+      "a cycle's sync, reputation and health steps over 1,000 and 10,000 idle mailboxes: statements, rows and time (SQLite, and PostgreSQL with TEST_DATABASE_URL)",
+    run: async ({ quick, log }) => claimsReport(await runClaimsBench({ quick, log })),
   },
 ];
 

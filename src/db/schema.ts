@@ -122,6 +122,15 @@ export interface MailboxesTable {
   dkim_selector_source: 'user' | 'mail' | null;
   /** When it last became active again (resumed, reconnected out of `error`); null: active since created. */
   active_since: string | null;
+  /** When its next sync is due (migration 023): soon after mail is sent to it, else a periodic check. See engine/reader.ts. */
+  sync_due_at: Generated<string>;
+  /** The worker whose sync claim holds the mailbox, and until when (a dead worker's claim runs out then). */
+  sync_owner: string | null;
+  sync_claimed_until: string | null;
+  /** When reputation is scored again: once a day, or at once when its evidence changed. */
+  reputation_due_at: Generated<string>;
+  /** When the health guard judges it again: once a day, or at once when its evidence changed. */
+  health_due_at: Generated<string>;
 }
 
 /** One started OAuth consent flow, until its callback (once) or its expiry. */

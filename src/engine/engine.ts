@@ -275,8 +275,8 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));
     if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('placement', () => runPlacementTests(deps, { now: now(), ignoreSchedule, signal }));
-    await step('reputation', () => updateReputation(deps, now()));
-    await step('health', () => applyHealthGuard(deps, now()));
+    await step('reputation', () => updateReputation(deps, now(), { ignoreSchedule }));
+    await step('health', () => applyHealthGuard(deps, now(), { ignoreSchedule }));
     await step('rollup', () => foldStatistics(deps, now()));
     summary.durationMs = Math.round(performance.now() - started);
     return summary;

@@ -121,10 +121,14 @@ export function boundedScore(score: (counts: DeliveryCounts) => number, weighed:
   return Math.max(trusted - FOREIGN_EVIDENCE_BOUND, Math.min(trusted + FOREIGN_EVIDENCE_BOUND, everything));
 }
 
-/** Every sender's evidence over its mail sent since `since`, weighed; a sender with none is absent. */
-export async function loadWeighedEvidence(db: Kysely<Database>, since: Date): Promise<Map<string, WeighedEvidence>> {
+/** These senders' evidence over their mail sent since `since`, weighed; a sender with none is absent. */
+export async function loadWeighedEvidence(
+  db: Kysely<Database>,
+  since: Date,
+  senderIds: readonly string[],
+): Promise<Map<string, WeighedEvidence>> {
   const bySender = new Map<string, { workspaceId: string; receivers: ReceiverEvidence[] }>();
-  for (const tally of await tallyByReceiver(db, since)) {
+  for (const tally of await tallyByReceiver(db, since, senderIds)) {
     const sender = bySender.get(tally.senderMailboxId) ?? { workspaceId: tally.senderWorkspaceId, receivers: [] };
     sender.receivers.push({
       workspaceId: tally.receiverWorkspaceId,

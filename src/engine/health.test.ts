@@ -97,7 +97,7 @@ describe('applyHealthGuard', () => {
     await stats(junk, TODAY, { sent: 30, inbox: 17, spam: 13 });
     await stats(bouncing, TODAY, { sent: 20, inbox: 17, bounced: 3 });
 
-    const summary = await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T12:00:00Z`));
+    const summary = await applyHealthGuard(testApp.database, new Date(`${TODAY}T12:00:00Z`));
     expect(summary).toEqual({ slowedDown: [spammy], restored: [], stopped: expect.arrayContaining([junk, bouncing]) });
     expect(summary.stopped).toHaveLength(2);
     expect(await volumeFactor(spammy)).toBe(0.5);
@@ -110,12 +110,12 @@ describe('applyHealthGuard', () => {
     expect((await mailbox(bouncing)).lastError).toMatch(/15% of this mailbox's warmup emails bounced/);
 
     // the next run changes nothing; a week later spammy has recovered
-    expect(await applyHealthGuard({ db: testApp.database.db }, new Date(`${TODAY}T13:00:00Z`))).toEqual({
+    expect(await applyHealthGuard(testApp.database, new Date(`${TODAY}T13:00:00Z`))).toEqual({
       slowedDown: [],
       restored: [],
       stopped: [],
     });
-    const later = await applyHealthGuard({ db: testApp.database.db }, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
+    const later = await applyHealthGuard(testApp.database, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
     expect(later.restored).toEqual([spammy]);
     expect(await volumeFactor(spammy)).toBe(1);
   });
@@ -132,7 +132,7 @@ describe('applyHealthGuard', () => {
     await insertDeliveryDay(db, { senderId: victim, receiverId: junker, day, sent: 30, spam: 30 });
     await insertDeliveryDay(db, { senderId: victim, receiverId: refuser, day, sent: 30, bounced: 30 });
 
-    const summary = await applyHealthGuard({ db }, at);
+    const summary = await applyHealthGuard(testApp.database, at);
     expect([...summary.slowedDown, ...summary.stopped]).not.toContain(victim);
     expect(await mailbox(victim)).toMatchObject({ status: 'active', lastError: null });
     expect(await volumeFactor(victim)).toBe(1);
@@ -149,7 +149,7 @@ describe('applyHealthGuard', () => {
       await insertDeliveryDay(db, { senderId: sender, receiverId: receiver, day, sent: 10, inbox: 5, spam: 5 });
     }
 
-    const summary = await applyHealthGuard({ db }, at);
+    const summary = await applyHealthGuard(testApp.database, at);
     expect(summary.stopped).toContain(sender);
     expect((await mailbox(sender)).lastError).toMatch(/50% of this mailbox's warmup emails landed in spam/);
   });

@@ -1,8 +1,8 @@
 import { utcDay } from '../calendar.js';
-import type { EngineDeps } from './engine.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { loadWeighedEvidence, NO_EVIDENCE } from './evidence.js';
-import { listActiveForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
+import { judgeDueMailboxes, type JudgementDeps, type JudgementOptions } from './judgements.js';
+import { listForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
 import type { DeliveryCounts } from '../interactions/interactions.repository.js';
 import { windowStart } from './reputation.js';
@@ -68,34 +68,43 @@ export interface HealthSummary {
 }
 
 /**
- * Applies the guard to every active mailbox as of `at`. Login and send failures are counted where
- * they happen (sender and reader); this judges what the peers saw of the mail sent over the last
- * 7 days, as far as it is trusted (evidence.ts): no workspace alone can slow down or stop another's.
+ * Applies the guard as of `at` to the active mailboxes due a judgement: every one whose evidence
+ * changed since it was last judged (a peer found its mail, it bounced or was lost: the guard acts in
+ * the same cycle as before), and every one once a day (its 7-day window moves on: a recovered rate
+ * restores the volume). Login and send failures are counted where they happen (sender and reader);
+ * this judges what the peers saw of the mail sent over the last 7 days, as far as it is trusted
+ * (evidence.ts): no workspace alone can slow down or stop another's.
  */
-export async function applyHealthGuard(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<HealthSummary> {
+export async function applyHealthGuard(
+  deps: JudgementDeps,
+  at: Date,
+  options: JudgementOptions = {},
+): Promise<HealthSummary> {
   const { db } = deps;
   const today = utcDay(at);
-  const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS));
-  const mailboxes = await listActiveForHealth(db);
   const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
-  for (const mailbox of mailboxes) {
-    const mailboxCounts = evidence.get(mailbox.id)?.trusted ?? NO_EVIDENCE;
-    const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
-    switch (verdict.action) {
-      case 'none':
-        break;
-      case 'stop':
-        if (
-          (await applyMailboxEvent(db, mailbox.id, { type: 'stopped', lastError: verdict.lastError }, { at }))?.stopped
-        )
-          summary.stopped.push(mailbox.id);
-        break;
-      case 'slow-down':
-      case 'restore':
-        await setVolumeFactor(db, mailbox.id, verdict.volumeFactor, at);
-        (verdict.action === 'slow-down' ? summary.slowedDown : summary.restored).push(mailbox.id);
-        break;
+  await judgeDueMailboxes(deps, 'health_due_at', at, options, async (ids) => {
+    const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS), ids);
+    for (const mailbox of await listForHealth(db, ids)) {
+      const mailboxCounts = evidence.get(mailbox.id)?.trusted ?? NO_EVIDENCE;
+      const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
+      switch (verdict.action) {
+        case 'none':
+          break;
+        case 'stop':
+          if (
+            (await applyMailboxEvent(db, mailbox.id, { type: 'stopped', lastError: verdict.lastError }, { at }))
+              ?.stopped
+          )
+            summary.stopped.push(mailbox.id);
+          break;
+        case 'slow-down':
+        case 'restore':
+          await setVolumeFactor(db, mailbox.id, verdict.volumeFactor, at);
+          (verdict.action === 'slow-down' ? summary.slowedDown : summary.restored).push(mailbox.id);
+          break;
+      }
     }
-  }
+  });
   return summary;
 }

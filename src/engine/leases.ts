@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { releaseSyncClaims } from './mailbox-engine-state.repository.js';
 import { releaseAllMessageLeases } from './warmup-messages.repository.js';
 
 /** Identifies one engine process in lease rows: host, pid and a random suffix. */
@@ -46,6 +47,7 @@ export async function releaseLease(db: Kysely<Database>, key: string, owner: str
 export async function releaseAllLeases(db: Kysely<Database>, owner: string): Promise<void> {
   await db.deleteFrom('leases').where('owner', '=', owner).execute();
   await releaseAllMessageLeases(db, owner);
+  await releaseSyncClaims(db, owner);
 }
 
 /** Runs `work` while holding the lease; returns undefined without running it when the lease is taken. */

@@ -5,7 +5,9 @@
  * write of those goes through mailboxes/mailbox-state.ts.
  * Functions take `db` or a transaction's `trx`, like the other repositories.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
 import type { Database, MailboxRow } from '../db/schema.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -51,34 +53,36 @@ export async function listActiveForPlanning(
     .execute();
 }
 
-/** The active mailboxes with their current score and the score recorded for `day`, if any. */
-export async function listActiveWithReputation(
+/** Those of `ids` still active, with their current score and the score recorded for `day`, if any. */
+export async function listWithReputation(
   db: Kysely<Database>,
+  ids: readonly string[],
   day: string,
 ): Promise<Array<{ id: string; reputation: MailboxRow['reputation']; recorded: number | null }>> {
+  if (ids.length === 0) return [];
   return db
     .selectFrom('mailboxes as m')
     .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
     .select(['m.id', 'm.reputation', 'd.reputation as recorded'])
+    .where('m.id', 'in', ids)
     .where('m.status', '=', 'active')
+    .orderBy('m.id')
     .execute();
 }
 
-/** The active mailboxes with what the health guard needs. */
-export async function listActiveForHealth(
+/** Those of `ids` still active, with what the health guard needs. */
+export async function listForHealth(
   db: Kysely<Database>,
+  ids: readonly string[],
 ): Promise<Array<Pick<MailboxRow, 'id' | 'email' | 'volume_factor'>>> {
-  return db.selectFrom('mailboxes').select(['id', 'email', 'volume_factor']).where('status', '=', 'active').execute();
-}
-
-/** Active mailboxes to read, longest unread first; unless `dueAt` is undefined, only those whose next sync is due. */
-export async function listActiveForSync(db: Kysely<Database>, dueAt: Date | undefined): Promise<Array<{ id: string }>> {
-  let query = db.selectFrom('mailboxes').select('id').where('status', '=', 'active');
-  if (dueAt !== undefined) {
-    const dueIso = dueAt.toISOString();
-    query = query.where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', dueIso)]));
-  }
-  return query.orderBy('last_sync_at').orderBy('id').execute();
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('mailboxes')
+    .select(['id', 'email', 'volume_factor'])
+    .where('id', 'in', ids)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +197,250 @@ export async function setVolumeFactor(db: Kysely<Database>, id: string, volumeFa
     .updateTable('mailboxes')
     .set({ volume_factor: volumeFactor, updated_at: at.toISOString() })
     .where('id', '=', id)
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syncs: due times and claims
+
+export interface SyncClaimCriteria {
+  dialect: Dialect;
+  owner: string;
+  now: Date;
+  /** The claim holds until then; a dead worker's claim runs out at that time. */
+  until: Date;
+  limit: number;
+  /**
+   * Every active mailbox not claimed by someone else, whatever its due time and backoff, in id
+   * order after `afterId` (test mode: `ignoreSchedule`); otherwise only due ones, the longest due first.
+   */
+  everyActiveAfter?: string;
+}
+
+/**
+ * Claims mailboxes to sync in one statement: UPDATE … WHERE id IN (SELECT … LIMIT n [FOR UPDATE
+ * SKIP LOCKED]) … RETURNING, like the sender's claim of planned rows. The claim sets the owner and
+ * `sync_claimed_until`, and moves the due time to the same instant: a mail sent to the mailbox
+ * meanwhile pulls the due time earlier again (pullSyncDue), which the sync's end keeps
+ * (finishSyncClaim), so nothing sent during a sync waits for the next periodic check.
+ * Only the due mailboxes are read (the index covers active mailboxes by due time): idle ones cost nothing.
+ */
+export async function claimSyncs(db: Kysely<Database>, criteria: SyncClaimCriteria): Promise<string[]> {
+  const nowIso = criteria.now.toISOString();
+  const until = criteria.until.toISOString();
+  const after = criteria.everyActiveAfter;
+  const rows = await db
+    .updateTable('mailboxes')
+    .set({ sync_owner: criteria.owner, sync_claimed_until: until, sync_due_at: until })
+    .where('id', 'in', (eb) => {
+      let due = eb
+        .selectFrom('mailboxes as m')
+        .select('m.id')
+        .where('m.status', '=', 'active')
+        .where((w) => w.or([w('m.sync_claimed_until', 'is', null), w('m.sync_claimed_until', '<=', nowIso)]));
+      due =
+        after !== undefined
+          ? due.where('m.id', '>', after).orderBy('m.id')
+          : due
+              .where('m.sync_due_at', '<=', nowIso)
+              // backing off after a failed sync, or read a moment ago: providers cap logins
+              .where((w) => w.or([w('m.next_sync_at', 'is', null), w('m.next_sync_at', '<=', nowIso)]))
+              // straight from the (status, sync_due_at) index: no sort of the due ones
+              .orderBy('m.sync_due_at');
+      due = due.limit(criteria.limit);
+      if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
+      return due;
+    })
+    // checked again on the row itself: on PostgreSQL another worker may have claimed it since the
+    // subquery's snapshot. (Not the status: SQLite would then walk every active mailbox by the
+    // status index instead of the claimed ones by key; a mailbox paused meanwhile is skipped by the sync.)
+    .where((w) => w.or([w('sync_claimed_until', 'is', null), w('sync_claimed_until', '<=', nowIso)]))
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id).sort();
+}
+
+/** Holds the claim longer (a long sync); false when it is no longer ours (it ran out and another worker took it). */
+export async function renewSyncClaim(db: Kysely<Database>, id: string, owner: string, until: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('mailboxes')
+    .set({ sync_claimed_until: until.toISOString() })
+    .where('id', '=', id)
+    .where('sync_owner', '=', owner)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Gives the claim back with the next due time. A due time pulled earlier during the sync (mail
+ * sent to it meanwhile: it is no longer the claim's own `claimedUntil`) stays when it is earlier.
+ */
+export async function finishSyncClaim(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  claim: { claimedUntil: Date; nextDueAt: Date },
+): Promise<void> {
+  const claimed = claim.claimedUntil.toISOString();
+  const next = claim.nextDueAt.toISOString();
+  await db
+    .updateTable('mailboxes')
+    .set({
+      sync_owner: null,
+      sync_claimed_until: null,
+      sync_due_at: sql<string>`case when sync_due_at <> ${claimed} and sync_due_at < ${next} then sync_due_at else ${next} end`,
+    })
+    .where('id', '=', id)
+    .where('sync_owner', '=', owner)
+    .execute();
+}
+
+/** Mail is on its way to these mailboxes: each is synced at `at` at the latest. */
+export async function pullSyncDue(db: Kysely<Database>, ids: readonly string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  const atIso = at.toISOString();
+  await db
+    .updateTable('mailboxes')
+    .set({ sync_due_at: atIso })
+    .where('id', 'in', [...new Set(ids)])
+    .where('sync_due_at', '>', atIso)
+    .execute();
+}
+
+/** Gives back every sync claim of a worker (it stops): what it held is due again at once. */
+export async function releaseSyncClaims(db: Kysely<Database>, owner: string): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({
+      sync_owner: null,
+      sync_claimed_until: null,
+      sync_due_at: sql<string>`case when sync_due_at = sync_claimed_until then ${DUE_AT_ONCE} else sync_due_at end`,
+    })
+    .where('sync_owner', '=', owner)
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reputation and the health guard: due times and claims
+
+/** The due-time column of a daily judgement. */
+export type Judgement = 'reputation_due_at' | 'health_due_at';
+
+export interface JudgementClaimCriteria {
+  dialect: Dialect;
+  now: Date;
+  /** The claim holds until then (the due time moves there: another worker leaves the mailbox alone). */
+  until: Date;
+  limit: number;
+  /** Every active mailbox, due or not, in id order after this id (test mode: `ignoreSchedule`). */
+  everyActiveAfter?: string;
+}
+
+/**
+ * Claims a bucket of active mailboxes due for a judgement in one statement (FOR UPDATE SKIP LOCKED
+ * on PostgreSQL): their due time moves to the claim's end, so a second worker takes other ones,
+ * and a dead worker's bucket is due again after the lease.
+ */
+export async function claimJudgements(
+  db: Kysely<Database>,
+  column: Judgement,
+  criteria: JudgementClaimCriteria,
+): Promise<string[]> {
+  const nowIso = criteria.now.toISOString();
+  const after = criteria.everyActiveAfter;
+  const rows = await db
+    .updateTable('mailboxes')
+    .set({ [column]: criteria.until.toISOString() })
+    .where('id', 'in', (eb) => {
+      let due = eb.selectFrom('mailboxes as m').select('m.id').where('m.status', '=', 'active');
+      due =
+        after !== undefined
+          ? due.where('m.id', '>', after).orderBy('m.id')
+          : due.where(`m.${column}`, '<=', nowIso).orderBy(`m.${column}`);
+      due = due.limit(criteria.limit);
+      if (criteria.dialect === 'postgres') due = due.forUpdate().skipLocked();
+      return due;
+    })
+    // (not the status again: see claimSyncs)
+    .$if(after === undefined, (q) => q.where(column, '<=', nowIso))
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id).sort();
+}
+
+/**
+ * The judged mailboxes' next due time. One whose evidence changed during the judgement (marked due
+ * again by markJudgementsDue: its due time is no longer the claim's) keeps that earlier time.
+ */
+export async function finishJudgements(
+  db: Kysely<Database>,
+  column: Judgement,
+  ids: readonly string[],
+  claimedUntil: Date,
+  nextDueAt: (id: string) => Date,
+): Promise<void> {
+  const claimed = claimedUntil.toISOString();
+  const byNext = new Map<string, string[]>();
+  for (const id of ids) {
+    const next = nextDueAt(id).toISOString();
+    byNext.set(next, [...(byNext.get(next) ?? []), id]);
+  }
+  for (const [next, group] of byNext) {
+    await db
+      .updateTable('mailboxes')
+      .set({ [column]: next })
+      .where('id', 'in', group)
+      .where(column, '=', claimed)
+      .execute();
+  }
+}
+
+/** The evidence about these mailboxes' mail changed: reputation and the health guard judge them at `at`. */
+export async function markJudgementsDue(db: Kysely<Database>, ids: readonly string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  const atIso = at.toISOString();
+  await db
+    .updateTable('mailboxes')
+    .set({
+      reputation_due_at: sql<string>`case when reputation_due_at > ${atIso} then ${atIso} else reputation_due_at end`,
+      health_due_at: sql<string>`case when health_due_at > ${atIso} then ${atIso} else health_due_at end`,
+    })
+    .where('id', 'in', [...new Set(ids)])
+    .where((w) => w.or([w('reputation_due_at', '>', atIso), w('health_due_at', '>', atIso)]))
+    .execute();
+}
+
+/**
+ * After a mailbox's sync: its own evidence (bounces of its mail) and that of the senders whose mail
+ * it found since `foundSince` may have changed; they are judged at `at`. One statement.
+ */
+export async function markJudgementsDueAfterSync(
+  db: Kysely<Database>,
+  mailboxId: string,
+  foundSince: Date,
+  at: Date,
+): Promise<void> {
+  const atIso = at.toISOString();
+  await db
+    .updateTable('mailboxes')
+    .set({
+      reputation_due_at: sql<string>`case when reputation_due_at > ${atIso} then ${atIso} else reputation_due_at end`,
+      health_due_at: sql<string>`case when health_due_at > ${atIso} then ${atIso} else health_due_at end`,
+    })
+    .where((w) =>
+      w.or([
+        w('id', '=', mailboxId),
+        w('id', 'in', (eb) =>
+          eb
+            .selectFrom('warmup_messages')
+            .select('sender_mailbox_id')
+            .where('recipient_mailbox_id', '=', mailboxId)
+            .where('found_at', '>=', foundSince.toISOString()),
+        ),
+      ]),
+    )
+    .where((w) => w.or([w('reputation_due_at', '>', atIso), w('health_due_at', '>', atIso)]))
     .execute();
 }
 

@@ -15,7 +15,8 @@ import {
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
 import { clientProfileOf } from './client-profile.js';
-import { acquireLease } from './leases.js';
+import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
+import { claimSyncs } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
 import { MAX_TURNS, replyProbability } from './habits.js';
 import { seededRandom } from './random.js';
@@ -199,7 +200,8 @@ describe('syncMailboxes', () => {
     }
     // and a sync that died after filing, before noting it, is repeated without a second count
     await database.db.updateTable('warmup_messages').set({ engaged_at: null }).where('id', '=', row.id).execute();
-    await database.db.updateTable('mailboxes').set({ next_sync_at: null }).execute();
+    // (its claim ran out: due again)
+    await database.db.updateTable('mailboxes').set({ next_sync_at: null, sync_due_at: DUE_AT_ONCE }).execute();
     const again = await syncMailboxes(deps, { now: new Date(t + 1_000), ignoreSchedule: false });
     expect(again).toMatchObject({ rescued: 0, opened: 0, flagged: 0, replied: 0, filed: 0 });
     const types = await interactionTypes(row.message_id);
@@ -694,12 +696,25 @@ describe('syncMailboxes', () => {
     });
   });
 
-  it('skips a mailbox whose sync another worker holds', async () => {
+  it('skips a mailbox whose sync another worker holds, and takes it over once that claim runs out', async () => {
     await sentToFrank('INBOX');
-    expect(await acquireLease(database.db, `sync:${frank.id}`, 'other-worker', 60_000, NOW)).toBe(true);
+    const [claimed] = await claimSyncs(database.db, {
+      dialect: database.dialect,
+      owner: 'other-worker',
+      now: NOW,
+      until: at(60_000),
+      limit: 1,
+      everyActiveAfter: erin.id < frank.id ? erin.id : '',
+    });
+    expect(claimed).toBe(frank.id);
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-    expect(summary).toMatchObject({ skipped: 1, received: 0 });
-    expect(imap.openSessions).toBe(0);
+    // only erin (looking for bounces of her mail) was read
+    expect(summary).toMatchObject({ synced: 1, received: 0 });
+    expect(await mailbox(frank.id)).toMatchObject({ sync_owner: 'other-worker', last_sync_at: null });
+    // the other worker died: after its claim, this one reads the mailbox
+    const later = await syncMailboxes(deps, { now: at(60_000), ignoreSchedule: false });
+    expect(later).toMatchObject({ received: 1 });
+    expect(await mailbox(frank.id)).toMatchObject({ sync_owner: null, sync_claimed_until: null });
   });
 
   it('opens no connection for a mailbox with nothing to look for', async () => {

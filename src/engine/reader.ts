@@ -1,6 +1,6 @@
 /*
- * The reader: per mailbox, under the lease `sync:<id>` (at most one IMAP connection per mailbox at
- * a time, whatever the number of workers), log in, find the warmup mail addressed to it by
+ * The reader: per mailbox, under its sync claim (at most one IMAP connection per mailbox at a time,
+ * whatever the number of workers), log in, find the warmup mail addressed to it by
  * Message-ID, and act like a person would: take it out of spam, read it, sometimes flag it,
  * sometimes answer, then file it into `Warmup`. It also finds bounces of the mailbox's own mail and
  * gives up on mail never found. Answers to its warmup mail (a person's, an automatic reply) and the
@@ -38,17 +38,20 @@ import { clientProfileOf } from './client-profile.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
-import { acquireLease, withLease } from './leases.js';
 import {
+  claimSyncs,
   findMailbox,
   findMailboxEmail,
   findPlanTarget,
-  listActiveForSync,
+  finishSyncClaim,
+  markJudgementsDue,
   recordSyncTime,
+  renewSyncClaim,
 } from './mailbox-engine-state.repository.js';
 import { localDaySpan, nextWindowOpening, REASON_REPLY_FIRST, sendDayOf } from './send-budget.js';
 import { replyMessageIdFor } from './message-content.js';
 import {
+  ANSWER_SCAN_INTERVAL_MS,
   answerCandidates,
   answerScanDue,
   fileAnswers,
@@ -66,6 +69,7 @@ import {
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
   listUnfoundSentBy,
+  findNextEngageAfter,
   markMessageEngaged,
   markMessageFound,
   markMessagePromotion,
@@ -81,7 +85,7 @@ import {
 /** What reading needs of the engine. */
 export type SyncDeps = Pick<
   EngineDeps,
-  'db' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap'
+  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap'
 >;
 
 export interface SyncOptions {
@@ -95,7 +99,7 @@ export interface SyncOptions {
 export interface SyncSummary {
   /** Mailboxes synced (IMAP or nothing to do). */
   synced: number;
-  /** Another worker held the lease, or backoff after a failure. */
+  /** Claimed, but gone, paused or stopped by the time its turn came. */
   skipped: number;
   /** The sync of a mailbox failed (it is retried later). */
   failed: number;
@@ -121,14 +125,25 @@ export interface SyncSummary {
   mailboxErrors: string[];
 }
 
-/** Messages handled between two renewals of the sync lease. */
+/** Messages handled between two renewals of the sync claim. */
 const LEASE_RENEW_EVERY = 50;
-/** Mailboxes synced at the same time, each over its own connection. */
+/** Mailboxes synced at the same time, each over its own connection; also the size of a claim. */
 const SYNC_CONCURRENCY = 4;
 /** At most this many unfinished messages are looked up per mailbox and sync. */
 const PENDING_LIMIT = 500;
 /** A healthy mailbox is read every few minutes, not on every scheduler tick: providers cap logins. */
 export const SYNC_INTERVAL_MS = 4 * 60_000;
+/** A mailbox mail was sent to is due a sync this long after the send (delivery takes a moment). */
+export const SYNC_AFTER_SEND_MS = 60_000;
+/**
+ * A mailbox that expects nothing (no mail on its way to it or waiting to be read, none of its own
+ * waiting to be found or to bounce, no answers to look for) is still checked this often. Everything
+ * the reader acts on is known to the database first (a send pulls its recipient's due time; its own
+ * recent mail schedules the hourly look for answers and auto-replies; unfound mail the look for
+ * bounces every few minutes), so this is only the bound for what the engine did not note (a worker
+ * that died between two writes).
+ */
+export const IDLE_CHECK_MS = 3 * 60 * 60_000;
 /** Mail not found this long after sending is lost. */
 export const LOST_AFTER_MS = 48 * 60 * 60_000;
 /** A found message not acted on within this time (it vanished) is no longer looked for. */
@@ -138,6 +153,12 @@ const STRAY_COPY_WINDOW_MS = 2 * 24 * 60 * 60_000;
 /** Bounces are looked for among the mailbox's mail sent this recently. */
 const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
 
+/**
+ * Syncs the mailboxes that are due, claimed a few at a time (claimSyncs: one statement per batch,
+ * FOR UPDATE SKIP LOCKED on PostgreSQL), each then given back with its next due time. Mailboxes that
+ * expect nothing are not due, so they cost this call nothing. With `ignoreSchedule` every active
+ * mailbox not held by another worker is synced once, in id order.
+ */
 export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promise<SyncSummary> {
   const summary: SyncSummary = {
     synced: 0,
@@ -161,21 +182,35 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
   const now = options.now;
   summary.lost = await markLostMessages(deps, now);
 
-  const mailboxes = await listActiveForSync(deps.db, options.ignoreSchedule ? undefined : now);
-
-  await forEachLimited(mailboxes, SYNC_CONCURRENCY, async ({ id }) => {
-    if (options.signal?.aborted) return;
-    try {
-      const outcome = await withLease(deps.db, `sync:${id}`, deps.workerId, deps.settings.leaseMs, now, () =>
-        syncMailbox(deps, id, options, summary),
-      );
-      if (!outcome.ran) summary.skipped += 1;
-    } catch (err) {
-      // a bug or a database hiccup in one mailbox must not stop the others
-      deps.logger.error({ err, mailboxId: id }, 'mailbox sync failed');
-      summary.failed += 1;
-    }
-  });
+  let after = options.ignoreSchedule ? '' : undefined;
+  while (!options.signal?.aborted) {
+    const claimedUntil = new Date(now.getTime() + deps.settings.leaseMs);
+    const ids = await claimSyncs(deps.db, {
+      dialect: deps.dialect,
+      owner: deps.workerId,
+      now,
+      until: claimedUntil,
+      limit: SYNC_CONCURRENCY,
+      everyActiveAfter: after,
+    });
+    if (ids.length === 0) break;
+    if (after !== undefined) after = ids[ids.length - 1];
+    await forEachLimited(ids, SYNC_CONCURRENCY, async (id) => {
+      // the time it expects mail next; by default (a bug or a database hiccup) a retry after the interval
+      let nextDueAt = new Date(now.getTime() + SYNC_INTERVAL_MS);
+      try {
+        if (options.signal?.aborted) nextDueAt = now;
+        else nextDueAt = await syncMailbox(deps, id, options, summary);
+      } catch (err) {
+        // a bug or a database hiccup in one mailbox must not stop the others
+        deps.logger.error({ err, mailboxId: id }, 'mailbox sync failed');
+        summary.failed += 1;
+      } finally {
+        await finishSyncClaim(deps.db, id, deps.workerId, { claimedUntil, nextDueAt });
+      }
+    });
+    if (ids.length < SYNC_CONCURRENCY) break;
+  }
   return summary;
 }
 
@@ -184,10 +219,14 @@ async function syncMailbox(
   mailboxId: string,
   options: SyncOptions,
   summary: SyncSummary,
-): Promise<void> {
+): Promise<Date> {
   const { now } = options;
   const mailbox = await findMailbox(deps.db, mailboxId);
-  if (!mailbox || mailbox.status !== 'active') return;
+  if (!mailbox || mailbox.status !== 'active') {
+    // paused or stopped meanwhile: resuming makes it due again (mailbox-state.ts)
+    summary.skipped += 1;
+    return new Date(now.getTime() + IDLE_CHECK_MS);
+  }
   const log = deps.logger.child({ mailboxId });
 
   const pending = await listPendingForRecipient(
@@ -264,11 +303,11 @@ async function syncMailbox(
         summary.pruned += pruned;
       }
       // an interrupted sync is not a finished one: the next worker reads the mailbox again
-      if (options.signal?.aborted) return;
+      if (options.signal?.aborted) return now;
       if (deadline.aborted) throw syncDeadlineError(server, deps.settings.syncDeadlineMs);
     } catch (caught) {
       // stopping is nobody's failure: the mailbox is read again by the next worker, as it was
-      if (options.signal?.aborted) return;
+      if (options.signal?.aborted) return now;
       const err = deadline.aborted ? syncDeadlineError(server, deps.settings.syncDeadlineMs) : caught;
       if (!isMailConnectionError(err)) throw err;
       log.warn({ err, class: classifyMailFailure(err) }, 'IMAP sync failed');
@@ -280,10 +319,19 @@ async function syncMailbox(
         { at: now },
       );
       if (applied?.stopped) summary.mailboxErrors.push(mailboxId);
-      return;
+      // due again when its backoff ends
+      const retryAt = applied?.row.next_sync_at;
+      return retryAt ? new Date(retryAt) : new Date(now.getTime() + SYNC_INTERVAL_MS);
     } finally {
       await session?.close();
     }
+    // What it found may change its senders' evidence (placement), and what bounced its own:
+    // reputation and the health guard judge them again in this cycle.
+    await markJudgementsDue(
+      deps.db,
+      [mailboxId, ...pending.filter((r) => !r.found_at).map((r) => r.sender_mailbox_id)],
+      now,
+    );
   }
   await recordSyncTime(deps.db, mailboxId, now);
   await applyMailboxEvent(
@@ -293,6 +341,37 @@ async function syncMailbox(
     { at: now },
   );
   summary.synced += 1;
+  return nextSyncDue(deps, mailbox, now, {
+    expecting: pending.length > 0 || ownSent.length > 0,
+    answersScannedAt:
+      answerable.length === 0
+        ? null
+        : answersDue
+          ? now.toISOString()
+          : (mailbox.answers_scanned_at ?? now.toISOString()),
+  });
+}
+
+/**
+ * When the mailbox is due again after a sync: in a few minutes while mail is on its way to it or
+ * its own may still bounce; when its next found message is due to be read; when answers to its
+ * recent mail are due to be looked for (hourly); otherwise the periodic check. A send to it pulls
+ * the time earlier (sender.ts).
+ */
+async function nextSyncDue(
+  deps: SyncDeps,
+  mailbox: MailboxRow,
+  now: Date,
+  state: { expecting: boolean; answersScannedAt: string | null },
+): Promise<Date> {
+  if (state.expecting) return new Date(now.getTime() + SYNC_INTERVAL_MS);
+  let next = now.getTime() + IDLE_CHECK_MS;
+  if (state.answersScannedAt !== null) {
+    next = Math.min(next, new Date(state.answersScannedAt).getTime() + ANSWER_SCAN_INTERVAL_MS);
+  }
+  const engageAfter = await findNextEngageAfter(deps.db, mailbox.id, new Date(now.getTime() - ENGAGE_GIVE_UP_MS));
+  if (engageAfter !== undefined) next = Math.min(next, new Date(engageAfter).getTime());
+  return new Date(Math.max(next, now.getTime() + SYNC_INTERVAL_MS));
 }
 
 function syncDeadlineError(server: { host: string; port: number }, deadlineMs: number): MailConnectionError {
@@ -454,7 +533,7 @@ async function fileSecondCopy(context: SessionContext, copy: FoundMessage): Prom
 async function renewSyncLease(context: SessionContext): Promise<void> {
   const { deps, mailbox, options } = context;
   const now = new Date(Math.max(options.now.getTime(), deps.clock.now().getTime()));
-  await acquireLease(deps.db, `sync:${mailbox.id}`, deps.workerId, deps.settings.leaseMs, now);
+  await renewSyncClaim(deps.db, mailbox.id, deps.workerId, new Date(now.getTime() + deps.settings.leaseMs));
 }
 
 async function recordReceived(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
@@ -804,6 +883,12 @@ export async function markLostMessages(deps: Pick<SyncDeps, 'db'>, now: Date): P
     for (const row of lost) {
       await incrementDaily(trx, row.sender_mailbox_id, utcDay(new Date(row.sent_at ?? now)), 'lost');
     }
+    // lost mail is evidence about its senders: reputation and the health guard judge them again
+    await markJudgementsDue(
+      trx,
+      lost.map((row) => row.sender_mailbox_id),
+      now,
+    );
     return lost.length;
   });
 }

@@ -5,6 +5,7 @@ import { insertDeliveryDay, type DeliveryDay } from '../../test/helpers/engine-f
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addDays } from '../calendar.js';
 import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { markJudgementsDue } from './mailbox-engine-state.repository.js';
 import { reputationScore, updateReputation } from './reputation.js';
 
 function counts(overrides: Partial<DeliveryCounts>): DeliveryCounts {
@@ -94,7 +95,7 @@ describe('updateReputation', () => {
   });
 
   it('scores every active mailbox from its last 14 days and keeps today as history', async () => {
-    const summary = await updateReputation({ db: testApp.database.db }, new Date(`${TODAY}T12:00:00Z`));
+    const summary = await updateReputation(testApp.database, new Date(`${TODAY}T12:00:00Z`));
     expect(summary).toEqual({ scored: 3, updated: 3 });
     // 1 spam in 20 found: 5% → 100 − 40 × 0.125 = 95
     expect(await reputationOf(good)).toBe(95);
@@ -126,13 +127,25 @@ describe('updateReputation', () => {
     expect(spammyToday).toMatchObject({ sent: 10, inbox: 7, spam: 3, reputation: 70 });
   });
 
-  it('writes nothing when no score moved, and a new day gets its own history row', async () => {
-    expect(await updateReputation({ db: testApp.database.db }, new Date(`${TODAY}T18:00:00Z`))).toEqual({
+  it('scores each mailbox once a day, again at once when its evidence changed, and a new day gets its own history row', async () => {
+    // judged today already, nothing new: nobody is due
+    expect(await updateReputation(testApp.database, new Date(`${TODAY}T18:00:00Z`))).toEqual({
+      scored: 0,
+      updated: 0,
+    });
+    // new evidence about one mailbox's mail: only that one is scored again
+    await markJudgementsDue(testApp.database.db, [good], new Date(`${TODAY}T18:00:00Z`));
+    expect(await updateReputation(testApp.database, new Date(`${TODAY}T18:30:00Z`))).toEqual({
+      scored: 1,
+      updated: 0,
+    });
+    // a test-mode cycle scores them all
+    expect(await updateReputation(testApp.database, new Date(`${TODAY}T19:00:00Z`), { ignoreSchedule: true })).toEqual({
       scored: 3,
       updated: 0,
     });
     const tomorrow = addDays(TODAY, 1);
-    expect(await updateReputation({ db: testApp.database.db }, new Date(`${tomorrow}T01:00:00Z`))).toEqual({
+    expect(await updateReputation(testApp.database, new Date(`${tomorrow}T01:00:00Z`))).toEqual({
       scored: 3,
       updated: 3,
     });

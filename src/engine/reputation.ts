@@ -1,8 +1,8 @@
 import { addDays, utcDay } from '../calendar.js';
 import { recordReputation, type DeliveryCounts } from '../interactions/interactions.repository.js';
-import type { EngineDeps } from './engine.js';
 import { boundedScore, loadWeighedEvidence, NO_WEIGHED_EVIDENCE } from './evidence.js';
-import { listActiveWithReputation } from './mailbox-engine-state.repository.js';
+import { judgeDueMailboxes, type JudgementDeps, type JudgementOptions } from './judgements.js';
+import { listWithReputation } from './mailbox-engine-state.repository.js';
 
 /** Reputation looks at the last 14 days of a mailbox's own sent mail. */
 export const REPUTATION_WINDOW_DAYS = 14;
@@ -52,23 +52,32 @@ export function windowStart(day: string, days: number): Date {
 }
 
 /**
- * Scores every active mailbox as of `at` on its mail sent over the last 14 days, weighed by the
- * pool's trust rules (evidence.ts), and keeps the result as today's history row (UTC day, like
- * every rollup) and as its current reputation. Safe to run every cycle: a score that did not move
- * writes nothing. Paused and failing mailboxes keep the score they had.
+ * Scores the active mailboxes due a score as of `at` (once a day, or at once when the evidence about
+ * their mail changed: judgements.ts) on their mail sent over the last 14 days, weighed by the pool's
+ * trust rules (evidence.ts), and keeps the result as today's history row (UTC day, like every
+ * rollup) and as the current reputation. A score that did not move writes nothing. Paused and
+ * failing mailboxes keep the score they had.
  */
-export async function updateReputation(deps: Pick<EngineDeps, 'db'>, at: Date): Promise<ReputationSummary> {
+export async function updateReputation(
+  deps: JudgementDeps,
+  at: Date,
+  options: JudgementOptions = {},
+): Promise<ReputationSummary> {
   const { db } = deps;
   const today = utcDay(at);
-  const evidence = await loadWeighedEvidence(db, windowStart(today, REPUTATION_WINDOW_DAYS));
-  const mailboxes = await listActiveWithReputation(db, today);
   let updated = 0;
-  for (const mailbox of mailboxes) {
-    const score = boundedScore(reputationScore, evidence.get(mailbox.id) ?? NO_WEIGHED_EVIDENCE);
-    if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score)
-      continue;
-    await db.transaction().execute((trx) => recordReputation(trx, mailbox.id, today, score));
-    updated += 1;
-  }
-  return { scored: mailboxes.length, updated };
+  let scored = 0;
+  await judgeDueMailboxes(deps, 'reputation_due_at', at, options, async (ids) => {
+    const evidence = await loadWeighedEvidence(db, windowStart(today, REPUTATION_WINDOW_DAYS), ids);
+    const mailboxes = await listWithReputation(db, ids, today);
+    scored += mailboxes.length;
+    for (const mailbox of mailboxes) {
+      const score = boundedScore(reputationScore, evidence.get(mailbox.id) ?? NO_WEIGHED_EVIDENCE);
+      if (mailbox.recorded !== null && Number(mailbox.recorded) === score && Number(mailbox.reputation) === score)
+        continue;
+      await db.transaction().execute((trx) => recordReputation(trx, mailbox.id, today, score));
+      updated += 1;
+    }
+  });
+  return { scored, updated };
 }

@@ -22,7 +22,15 @@ import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
 import { forEachLimited } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
-import { findDayPlan, findMailbox, findMailboxEmail, findMailboxParty } from './mailbox-engine-state.repository.js';
+import {
+  findDayPlan,
+  findMailbox,
+  findMailboxEmail,
+  findMailboxParty,
+  markJudgementsDue,
+  pullSyncDue,
+} from './mailbox-engine-state.repository.js';
+import { SYNC_AFTER_SEND_MS } from './reader.js';
 import { boundaryFor, clientProfileOf, type ClientProfile } from './client-profile.js';
 import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
@@ -525,6 +533,8 @@ async function markSent(
       threadId: row.thread_id,
       occurredAt: now,
     });
+    // the recipient is due a sync once the mail has had a moment to arrive (work is claimed, not scanned)
+    await pullSyncDue(trx, [row.recipient_mailbox_id], new Date(now.getTime() + SYNC_AFTER_SEND_MS));
   });
 }
 
@@ -614,6 +624,8 @@ async function closeUnsent(
       threadId: row.thread_id,
       occurredAt: now,
     });
+    // a refusal is evidence about the sender's mail: reputation and the health guard judge it again
+    if (outcome === 'bounced') await markJudgementsDue(trx, [sender.id], now);
   });
 }
 

@@ -489,6 +489,26 @@ export async function listPendingForRecipient(
     .execute();
 }
 
+/**
+ * When the earliest found message waiting to be read (or answered) by this recipient is due for its
+ * next step; undefined when none waits. The reader's next sync is due then at the latest.
+ */
+export async function findNextEngageAfter(
+  db: Kysely<Database>,
+  recipientId: string,
+  engageGiveUpSince: Date,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('warmup_messages')
+    .select((eb) => eb.fn.min('engage_after').as('next'))
+    .where('recipient_mailbox_id', '=', recipientId)
+    .where('status', '=', 'sent')
+    .where('engaged_at', 'is', null)
+    .where('found_at', '>=', engageGiveUpSince.toISOString())
+    .executeTakeFirst();
+  return row?.next ?? undefined;
+}
+
 /** A mailbox's own mail sent since `since` that nobody found yet (where a bounce may still turn up). */
 export async function listUnfoundSentBy(
   db: Kysely<Database>,
@@ -638,21 +658,27 @@ export async function markUnfoundMessagesLost(
   trx: Kysely<Database>,
   sentBefore: Date,
 ): Promise<Array<{ sender_mailbox_id: string; sent_at: string | null }>> {
-  return trx
-    .updateTable('warmup_messages')
-    .set({ status: 'lost' })
-    .where('status', '=', 'sent')
-    .where('found_at', 'is', null)
-    .where('sent_at', '<', sentBefore.toISOString())
-    .where('recipient_mailbox_id', 'in', (eb) =>
-      eb
-        .selectFrom('mailboxes as r')
-        .select('r.id')
-        .where('r.status', '=', 'active')
-        .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
-    )
-    .returning(['sender_mailbox_id', 'sent_at'])
-    .execute();
+  return (
+    trx
+      .updateTable('warmup_messages')
+      .set({ status: 'lost' })
+      .where('status', '=', 'sent')
+      .where('found_at', 'is', null)
+      .where('sent_at', '<', sentBefore.toISOString())
+      // its recipient, by its key (not a list of every active mailbox per row), has been read since
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('mailboxes as r')
+            .select('r.id')
+            .whereRef('r.id', '=', 'warmup_messages.recipient_mailbox_id')
+            .where('r.status', '=', 'active')
+            .whereRef('r.last_sync_at', '>', 'warmup_messages.sent_at'),
+        ),
+      )
+      .returning(['sender_mailbox_id', 'sent_at'])
+      .execute()
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -676,7 +702,12 @@ export interface ReceiverTally {
  * (not the rollups), so that the receiver's workspace is known and a deleted receiver takes its
  * reports with it.
  */
-export async function tallyByReceiver(db: Kysely<Database>, since: Date): Promise<ReceiverTally[]> {
+export async function tallyByReceiver(
+  db: Kysely<Database>,
+  since: Date,
+  senderIds: readonly string[],
+): Promise<ReceiverTally[]> {
+  if (senderIds.length === 0) return [];
   const rows = await db
     .selectFrom('warmup_messages as w')
     .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')
@@ -694,6 +725,7 @@ export async function tallyByReceiver(db: Kysely<Database>, since: Date): Promis
       sql<number>`cast(sum(case when w.status = 'lost' then 1 else 0 end) as integer)`.as('lost'),
       sql<number>`cast(sum(case when w.status = 'bounced' then 1 else 0 end) as integer)`.as('bounced'),
     ])
+    .where('w.sender_mailbox_id', 'in', senderIds)
     .where('w.sent_at', '>=', since.toISOString())
     .groupBy(['w.sender_mailbox_id', 's.workspace_id', 'r.workspace_id', 'r.email_normalized'])
     .execute();

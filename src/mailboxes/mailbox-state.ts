@@ -253,6 +253,12 @@ export interface AppliedEvent {
   stopped: boolean;
 }
 
+function isBackToWork(
+  event: MailboxEvent,
+): event is Extract<MailboxEvent, { type: 'resumed' | 'dns-fixed' | 'reconnected' }> {
+  return event.type === 'resumed' || event.type === 'dns-fixed' || event.type === 'reconnected';
+}
+
 /** Concurrent writers (other workers, the API) win a race this many times before we give up. */
 const MAX_RACES = 5;
 
@@ -287,6 +293,16 @@ export async function applyMailboxEvent(
       }
       const row = await update.returningAll().executeTakeFirst();
       if (row) await emitMailboxStatusEvent(trx, row, before.status, options.at ?? new Date());
+      // back to work (resumed, reconnected, its DNS fixed): read at once, not at its next periodic check
+      if (row && after.status === 'active' && isBackToWork(event)) {
+        const at = event.at.toISOString();
+        await trx
+          .updateTable('mailboxes')
+          .set({ sync_due_at: at })
+          .where('id', '=', mailboxId)
+          .where('sync_due_at', '>', at)
+          .execute();
+      }
       return row;
     };
     // only a change of status can make an event: counters alone need no transaction

@@ -56,6 +56,17 @@ export async function countHeldLeases(db: Kysely<Database>, now: string): Promis
   return Number(row?.count ?? 0);
 }
 
+/** Mailboxes a worker holds for a sync right now (engine/reader.ts claims them, not named leases). */
+export async function countClaimedSyncs(db: Kysely<Database>, now: string): Promise<number> {
+  const row = await db
+    .selectFrom('mailboxes')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('sync_owner', 'is not', null)
+    .where('sync_claimed_until', '>', now)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
 export async function countMailboxesByStatus(db: Kysely<Database>): Promise<Array<{ status: string; count: number }>> {
   const rows = await db
     .selectFrom('mailboxes')

@@ -132,6 +132,7 @@ describe('GET /metrics', () => {
     expect(value(samples, 'warmup_due_messages')).toBe(4);
     expect(value(samples, 'warmup_leases_held', { kind: 'named' })).toBe(1);
     expect(value(samples, 'warmup_leases_held', { kind: 'message' })).toBe(1);
+    expect(value(samples, 'warmup_leases_held', { kind: 'sync' })).toBe(0);
     expect(value(samples, 'warmup_mailboxes', { status: 'active' })).toBe(1);
     expect(value(samples, 'warmup_mailboxes', { status: 'paused' })).toBe(1);
     expect(value(samples, 'warmup_mailboxes', { status: 'error' })).toBe(1);

@@ -12,6 +12,7 @@ import {
   TODAY_COUNT_COLUMNS,
   countClaimedMessages,
   countDueMessages,
+  countClaimedSyncs,
   countHeldLeases,
   countMailboxesByStatus,
   countWebhookDeliveries,
@@ -105,13 +106,18 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
   });
   new Gauge({
     name: 'warmup_leases_held',
-    help: 'Claims held right now by the workers of the installation: named leases (planning, mailbox syncs) and claimed sends',
+    help: 'Claims held right now by the workers of the installation: named leases (planning, a sender), mailboxes claimed for a sync, and claimed sends',
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {
       const now = nowIso();
-      const [named, messages] = await Promise.all([countHeldLeases(db, now), countClaimedMessages(db, now)]);
+      const [named, syncs, messages] = await Promise.all([
+        countHeldLeases(db, now),
+        countClaimedSyncs(db, now),
+        countClaimedMessages(db, now),
+      ]);
       this.set({ kind: 'named' }, named);
+      this.set({ kind: 'sync' }, syncs);
       this.set({ kind: 'message' }, messages);
     },
   });

@@ -10,7 +10,6 @@ import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
 import type { EngineDeps } from '../../src/engine/engine.js';
 import { isWakingHours } from '../../src/engine/habits.js';
-import { acquireLease } from '../../src/engine/leases.js';
 import { newMessageId } from '../../src/engine/planner.js';
 import { syncMailboxes, type SyncSummary } from '../../src/engine/reader.js';
 import { sendDueMessages } from '../../src/engine/sender.js';
@@ -129,7 +128,7 @@ describeWithMailStack('people differ, on the real mail stack', () => {
       const toRex = await insertInitial(pia, rex, start);
       const toPia = await insertInitial(sly, pia, start);
       let deps = worker('worker-a');
-      const cycles: Array<{ at: number; sync: SyncSummary }> = [];
+      const cycles: Array<{ at: number; sync: SyncSummary; rexRead: boolean }> = [];
       let crashed = false;
       let crashedAt = 0;
       let seenBeforeFiling: FoundMessage | undefined;
@@ -152,7 +151,12 @@ describeWithMailStack('people differ, on the real mail stack', () => {
         await sendDueMessages(deps, { now, ignoreSchedule: false });
         await sleep(100); // Postfix hands mail to Dovecot asynchronously
         const sync = await syncMailboxes(deps, { now, ignoreSchedule: false });
-        cycles.push({ at: now.getTime(), sync });
+        const rexRead = await db
+          .selectFrom('mailboxes')
+          .select('last_sync_at')
+          .where('id', '=', ids.get(rex.email)!)
+          .executeTakeFirstOrThrow();
+        cycles.push({ at: now.getTime(), sync, rexRead: rexRead.last_sync_at === now.toISOString() });
 
         // Between the steps, the server shows a person's pace: read but not yet filed; rescued but not yet read.
         const rexOpened = (await stepTimes(ids.get(rex.email)!, toRex)).has('opened');
@@ -164,18 +168,24 @@ describeWithMailStack('people differ, on the real mail stack', () => {
           if (!opened) rescuedBeforeOpening = await locate(pia, toPia);
         }
 
-        // Worker A dies in the middle of Rex's sync, after his first step, holding the lease.
+        // Worker A dies in the middle of Rex's sync, after his first step, holding its claim on him.
         if (!crashed && rexOpened) {
           crashed = true;
-          const leaseMs = deps.settings.leaseMs;
-          expect(await acquireLease(db, `sync:${ids.get(rex.email)}`, 'worker-a', leaseMs, now)).toBe(true);
+          const claimedUntil = new Date(now.getTime() + deps.settings.leaseMs).toISOString();
+          await db
+            .updateTable('mailboxes')
+            .set({ sync_owner: 'worker-a', sync_claimed_until: claimedUntil, sync_due_at: claimedUntil })
+            .where('id', '=', ids.get(rex.email)!)
+            .execute();
           crashedAt = now.getTime();
           deps = worker('worker-b');
         }
       }
       expect(crashed).toBe(true);
-      // the next worker left Rex alone while the dead one's lease ran, then carried on
-      expect(cycles.some((c) => c.at > crashedAt && c.sync.skipped > 0)).toBe(true);
+      // the next worker left Rex alone while the dead one's claim ran, then carried on
+      const leaseEnd = crashedAt + deps.settings.leaseMs;
+      expect(cycles.filter((c) => c.at > crashedAt && c.at < leaseEnd && c.rexRead)).toEqual([]);
+      expect(cycles.some((c) => c.at >= leaseEnd && c.rexRead)).toBe(true);
 
       // Rex on Pia's first message: found, opened, answered and filed at separate times, in separate
       // cycles, each in waking hours.

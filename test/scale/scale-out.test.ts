@@ -131,11 +131,12 @@ describe.skipIf(skipReason !== null)(
       );
     }
 
-    /** Leases and claimed planned rows a worker holds right now. */
+    /** Leases, mailboxes claimed for a sync (as `sync:<id>`) and claimed planned rows a worker holds right now. */
     async function heldBy(installation: Installation, workerId: string) {
       const { db } = installation.database;
-      const [leases, rows] = await Promise.all([
+      const [named, syncs, rows] = await Promise.all([
         db.selectFrom('leases').select(['key', 'expires_at']).where('owner', '=', workerId).execute(),
+        db.selectFrom('mailboxes').select(['id', 'sync_claimed_until']).where('sync_owner', '=', workerId).execute(),
         db
           .selectFrom('warmup_messages')
           .select(['id', 'lease_expires_at'])
@@ -143,6 +144,7 @@ describe.skipIf(skipReason !== null)(
           .where('status', '=', 'planned')
           .execute(),
       ]);
+      const leases = [...named, ...syncs.map((m) => ({ key: `sync:${m.id}`, expires_at: m.sync_claimed_until ?? '' }))];
       return { leases, rows };
     }
 
@@ -340,6 +342,15 @@ describe.skipIf(skipReason !== null)(
           const lease = await db.selectFrom('leases').select('owner').where('key', '=', key).executeTakeFirst();
           return lease !== undefined && lease.owner !== victimId;
         };
+        // a mailbox's sync claim: another worker holds it now
+        const syncTakenOver = (mailboxId: string) => async () => {
+          const mailbox = await db
+            .selectFrom('mailboxes')
+            .select('sync_owner')
+            .where('id', '=', mailboxId)
+            .executeTakeFirst();
+          return mailbox?.sync_owner != null && mailbox.sync_owner !== victimId;
+        };
         for (const lease of left.leases) {
           const expiresAt = Date.parse(lease.expires_at);
           if (lease.key.startsWith('sync:')) {
@@ -348,7 +359,7 @@ describe.skipIf(skipReason !== null)(
               kill: kills.length,
               what: lease.key,
               expiresAt,
-              claimed: leaseTakenOver(lease.key),
+              claimed: syncTakenOver(mailboxId),
               // another worker synced that mailbox after the kill
               done: async () => {
                 const row = await db

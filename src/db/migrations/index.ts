@@ -20,6 +20,7 @@ import * as placementTests from './019-placement-tests.js';
 import * as oidcSignIn from './020-oidc-sign-in.js';
 import * as placementVerdicts from './021-placement-verdicts.js';
 import * as gmailTabs from './022-gmail-tabs.js';
+import * as workClaims from './023-work-claims.js';
 import * as retention from './024-retention.js';
 import * as signInFailures from './025-sign-in-failures.js';
 import * as planInbound from './026-plan-inbound.js';
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '020-oidc-sign-in': oidcSignIn,
   '021-placement-verdicts': placementVerdicts,
   '022-gmail-tabs': gmailTabs,
+  '023-work-claims': workClaims,
   '024-retention': retention,
   '025-sign-in-failures': signInFailures,
   '026-plan-inbound': planInbound,
