@@ -15,7 +15,14 @@ import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
 import type { EngineDeps } from './engine.js';
 import { applyHealthGuard } from './health.js';
 import { releaseAllLeases } from './leases.js';
-import { claimJudgements, claimSyncs, finishSyncClaim, pullSyncDue } from './mailbox-engine-state.repository.js';
+import {
+  claimJudgements,
+  claimMailboxConnection,
+  claimSyncs,
+  finishSyncClaim,
+  pullSyncDue,
+  releaseMailboxConnection,
+} from './mailbox-engine-state.repository.js';
 import { IDLE_CHECK_MS, syncMailboxes } from './reader.js';
 import { updateReputation } from './reputation.js';
 
@@ -218,5 +225,33 @@ describe('work is claimed, not scanned', () => {
     const all = buckets.flat();
     expect(all.length).toBe(IDLE);
     expect(new Set(all).size).toBe(IDLE);
+  });
+
+  it("a placement test reading a seed and the seed's own sync never hold its IMAP side at once", async () => {
+    const { db, dialect } = testApp.database;
+    const now = at(5 * IDLE_CHECK_MS);
+    const until = new Date(now.getTime() + 60_000);
+    const seed = ids[11];
+    await pullSyncDue(db, [seed], now);
+    const dueBefore = await db
+      .selectFrom('mailboxes')
+      .select('sync_due_at')
+      .where('id', '=', seed)
+      .executeTakeFirstOrThrow();
+    // the runner holds the seed: no sync claims it, and a second runner does not get it either
+    expect(await claimMailboxConnection(db, seed, 'runner', now, until)).toBe(true);
+    expect(await claimMailboxConnection(db, seed, 'other-runner', now, until)).toBe(false);
+    expect(await claimSyncs(db, { dialect, owner: 'w', now, until, limit: IDLE })).not.toContain(seed);
+    // given back, the seed is still due as it was, and its sync takes it
+    await releaseMailboxConnection(db, seed, 'runner');
+    expect(
+      await db.selectFrom('mailboxes').select('sync_due_at').where('id', '=', seed).executeTakeFirstOrThrow(),
+    ).toEqual(dueBefore);
+    expect(await claimSyncs(db, { dialect, owner: 'w', now, until, limit: IDLE })).toContain(seed);
+    // while the sync holds it, the runner waits for a later cycle
+    expect(await claimMailboxConnection(db, seed, 'runner', now, until)).toBe(false);
+    await finishSyncClaim(db, seed, 'w', { claimedUntil: until, nextDueAt: at(10 * IDLE_CHECK_MS) });
+    expect(await claimMailboxConnection(db, seed, 'runner', now, until)).toBe(true);
+    await releaseMailboxConnection(db, seed, 'runner');
   });
 });

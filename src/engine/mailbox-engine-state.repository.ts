@@ -296,6 +296,38 @@ export async function finishSyncClaim(
     .execute();
 }
 
+/**
+ * Claims one mailbox's IMAP side outside the sync (a placement test reading a seed), so the reader
+ * and the runner never hold two connections to it at once. The due time is left as it is.
+ */
+export async function claimMailboxConnection(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  now: Date,
+  until: Date,
+): Promise<boolean> {
+  const nowIso = now.toISOString();
+  const row = await db
+    .updateTable('mailboxes')
+    .set({ sync_owner: owner, sync_claimed_until: until.toISOString() })
+    .where('id', '=', id)
+    .where((w) => w.or([w('sync_claimed_until', 'is', null), w('sync_claimed_until', '<=', nowIso)]))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Gives back a claim taken by claimMailboxConnection, the due time untouched. */
+export async function releaseMailboxConnection(db: Kysely<Database>, id: string, owner: string): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ sync_owner: null, sync_claimed_until: null })
+    .where('id', '=', id)
+    .where('sync_owner', '=', owner)
+    .execute();
+}
+
 /** Mail is on its way to these mailboxes: each is synced at `at` at the latest. */
 export async function pullSyncDue(db: Kysely<Database>, ids: readonly string[], at: Date): Promise<void> {
   if (ids.length === 0) return;

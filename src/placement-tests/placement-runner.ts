@@ -12,11 +12,15 @@ import type { Kysely } from 'kysely';
 import type { Database, PlacementTestCopyRow } from '../db/schema.js';
 import type { EngineDeps } from '../engine/engine.js';
 import { withLease } from '../engine/leases.js';
-import { findDayPlan } from '../engine/mailbox-engine-state.repository.js';
+import {
+  claimMailboxConnection,
+  findDayPlan,
+  releaseMailboxConnection,
+} from '../engine/mailbox-engine-state.repository.js';
 import { displayName } from '../engine/message-content.js';
 import { isSendDay, localDaySpan, MIN_SEND_GAP_MS, sendDayOf, sendWindow } from '../engine/send-budget.js';
 import { loadSendsOfDay } from '../engine/warmup-messages.repository.js';
-import { openImapSession, type FolderRole, type ImapSession } from '../mail/imap.js';
+import { openImapSession, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { createSmtpSender, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { receiverVerdict, verdictColumns, type Receiver } from '../verdicts/receiver-verdict.js';
@@ -51,7 +55,10 @@ export interface PlacementOptions {
   signal?: AbortSignal;
 }
 
-function placementOf(role: FolderRole): string {
+function placementOf(message: FoundMessage): string {
+  // Gmail shows a tab's mail in INBOX: the tab, not the folder, is where it landed
+  if (message.role === 'inbox' && message.category && message.category !== 'primary') return 'promotions';
+  const role = message.role;
   return role === 'inbox' || role === 'spam' || role === 'promotions' ? role : 'other';
 }
 
@@ -208,49 +215,51 @@ async function findCopies(
   for (const copy of pending) bySeed.set(copy.seed_mailbox_id, [...(bySeed.get(copy.seed_mailbox_id) ?? []), copy]);
   for (const [seedId, copies] of bySeed) {
     if (signal?.aborted) return;
-    await withLease(deps.db, `sync:${seedId}`, deps.workerId, deps.settings.leaseMs, now, async () => {
-      let session: ImapSession | undefined;
-      try {
-        const { imap } = await deps.mailboxes.getCredentials(seedId);
-        const receiver = await receiverOf(deps.db, seedId, imap.host);
-        session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
-        // A copy may lie there twice (sent again after a crash between SMTP's acceptance and its
-        // record, with the same Message-ID): every copy is removed, each seed counted once.
-        let wanted = copies.map((copy) => copy.message_id);
-        for (let round = 0; round < MAX_FIND_ROUNDS && wanted.length > 0; round++) {
-          const found = await session.findMessages(wanted, { everyCopy: true });
-          for (const message of found) {
-            const copy = copies.find((c) => c.message_id === message.messageId);
-            if (!copy) continue;
-            // read the way the reader reads warmup mail: only the receiving side's own fields count
-            const verdict = receiverVerdict(message.receiverHeaders ?? [], receiver);
-            const placed = await deps.db
-              .updateTable('placement_test_copies')
-              .set({
-                placement: placementOf(message.role),
-                folder: message.folder,
-                found_at: now.toISOString(),
-                ...verdictColumns(verdict),
-              })
-              .where('id', '=', copy.id)
-              .where('placement', 'is', null)
-              .executeTakeFirst();
-            if (Number(placed.numUpdatedRows) > 0) summary.found += 1;
-          }
-          const byFolder = new Map<string, number[]>();
-          for (const message of found)
-            byFolder.set(message.folder, [...(byFolder.get(message.folder) ?? []), message.uid]);
-          for (const [folder, uids] of byFolder) await session.remove(folder, uids);
-          // another copy may lie in another folder: look again for what was found, until none is left
-          wanted = [...new Set(found.map((message) => message.messageId))];
+    // the seed's own sync holds its IMAP side the same way: one connection to a mailbox at a time
+    const until = new Date(now.getTime() + deps.settings.leaseMs);
+    if (!(await claimMailboxConnection(deps.db, seedId, deps.workerId, now, until))) continue;
+    let session: ImapSession | undefined;
+    try {
+      const { imap } = await deps.mailboxes.getCredentials(seedId);
+      const receiver = await receiverOf(deps.db, seedId, imap.host);
+      session = await (deps.imap ?? openImapSession)(imap, { timeoutMs: deps.settings.imapTimeoutMs, signal });
+      // A copy may lie there twice (sent again after a crash between SMTP's acceptance and its
+      // record, with the same Message-ID): every copy is removed, each seed counted once.
+      let wanted = copies.map((copy) => copy.message_id);
+      for (let round = 0; round < MAX_FIND_ROUNDS && wanted.length > 0; round++) {
+        const found = await session.findMessages(wanted, { everyCopy: true });
+        for (const message of found) {
+          const copy = copies.find((c) => c.message_id === message.messageId);
+          if (!copy) continue;
+          // read the way the reader reads warmup mail: only the receiving side's own fields count
+          const verdict = receiverVerdict(message.receiverHeaders ?? [], receiver);
+          const placed = await deps.db
+            .updateTable('placement_test_copies')
+            .set({
+              placement: placementOf(message),
+              folder: message.folder,
+              found_at: now.toISOString(),
+              ...verdictColumns(verdict),
+            })
+            .where('id', '=', copy.id)
+            .where('placement', 'is', null)
+            .executeTakeFirst();
+          if (Number(placed.numUpdatedRows) > 0) summary.found += 1;
         }
-      } catch (error) {
-        // found next cycle, or given up as missing in time
-        deps.logger.warn({ err: error, placementTest: id, mailboxId: seedId }, 'placement test: seed not searched');
-      } finally {
-        await session?.close();
+        const byFolder = new Map<string, number[]>();
+        for (const message of found)
+          byFolder.set(message.folder, [...(byFolder.get(message.folder) ?? []), message.uid]);
+        for (const [folder, uids] of byFolder) await session.remove(folder, uids);
+        // another copy may lie in another folder: look again for what was found, until none is left
+        wanted = [...new Set(found.map((message) => message.messageId))];
       }
-    });
+    } catch (error) {
+      // found next cycle, or given up as missing in time
+      deps.logger.warn({ err: error, placementTest: id, mailboxId: seedId }, 'placement test: seed not searched');
+    } finally {
+      await session?.close();
+      await releaseMailboxConnection(deps.db, seedId, deps.workerId);
+    }
   }
 
   const givenUp = await deps.db
