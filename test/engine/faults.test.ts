@@ -241,7 +241,7 @@ describeWithMailStack('faults heal themselves', () => {
     });
 
     it(
-      `SIGTERM exits 0 within ${SHUTDOWN_TIMEOUT_MS / 1000} s and gives every lease back`,
+      `SIGTERM exits 0 within ${SHUTDOWN_TIMEOUT_MS / 1000} s and gives every lease and sync claim back`,
       { timeout: 120_000 },
       async () => {
         const db = testApp.database.db;
@@ -268,15 +268,15 @@ describeWithMailStack('faults heal themselves', () => {
           60_000,
         );
         try {
-          // wait until the engine is inside the hung sync: it holds a sync lease
+          // wait until the engine is inside the hung sync: it holds a mailbox's sync claim
           const deadline = Date.now() + 30_000;
           let held = 0;
           while (held === 0 && Date.now() < deadline) {
             await sleep(200);
             const row = await db
-              .selectFrom('leases')
+              .selectFrom('mailboxes')
               .select(sql<number>`cast(count(*) as integer)`.as('n'))
-              .where('key', 'like', 'sync:%')
+              .where('sync_owner', 'is not', null)
               .executeTakeFirstOrThrow();
             held = Number(row.n);
           }
@@ -294,6 +294,9 @@ describeWithMailStack('faults heal themselves', () => {
         }
 
         expect(await db.selectFrom('leases').selectAll().execute()).toEqual([]);
+        expect(await db.selectFrom('mailboxes').select('email').where('sync_owner', 'is not', null).execute()).toEqual(
+          [],
+        );
         const leasedRows = await db
           .selectFrom('warmup_messages')
           .select('id')

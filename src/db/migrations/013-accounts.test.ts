@@ -41,7 +41,14 @@ it('makes every existing API key an admin key, adds the account tables empty, an
   await expect(database.db.insertInto('users').values(user('usr_2', 'ann@example.COM')).execute()).rejects.toThrow();
 
   expect((await m.migrateTo('012-webhooks')).error).toBeUndefined();
-  const columns = await database.db.introspection.getTables();
+  // PostgreSQL lists every schema's tables (other test files' too): this test's own schema only
+  const schema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  const columns = (await database.db.introspection.getTables()).filter(
+    (t) => schema === undefined || t.schema === schema,
+  );
   expect(columns.map((t) => t.name)).not.toContain('users');
   expect(columns.find((t) => t.name === 'api_keys')?.columns.map((c) => c.name)).not.toContain('role');
   expect((await m.migrateToLatest()).error).toBeUndefined();
