@@ -12,11 +12,16 @@ const serial = process.env.WARMUP_TEST_SERIAL === '1';
 function run(label, args, { stream }) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, args, { stdio: stream ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = [];
-    if (!stream) {
-      child.stdout.on('data', (chunk) => output.push(chunk));
-      child.stderr.on('data', (chunk) => output.push(chunk));
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      from.on('data', (chunk) => {
+        output.push(chunk);
+        if (stream) to.write(chunk);
+      });
     }
     child.on('close', (code, signal) => {
       const seconds = Math.round((Date.now() - started) / 1000);
@@ -41,7 +46,22 @@ if (serial) {
   results = [sqlite, postgresResult];
 }
 
+// A CI log is often read from its end: repeat each failed test's name and first error lines there.
+for (const { label, code, output } of results) {
+  if (code !== 0) console.log(`\n--- what failed in the ${label} pass ---\n${failureSummary(output.toString('utf8'))}`);
+}
 for (const { label, code, signal, seconds } of results) {
   console.log(`${label} pass: ${code === 0 ? 'passed' : `failed (${signal ?? `exit ${code}`})`} in ${seconds} s`);
 }
 process.exit(results.every((result) => result.code === 0) ? 0 : 1);
+
+function failureSummary(text) {
+  // eslint-disable-next-line no-control-regex -- the escape that starts a terminal colour
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const summary = [];
+  lines.forEach((line, index) => {
+    if (/^\s*FAIL\s/.test(line)) summary.push(...lines.slice(index, index + 4), '');
+    else if (/^\s*(Test Files|Tests|Errors)\s/.test(line)) summary.push(line);
+  });
+  return (summary.length > 0 ? summary : lines.slice(-40)).slice(0, 120).join('\n');
+}
