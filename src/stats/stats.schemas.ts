@@ -108,7 +108,7 @@ export const Rates = Type.Object(
 );
 export type Rates = Static<typeof Rates>;
 
-/** The counts of one day's rollup, in the order the daily series, the export and the summary show them. */
+/** The counts of one day's rollup, in the order the daily series and the summary show them (the CSV's is EXPORT_COLUMNS). */
 export const DAY_COUNT_COLUMNS = [
   'sent',
   'received',
