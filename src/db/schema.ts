@@ -265,6 +265,8 @@ export interface DailyStatsTable {
   bounced: Generated<number>;
   failed: Generated<number>;
   lost: Generated<number>;
+  /** Of the mail sent, taken by a Gmail recipient from its tab to Primary (migration 027). */
+  promoted_to_primary: Generated<number>;
   /** Where the mail this mailbox received was filed (receiving side; see migration 003). */
   received_inbox: Generated<number>;
   received_spam: Generated<number>;
@@ -288,6 +290,7 @@ export interface WorkspaceDailyStatsTable {
   flagged: Generated<number>;
   replied: Generated<number>;
   bounced: Generated<number>;
+  promoted_to_primary: Generated<number>;
   /** Sum and count of the scores recorded that day, for the day's mean. */
   reputation_sum: Generated<number>;
   reputation_count: Generated<number>;

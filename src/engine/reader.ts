@@ -694,14 +694,20 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
   };
   // Gmail's tabs: the nearest IMAP has to dragging the message to Primary, counted only when Gmail
   // shows it left the tab (a fresh X-GM-RAW search); tried once either way. Never a `rescued`
-  // interaction: that one is out of spam (rescueRate is over spam).
+  // interaction: that one is out of spam (rescueRate is over spam). The sender's daily counter moves
+  // with `promoted_at`, in one transaction, so a second sync or a crash after the move never counts twice.
   const promote = async () => {
     const category = row.gmail_category;
     const moved =
       message.role === 'inbox' && inGmailTab(category) && session.promote
         ? await session.promote(folder, uid, category)
         : false;
-    if (await markMessagePromotion(deps.db, row.id, now, moved)) summary.promoted += 1;
+    const counted = await inTransaction(deps.db, async (trx) => {
+      if (!(await markMessagePromotion(trx, row.id, now, moved))) return false;
+      await incrementDaily(trx, row.sender_mailbox_id, utcDay(now), 'promoted_to_primary');
+      return true;
+    });
+    if (counted) summary.promoted += 1;
     row.rescue_due_at = null;
     await important();
   };

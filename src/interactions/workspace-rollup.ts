@@ -30,6 +30,7 @@ export const WORKSPACE_COUNTERS = [
   'flagged',
   'replied',
   'bounced',
+  'promoted_to_primary',
 ] as const;
 
 export interface FoldSummary {

@@ -141,7 +141,8 @@ function kpiCards(doc: Doc, report: StatsReport, top: number): number {
     {
       label: 'Other placement',
       value: formatCount(totals.promotions + totals.other),
-      note: `${formatCount(totals.promotions)} promotions, ${formatCount(totals.other)} other`,
+      // Gmail's tabs count as promotions; the second line is how many of those its recipients took to Primary
+      note: `${formatCount(totals.promotions)} promotions, ${formatCount(totals.other)} other\n${formatCount(totals.promotedToPrimary)} moved to Primary`,
     },
   ];
   const perRow = 4;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
-import { recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
+import { incrementDaily, recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { csvField, csvLine } from './export-csv.js';
 import { expectProblem } from '../../test/helpers/problem.js';
@@ -11,7 +11,7 @@ import { pdfText } from '../../test/helpers/pdf-text.js';
 /* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
 
 const clock = fixedClock('2026-03-15T12:00:00Z');
-const HEADER = 'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation';
+const HEADER = 'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary';
 const QUOTED_EMAIL = '"smith, \\"js\\""@beta.test';
 let t: TestApp;
 let ws: TestWorkspace;
@@ -178,6 +178,9 @@ beforeAll(async () => {
   mb.stranger = await insertMailbox(otherWorkspace.id, 'stranger@else.test');
 
   await message(mb.alice, mb.quoted, '2026-03-15T09:00:00Z', 'inbox', ['opened', 'replied']);
+  // found in Gmail's Promotions tab and taken to Primary, counted the way the reader counts it
+  await message(mb.alice, mb.quoted, '2026-03-15T11:00:00Z', 'promotions');
+  await incrementDaily(t.database.db, mb.alice, '2026-03-15', 'promoted_to_primary');
   await message(mb.quoted, mb.alice, '2026-03-14T10:00:00Z', 'spam', ['rescued', 'opened']);
   await message(mb.alice, mb.stranger, '2026-03-01T10:00:00Z', 'inbox');
   await recordReputation(t.database.db, mb.alice, '2026-03-10', 77);
@@ -224,10 +227,10 @@ describe('GET /api/stats/export?format=csv', () => {
     expect(header!.join(',')).toBe(HEADER);
     // 2 mailboxes × 2 days, by date then email ('"' sorts before letters); empty days included.
     expect(rows).toEqual([
-      ['2026-03-14', mb.quoted, QUOTED_EMAIL, '1', '0', '0', '1', '1', '1', '0', ''],
-      ['2026-03-14', mb.alice, 'alice@alpha.test', '0', '1', '0', '0', '0', '0', '0', '77'],
-      ['2026-03-15', mb.quoted, QUOTED_EMAIL, '0', '1', '0', '0', '0', '0', '0', ''],
-      ['2026-03-15', mb.alice, 'alice@alpha.test', '1', '0', '1', '0', '0', '1', '1', '77'],
+      ['2026-03-14', mb.quoted, QUOTED_EMAIL, '1', '0', '0', '1', '1', '1', '0', '', '0'],
+      ['2026-03-14', mb.alice, 'alice@alpha.test', '0', '1', '0', '0', '0', '0', '0', '77', '0'],
+      ['2026-03-15', mb.quoted, QUOTED_EMAIL, '0', '2', '0', '0', '0', '0', '0', '', '0'],
+      ['2026-03-15', mb.alice, 'alice@alpha.test', '2', '0', '1', '0', '0', '1', '1', '77', '1'],
     ]);
     // The email with a comma and quotes is one quoted field with its quotes doubled.
     expect(res.body).toContain(`,"""smith, \\""js\\""""@beta.test",`);
@@ -270,25 +273,27 @@ describe('GET /api/stats/export?format=json', () => {
             mailboxId: mb.quoted,
             email: QUOTED_EMAIL,
             sent: 0,
-            received: 1,
+            received: 2,
             inbox: 0,
             spam: 0,
             rescued: 0,
             opened: 0,
             replied: 0,
+            promotedToPrimary: 0,
             reputation: null,
           },
           {
             date: '2026-03-15',
             mailboxId: mb.alice,
             email: 'alice@alpha.test',
-            sent: 1,
+            sent: 2,
             received: 0,
             inbox: 1,
             spam: 0,
             rescued: 0,
             opened: 1,
             replied: 1,
+            promotedToPrimary: 1,
             reputation: 77,
           },
         ],
@@ -324,6 +329,8 @@ describe('GET /api/stats/export?format=pdf', () => {
     for (const element of ['Document', 'Sect', 'Figure', 'Table']) expect(text).toContain(`/S /${element}`);
     expect(text).toMatch(/\/Alt \(Reputation chart: from 77 to 77 out of 100 over the period\.\)/);
     expect(text).toMatch(/\/DisplayDocTitle true/);
+    // the promotions, and how many of them a Gmail recipient took to Primary
+    expect(await pdfText(pdf)).toContain('1 promotions, 0 other 1 moved to Primary');
   });
 
   it('runs the mailbox table over as many pages as it needs', async () => {

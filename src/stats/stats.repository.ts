@@ -28,6 +28,7 @@ export const TOTAL_COLUMNS = [
   'flagged',
   'replied',
   'bounced',
+  'promotedToPrimary',
 ] as const;
 const RECEIVED_COLUMNS = ['received_inbox', 'received_spam', 'received_promotions', 'received_other'] as const;
 
@@ -87,9 +88,22 @@ interface MailboxListing {
   reputation: number;
 }
 
-/** SUM of an integer column as an integer on both dialects; 0 (not null) over no rows. */
+/**
+ * The rollup column of a counter: the API names counters in camelCase (`promotedToPrimary`), the
+ * rollup tables in snake_case (`promoted_to_primary`); one-word names are the same in both.
+ */
+function rollupColumn(counter: string): string {
+  return counter.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** A counter's rollup column, read under the counter's own name. */
+function counter<Counter extends string>(name: Counter) {
+  return sql<number>`${sql.ref(rollupColumn(name))}`.as(name);
+}
+
+/** SUM of an integer column (or of a counter's column) as an integer on both dialects; 0 (not null) over no rows. */
 function total(column: string): RawBuilder<number> {
-  return sql<number>`cast(coalesce(sum(${sql.ref(column)}), 0) as integer)`;
+  return sql<number>`cast(coalesce(sum(${sql.ref(rollupColumn(column))}), 0) as integer)`;
 }
 
 /** The `columns` of `row` as numbers (PostgreSQL returns sums as strings), 0 for a missing one. */
@@ -205,7 +219,7 @@ export function createStatsRepository(db: Kysely<Database>) {
 
   const foldedDayColumns = [
     'day',
-    ...TOTAL_COLUMNS,
+    ...TOTAL_COLUMNS.map(counter),
     sql<number>`reputation_sum`.as('reputation_sum'),
     sql<number>`reputation_count`.as('reputation_count'),
   ] as const;
@@ -288,7 +302,7 @@ export function createStatsRepository(db: Kysely<Database>) {
     ): Promise<{ rows: DayTotals[]; carried: number | null }> {
       let rows: Array<{ day: string; reputation: number | null } & Totals>;
       if (mailboxId !== undefined) {
-        const columns = ['day', ...TOTAL_COLUMNS, 'reputation'] as const;
+        const columns = ['day', ...TOTAL_COLUMNS.map(counter), 'reputation'] as const;
         const before = db
           .selectFrom('daily_stats')
           .select(columns)
@@ -571,7 +585,7 @@ export function createStatsRepository(db: Kysely<Database>) {
 
     /** The rollup rows of a range, unordered; days a mailbox has no row for are absent. */
     async mailboxDays(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxDay[]> {
-      const columns = ['mailbox_id', 'day', ...DAY_COUNT_COLUMNS, 'reputation'] as const;
+      const columns = ['mailbox_id', 'day', ...DAY_COUNT_COLUMNS.map(counter), 'reputation'] as const;
       const rows =
         mailboxId !== undefined
           ? await mailboxRows(workspaceId, mailboxId, range).select(columns).execute()

@@ -4,10 +4,10 @@ import { createTestApp, type TestApp, type TestWorkspace } from '../../test/help
 import { fixedClock } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
-import { recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
+import { incrementDaily, recordInteraction, recordReputation } from '../interactions/interactions.repository.js';
 import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
 import { expectProblem } from '../../test/helpers/problem.js';
-import type { Analytics, DailyRow } from './stats.schemas.js';
+import { DAY_COUNT_COLUMNS, type Analytics, type DailyRow } from './stats.schemas.js';
 import { foldFinishedDays } from '../interactions/workspace-rollup.js';
 
 /*
@@ -94,6 +94,11 @@ async function message(
   for (const action of actions) await record(to, action, from, from, messageId, at);
 }
 
+/** A Gmail recipient took a message of `sender` from its tab to Primary on `day`: counted as the reader counts it. */
+async function movedToPrimary(sender: string, day: string) {
+  await incrementDaily(t.database.db, sender, day, 'promoted_to_primary');
+}
+
 function get(url: string, workspace: TestWorkspace = ws) {
   return workspace.request({ method: 'GET', url });
 }
@@ -117,6 +122,8 @@ beforeAll(async () => {
   await message(mb.alice, mb.carol, '2026-03-15T10:00:00Z', 'spam', ['rescued', 'opened']);
   // Either side of midnight: the first counts on the 14th, the second on the 15th.
   await message(mb.bob, mb.alice, '2026-03-14T23:59:59.999Z', 'promotions');
+  // alice (Gmail) takes it to Primary the next morning
+  await movedToPrimary(mb.bob, '2026-03-15');
   await message(mb.bob, mb.alice, '2026-03-15T00:00:00.000Z', 'inbox', ['flagged']);
   // Mail across workspaces (the pool is installation-wide): each side counts in its own workspace.
   await message(mb.alice, mb.dave, '2026-03-10T08:00:00Z', 'inbox');
@@ -188,6 +195,7 @@ describe('GET /api/stats/analytics', () => {
       rescued: 0,
       opened: 0,
       replied: 0,
+      promotedToPrimary: 0,
       reputation: 50,
     });
   });
@@ -206,6 +214,7 @@ describe('GET /api/stats/analytics', () => {
       flagged: 1,
       replied: 1,
       bounced: 1,
+      promotedToPrimary: 1,
     });
     // found = 3 + 1 + 1 + 1 = 6; bounceRate over the 7 sent.
     expect(analytics.rates).toStrictEqual({
@@ -220,7 +229,7 @@ describe('GET /api/stats/analytics', () => {
   it('makes totals exactly the sum of the daily rows', async () => {
     for (const query of ['', '?period=7d', '?period=90d', `?mailboxId=${mb.alice}`]) {
       const { analytics } = ok<{ analytics: Analytics }>(await get(`/api/stats/analytics${query}`));
-      for (const key of ['sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied'] as const) {
+      for (const key of DAY_COUNT_COLUMNS) {
         expect(
           analytics.daily.reduce((sum, d) => sum + d[key], 0),
           `${query} ${key}`,
@@ -243,6 +252,7 @@ describe('GET /api/stats/analytics', () => {
         rescued: 0,
         opened: 0,
         replied: 0,
+        promotedToPrimary: 0,
         reputation: 71,
       },
       {
@@ -254,6 +264,7 @@ describe('GET /api/stats/analytics', () => {
         rescued: 1,
         opened: 2,
         replied: 1,
+        promotedToPrimary: 1,
         reputation: 71,
       },
     ]);
@@ -293,6 +304,7 @@ describe('GET /api/stats/analytics', () => {
       rescued: 0,
       opened: 0,
       replied: 0,
+      promotedToPrimary: 0,
       reputation: null,
     });
   });
@@ -333,6 +345,7 @@ describe('GET /api/stats/analytics', () => {
       flagged: 0,
       replied: 1,
       bounced: 1,
+      promotedToPrimary: 0,
     });
     expect(analytics.rates).toStrictEqual({
       inboxRate: 66.7,
@@ -358,6 +371,7 @@ describe('GET /api/stats/analytics', () => {
       flagged: 0,
       replied: 0,
       bounced: 0,
+      promotedToPrimary: 0,
     });
     expect(analytics.rates).toStrictEqual({ inboxRate: 0, spamRate: 100, openRate: 0, replyRate: 0, bounceRate: 0 });
   });
@@ -532,6 +546,9 @@ describe('GET /api/stats/engagement', () => {
       openRate: 33.3,
       replyRate: 16.7,
       rescueRate: 100,
+      // bob's mail alice found in Gmail's Promotions tab and took to Primary: 1 of the 1 found there
+      promotedToPrimary: 1,
+      promotedToPrimaryRate: 100,
     });
   });
 
@@ -539,7 +556,14 @@ describe('GET /api/stats/engagement', () => {
     const { engagement } = ok<{ engagement: Record<string, number> }>(
       await get('/api/stats/engagement?startDate=2025-06-01&endDate=2025-06-30'),
     );
-    expect(engagement).toMatchObject({ received: 0, openRate: 0, replyRate: 0, rescueRate: 0 });
+    expect(engagement).toMatchObject({
+      received: 0,
+      openRate: 0,
+      replyRate: 0,
+      rescueRate: 0,
+      promotedToPrimary: 0,
+      promotedToPrimaryRate: 0,
+    });
   });
 });
 
@@ -555,6 +579,7 @@ describe('GET /api/stats/daily-summary', () => {
       rescued: 1,
       opened: 2,
       replied: 1,
+      promotedToPrimary: 1,
       activeMailboxes: 2,
       pausedMailboxes: 1,
       errorMailboxes: 0,
@@ -641,6 +666,7 @@ describe('GET /api/mailboxes/:id/stats', () => {
         flagged: 0,
         replied: 1,
         bounced: 1,
+        promotedToPrimary: 0,
       },
       rates: { inboxRate: 66.7, spamRate: 33.3, openRate: 66.7, replyRate: 33.3, bounceRate: 25 },
     });
@@ -654,6 +680,7 @@ describe('GET /api/mailboxes/:id/stats', () => {
       rescued: 0,
       opened: 0,
       replied: 0,
+      promotedToPrimary: 0,
       reputation: 80,
     });
   });
@@ -677,6 +704,7 @@ describe('GET /api/mailboxes/:id/stats', () => {
         rescued: 0,
         opened: 0,
         replied: 0,
+        promotedToPrimary: 0,
         reputation: 80,
       },
     ]);
@@ -804,22 +832,33 @@ describe('the workspace rollup (finished days folded off the write path)', () =>
     await message(b, a, '2026-03-09T08:00:00Z', 'spam', ['rescued']);
     await message(a, b, '2026-03-14T08:00:00Z', 'inbox');
     await message(b, a, '2026-03-15T08:00:00Z', 'promotions');
+    // taken from Gmail's Promotions tab to Primary on a day that is folded, and on one that is not
+    await message(b, a, '2026-03-09T09:00:00Z', 'promotions');
+    await movedToPrimary(b, '2026-03-09');
+    await movedToPrimary(b, '2026-03-15');
     await recordReputation(t.database.db, a, '2026-03-01', 70);
     await recordReputation(t.database.db, b, '2026-03-09', 40);
 
     const live = { ws: await answers(ws), team: await answers(team) };
+    const engagement = (answer: unknown) => (answer as { engagement: Record<string, number> }).engagement;
+    expect(engagement(live.team[urls.indexOf('/api/stats/engagement?period=90d')])).toMatchObject({
+      promotedToPrimary: 2,
+      promotedToPrimaryRate: 100,
+    });
     const summary = await fold();
     expect(summary.throughDay).toBe('2026-03-13');
     const folded = await t.database.db
       .selectFrom('workspace_daily_stats')
-      .select(['day', 'sent', 'reputation_sum', 'reputation_count'])
+      .select(['day', 'sent', 'promoted_to_primary', 'reputation_sum', 'reputation_count'])
       .where('workspace_id', '=', team.id)
       .orderBy('day')
       .execute();
     // finished days only: the 14th and 15th are still summed live
-    expect(folded.map((row) => ({ ...row, sent: Number(row.sent) }))).toEqual([
-      { day: '2026-03-01', sent: 1, reputation_sum: 70, reputation_count: 1 },
-      { day: '2026-03-09', sent: 1, reputation_sum: 40, reputation_count: 1 },
+    expect(
+      folded.map((row) => ({ ...row, sent: Number(row.sent), promoted_to_primary: Number(row.promoted_to_primary) })),
+    ).toEqual([
+      { day: '2026-03-01', sent: 1, promoted_to_primary: 0, reputation_sum: 70, reputation_count: 1 },
+      { day: '2026-03-09', sent: 2, promoted_to_primary: 1, reputation_sum: 40, reputation_count: 1 },
     ]);
     expect(await answers(ws)).toEqual(live.ws);
     expect(await answers(team)).toEqual(live.team);
@@ -827,7 +866,11 @@ describe('the workspace rollup (finished days folded off the write path)', () =>
 
     expect((await team.request({ method: 'DELETE', url: `/api/mailboxes/${b}` })).statusCode).toBe(204);
     const afterDelete = await answers(team);
-    expect((afterDelete[0] as { analytics: Analytics }).analytics.totals).toMatchObject({ sent: 2, received: 2 });
+    expect((afterDelete[0] as { analytics: Analytics }).analytics.totals).toMatchObject({
+      sent: 2,
+      received: 3,
+      promotedToPrimary: 0,
+    });
     expect((await fold()).workspaces).toBe(1);
     expect(await answers(team)).toEqual(afterDelete);
   });

@@ -28,7 +28,7 @@ import type { StatsService } from './stats.service.js';
 const tags = ['stats'];
 
 const SENDER_RULE =
-  'Counted for the sender: `sent`/`received` are what the mailboxes sent and received; placement, rescued, opened, flagged, replied and bounced are about the mail they sent. Read from daily rollups.';
+  'Counted for the sender: `sent`/`received` are what the mailboxes sent and received; placement, rescued, opened, flagged, replied, promotedToPrimary and bounced are about the mail they sent. Read from daily rollups.';
 
 /** A body sent as a stream: the schema documents it, the type lets the route hand Fastify the stream. */
 const Streamed = (schema: Record<string, unknown>) => Type.Unsafe<NodeJS.ReadableStream>(schema);
@@ -122,8 +122,8 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'getEngagementStats',
-          summary: 'What the peers did with the mail: opened, flagged, replied, rescued',
-          description: `${PERIOD_DESCRIPTION} openRate and replyRate are over the messages the peers received (found in any folder), rescueRate over those found in spam.`,
+          summary: 'What the peers did with the mail: opened, flagged, replied, rescued, moved to Primary',
+          description: `${PERIOD_DESCRIPTION} openRate and replyRate are over the messages the peers received (found in any folder), rescueRate over those found in spam, promotedToPrimaryRate over those found in a promotions tab or folder.`,
           querystring: StatsQuery,
           response: { 200: EngagementEnvelope, ...errorResponses(400, 401, 404, 429) },
         },

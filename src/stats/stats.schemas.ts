@@ -90,6 +90,9 @@ export const Totals = Type.Object({
   flagged: count('Of the mail sent, flagged by the peers'),
   replied: count('Of the mail sent, replied to by the peers'),
   bounced: count('Of the mail sent, bounced'),
+  promotedToPrimary: count(
+    'Of the mail sent, taken by Gmail recipients from a tab (Promotions, Updates, Social, Forums) to Primary, counted when Gmail showed the move',
+  ),
 });
 export type Totals = Static<typeof Totals>;
 
@@ -105,8 +108,17 @@ export const Rates = Type.Object(
 );
 export type Rates = Static<typeof Rates>;
 
-/** The counts of one day's rollup, in the order the daily series, the export and the summary show them. */
-export const DAY_COUNT_COLUMNS = ['sent', 'received', 'inbox', 'spam', 'rescued', 'opened', 'replied'] as const;
+/** The counts of one day's rollup, in the order the daily series and the summary show them (the CSV's is EXPORT_COLUMNS). */
+export const DAY_COUNT_COLUMNS = [
+  'sent',
+  'received',
+  'inbox',
+  'spam',
+  'rescued',
+  'opened',
+  'replied',
+  'promotedToPrimary',
+] as const;
 const DayCountsShape = Object.fromEntries(DAY_COUNT_COLUMNS.map((column) => [column, Type.Integer()])) as Record<
   (typeof DAY_COUNT_COLUMNS)[number],
   TInteger
@@ -218,13 +230,33 @@ export const Engagement = Type.Object(
     openRate: percent('opened / received'),
     replyRate: percent('replied / received'),
     rescueRate: percent('rescued / spam: the share of the mail found in spam that was moved out of it'),
+    promotedToPrimary: Type.Integer({
+      description: 'Moved by Gmail recipients from a tab (Promotions, Updates, Social, Forums) to Primary',
+    }),
+    promotedToPrimaryRate: percent(
+      'promotedToPrimary / promotions: the share of the mail found in a promotions tab or folder that was moved to Primary',
+    ),
   },
   { description: 'What the peers did with the mail the selected mailboxes sent (sender side).' },
 );
 export type Engagement = Static<typeof Engagement>;
 export const EngagementEnvelope = Type.Object({ engagement: Engagement });
 
-export const EXPORT_COLUMNS = ['date', 'mailboxId', 'email', ...DAY_COUNT_COLUMNS, 'reputation'] as const;
+/** Columns added later go last, so a spreadsheet or script that reads them by position keeps working. */
+export const EXPORT_COLUMNS = [
+  'date',
+  'mailboxId',
+  'email',
+  'sent',
+  'received',
+  'inbox',
+  'spam',
+  'rescued',
+  'opened',
+  'replied',
+  'reputation',
+  'promotedToPrimary',
+] as const;
 
 export const ExportRow = Type.Object({
   date: Day,

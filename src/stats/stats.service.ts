@@ -114,6 +114,7 @@ function dayCountsOf(row: DayCounts | undefined): DayCounts {
     rescued: row?.rescued ?? 0,
     opened: row?.opened ?? 0,
     replied: row?.replied ?? 0,
+    promotedToPrimary: row?.promotedToPrimary ?? 0,
   };
 }
 
@@ -376,6 +377,8 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           openRate: percent(totals.opened, received),
           replyRate: percent(totals.replied, received),
           rescueRate: percent(totals.rescued, totals.spam),
+          promotedToPrimary: totals.promotedToPrimary,
+          promotedToPrimaryRate: percent(totals.promotedToPrimary, totals.promotions),
         };
       });
     },

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInteraction } from '../../src/interactions/interactions.repository.js';
+import { incrementDaily, recordInteraction } from '../../src/interactions/interactions.repository.js';
 import { SAMPLE_VALUES } from '../../src/templates/render.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
@@ -318,11 +318,21 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
   });
 
   it('shows the overview figures and charts', async () => {
+    // a Gmail peer took two of the mailbox's emails from a tab to Primary today, counted as the reader counts it
+    const [mailbox] = (
+      (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json() as {
+        mailboxes: Array<{ id: string }>;
+      }
+    ).mailboxes;
+    const today = new Date().toISOString().slice(0, 10);
+    for (let i = 0; i < 2; i++) await incrementDaily(t.database.db, mailbox!.id, today, 'promoted_to_primary');
     await nav('Overview').click();
     await heading('Overview').waitFor();
     await expect
       .poll(() => page.locator('.stat', { hasText: 'Mailboxes' }).first().locator('.stat-value').textContent())
       .toBe('1');
+    const movedToPrimary = page.locator('.placement .figures div', { hasText: 'Moved to Primary (Gmail)' });
+    await expect.poll(() => movedToPrimary.locator('dd').textContent()).toBe('2');
     await expect.poll(() => page.locator('.chart-canvas canvas').count()).toBe(2);
     await page.getByRole('radio', { name: '7 days' }).check({ force: true });
     await page.getByText('last 7 days').first().waitFor();
@@ -465,7 +475,9 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     ]);
     expect(download.suggestedFilename()).toMatch(/^warmup-stats-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/);
-    expect(csv[0]).toBe('date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation');
+    expect(csv[0]).toBe(
+      'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary',
+    );
     expect(csv.some((line) => line.includes(olive!.email))).toBe(true);
 
     const [pdf] = await Promise.all([

@@ -8,7 +8,8 @@
 // (promotions for both tabs, the tab kept), the move to Primary counted only where it took effect,
 // \Important on rescued and answered mail, spam found in [Gmail]/Spam and moved out, every email
 // counted once although All Mail holds it too, gwen's own mail that is not warmup left as it was,
-// and the placement statistics per provider.
+// the placement statistics per provider, and the moves to Primary in the engagement statistics,
+// each counted once however often the reader takes the step.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
@@ -240,6 +241,58 @@ describeWithMailStack('Gmail placement end to end (a Gmail-like IMAP server behi
         promotions: fromSender(pam.email).length + fromSender(uli.email).length,
         spam: fromSender(sid.email).length,
       });
+    },
+  );
+
+  it(
+    'counts each move to Primary once in the engagement statistics, however often the reader takes the step',
+    { timeout: 60_000 },
+    async () => {
+      const engagement = async (mailboxId?: string) => {
+        const query = mailboxId === undefined ? '' : `&mailboxId=${mailboxId}`;
+        const res = await testApp.workspace.request({ method: 'GET', url: `/api/stats/engagement?period=7d${query}` });
+        expect(res.statusCode, res.body).toBe(200);
+        return (res.json() as { engagement: Record<string, number> }).engagement;
+      };
+      const gwenId = ids.get(gwen.email)!;
+      const moved = await db
+        .selectFrom('warmup_messages')
+        .select(['id', 'message_id'])
+        .where('sender_mailbox_id', '=', ids.get(pam.email)!)
+        .where('recipient_mailbox_id', '=', gwenId)
+        .where('promoted_at', 'is not', null)
+        .execute();
+      expect(moved.length).toBeGreaterThan(0);
+      // pam's mail was found in Promotions and every one taken to Primary; uli's stayed in Updates
+      expect(await engagement(ids.get(pam.email))).toMatchObject({
+        promotedToPrimary: moved.length,
+        promotedToPrimaryRate: 100,
+      });
+      expect(await engagement(ids.get(uli.email))).toMatchObject({ promotedToPrimary: 0, promotedToPrimaryRate: 0 });
+      const before = await engagement();
+      expect(before.promotedToPrimary).toBe(moved.length);
+
+      // The reader takes the step again, as a worker restarted on the stored plan would: the email
+      // is back in INBOX, Gmail shows it in Primary since the move, so the move answers true again.
+      const [again] = moved;
+      const stored = gmail.messages(gwen.email).find((m) => m.messageId === again!.message_id)!;
+      expect(stored.category).toBe('primary');
+      stored.labels.delete('Warmup');
+      stored.labels.add('\\Inbox');
+      await db
+        .updateTable('warmup_messages')
+        .set({ engaged_at: null, rescue_due_at: clock.now().toISOString() })
+        .where('id', '=', again!.id)
+        .execute();
+      const commandsBefore = gmail.commands.length;
+      clock.set(new Date(start.getTime() + ++minute * 60_000));
+      const summary = await engine.runCycle({ at: clock.now(), ignoreSchedule: true });
+      expect(summary.errors).toEqual([]);
+      // the step was taken (the label removed again, the email filed again), and not counted
+      expect(gmail.commands.slice(commandsBefore).some((line) => line.includes('-X-GM-LABELS'))).toBe(true);
+      expect(summary.sync).toMatchObject({ promoted: 0, filed: 1 });
+      expect(stored.labels.has('Warmup')).toBe(true);
+      expect(await engagement()).toEqual(before);
     },
   );
 });

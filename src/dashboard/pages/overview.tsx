@@ -108,6 +108,10 @@ function PlacementCard({ period, data, error, loading, reload }: PeriodCardProps
               <dd>{formatNumber(data.totals.rescued)}</dd>
             </div>
             <div>
+              <dt>Moved to Primary (Gmail)</dt>
+              <dd>{formatNumber(data.totals.promotedToPrimary)}</dd>
+            </div>
+            <div>
               <dt>Sent</dt>
               <dd>{formatNumber(data.totals.sent)}</dd>
             </div>

@@ -24,6 +24,7 @@ import * as workClaims from './023-work-claims.js';
 import * as retention from './024-retention.js';
 import * as signInFailures from './025-sign-in-failures.js';
 import * as planInbound from './026-plan-inbound.js';
+import * as promotedToPrimary from './027-promoted-to-primary.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '024-retention': retention,
   '025-sign-in-failures': signInFailures,
   '026-plan-inbound': planInbound,
+  '027-promoted-to-primary': promotedToPrimary,
 };
 
 export const migrationProvider: MigrationProvider = {
