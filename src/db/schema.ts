@@ -320,7 +320,7 @@ export interface StatsFoldsTable {
   through_day: string;
 }
 
-/** Time-limited claims on named work (`plan`, `sync:<mailboxId>`): the scale-out lock. */
+/** Time-limited claims on named work (`plan:<bucket>`, `send:<mailboxId>`, …): the scale-out lock. Syncs are claimed on the mailbox row instead (`sync_owner`). */
 export interface LeasesTable {
   key: string;
   owner: string;

@@ -197,7 +197,7 @@ async function sendCopies(
   return 'waiting';
 }
 
-/** Looks for the copies not found yet, seed by seed (under the seed's sync lease: one IMAP session per account). */
+/** Looks for the copies not found yet, seed by seed (holding the seed through its sync claim: one IMAP session per account). */
 async function findCopies(
   deps: PlacementDeps,
   id: string,
