@@ -161,6 +161,7 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
       if (sync) {
         found.inc({ outcome: 'received' }, sync.received);
         found.inc({ outcome: 'rescued_from_spam' }, sync.rescued);
+        found.inc({ outcome: 'moved_to_primary' }, sync.promoted);
         found.inc({ outcome: 'bounced' }, sync.bounced);
         found.inc({ outcome: 'lost' }, sync.lost);
         errors.inc({ kind: 'sync_failed' }, sync.failed);
