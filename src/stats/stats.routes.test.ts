@@ -769,11 +769,13 @@ describe('the workspace rollup (finished days folded off the write path)', () =>
     '/api/stats/reputation?startDate=2026-03-02&endDate=2026-03-09',
     '/api/stats/engagement?period=90d',
     '/api/stats/placement?period=90d',
-    // placement from the running totals: a range inside the folded days, one across the mark, one before any
+    // placement from the running totals: a range inside the folded days, one across the mark, one
+    // ending on it, one before any, and one just after it (the mark's totals are not subtracted)
     '/api/stats/placement?startDate=2026-03-02&endDate=2026-03-09',
     '/api/stats/placement?startDate=2026-03-09&endDate=2026-03-14',
     '/api/stats/placement?startDate=2026-03-10&endDate=2026-03-13',
     '/api/stats/placement?startDate=2026-02-01&endDate=2026-02-28',
+    '/api/stats/placement?startDate=2026-03-14&endDate=2026-03-15',
     '/api/stats/dashboard',
   ];
   const answers = async (workspace: TestWorkspace) =>

@@ -76,7 +76,9 @@ export interface StatsReport {
 export const REPORT_PLACEMENT_TESTS = 50;
 
 /** By the receiving mailbox's provider: where that provider's mailboxes found the mail they received. */
-function placementByProvider(mailboxes: MailboxTotals[]): Placement['byProvider'] {
+function placementByProvider(
+  mailboxes: Array<Pick<MailboxTotals, 'provider' | 'receivedPlacement'>>,
+): Placement['byProvider'] {
   const providers = new Map<
     string,
     { provider: string; inbox: number; spam: number; promotions: number; other: number }
@@ -337,7 +339,9 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
       return cached(cacheKey('placement', workspaceId, range.startDate, range.endDate, mailboxId), async () => {
         await check();
         const mailboxes = await repository.placementTotals(workspaceId, range, mailboxId);
-        const totals = sumTotals(mailboxes);
+        const totals = { inbox: 0, spam: 0, promotions: 0, other: 0 };
+        for (const mailbox of mailboxes)
+          for (const column of ['inbox', 'spam', 'promotions', 'other'] as const) totals[column] += mailbox[column];
         const total = found(totals);
         return {
           ...range,
