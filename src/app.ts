@@ -79,22 +79,26 @@ export const SLOW_REQUEST_MS = 1_000;
 class RequestLogController extends LogController {
   private readonly slowRequestMs: number;
 
-  constructor(slowRequestMs: number) {
-    super();
+  constructor(slowRequestMs: number, options: { disableRequestLogging: boolean }) {
+    super(options);
     this.slowRequestMs = slowRequestMs;
   }
 
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
     const responseTime = Math.round(reply.elapsedTime);
     const level = error || reply.statusCode >= 500 || responseTime >= this.slowRequestMs ? 'info' : 'debug';
+    // At `info` (the default) nearly every request is a `debug` line pino would drop: skip building it.
+    const log = reply.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    if (log.isLevelEnabled?.(level) === false) return;
     // queries that hold a secret (an authorization code, an invite token): never in a log line
     const callback = SECRET_QUERY_PATHS.find((path) => request.url.startsWith(`${path}?`));
     const req = callback
       ? { method: request.method, url: `${callback}?[redacted]`, host: request.host, ip: request.ip, headers: {} }
       : request;
-    reply.log[level](
+    log[level](
       { req, res: { statusCode: reply.statusCode }, responseTime },
       `${request.method} ${request.url.split('?')[0]} ${reply.statusCode} in ${responseTime} ms`,
     );
@@ -137,7 +141,8 @@ export async function buildApp({
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
-    logController: new RequestLogController(slowRequestMs),
+    // without a logger there is nothing to log: no line is built
+    logController: new RequestLogController(slowRequestMs, { disableRequestLogging: !logger }),
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
