@@ -25,6 +25,7 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Readonly<Record
     setHeader(name: string, value: string | number) {
       headers[name.toLowerCase()] = String(value);
     },
+    // helmet removes X-Powered-By; neither Node nor Fastify sets it, so no response has one to remove
     removeHeader(name: string) {
       delete headers[name.toLowerCase()];
     },
