@@ -14,15 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type {
-  Insertable,
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
+import type { Insertable } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
 import { fixedClock } from '../src/clock.js';
@@ -35,6 +27,7 @@ import { seededRandom } from '../src/engine/random.js';
 import { syncMailboxes } from '../src/engine/reader.js';
 import { updateReputation } from '../src/engine/reputation.js';
 import { machine } from '../test/scale/cluster.js';
+import { StatementCounter } from '../test/helpers/statement-counter.js';
 
 export interface ClaimsBenchOptions {
   quick?: boolean;
@@ -65,20 +58,6 @@ export interface ClaimsBenchResult {
 }
 
 const T0 = new Date('2026-03-04T10:00:00.000Z');
-
-/** Counts the statements a database handle runs and the rows they return or change. */
-class Counting implements KyselyPlugin {
-  statements = 0;
-  rows = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.rows += args.result.rows.length + Number(args.result.numAffectedRows ?? 0);
-    return args.result;
-  }
-}
 
 export async function runClaimsBench(options: ClaimsBenchOptions = {}): Promise<ClaimsBenchResult> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -126,7 +105,7 @@ async function measure(dialect: Dialect, mailboxes: number, cycles: number, base
       await applyHealthGuard(engine, now);
     };
 
-    const first = new Counting();
+    const first = new StatementCounter();
     let started = performance.now();
     await steps(deps(database.handle.db.withPlugin(first)), T0);
     const firstPassMs = performance.now() - started;
@@ -135,7 +114,7 @@ async function measure(dialect: Dialect, mailboxes: number, cycles: number, base
     let statements = 0;
     let rows = 0;
     for (let i = 1; i <= cycles; i += 1) {
-      const counting = new Counting();
+      const counting = new StatementCounter();
       const now = new Date(T0.getTime() + i * DEFAULT_CYCLE_INTERVAL_MS);
       started = performance.now();
       await steps(deps(database.handle.db.withPlugin(counting)), now);

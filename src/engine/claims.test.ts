@@ -1,16 +1,9 @@
-import type {
-  KyselyPlugin,
-  PluginTransformQueryArgs,
-  PluginTransformResultArgs,
-  QueryResult,
-  RootOperationNode,
-  UnknownRow,
-} from 'kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { StatementCounter } from '../../test/helpers/statement-counter.js';
 import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
 import type { EngineDeps } from './engine.js';
 import { applyHealthGuard } from './health.js';
@@ -25,20 +18,6 @@ import {
 } from './mailbox-engine-state.repository.js';
 import { IDLE_CHECK_MS, syncMailboxes } from './reader.js';
 import { updateReputation } from './reputation.js';
-
-/** Counts the statements a database handle runs and the rows they return or change. */
-class Counting implements KyselyPlugin {
-  statements = 0;
-  rows = 0;
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    this.rows += args.result.rows.length + Number(args.result.numAffectedRows ?? 0);
-    return args.result;
-  }
-}
 
 const T0 = new Date('2026-03-02T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -82,7 +61,7 @@ describe('work is claimed, not scanned', () => {
   });
 
   it(`a cycle over ${IDLE} idle mailboxes runs a handful of statements and reads or writes no mailbox row`, async () => {
-    const counting = new Counting();
+    const counting = new StatementCounter();
     const counted: EngineDeps = { ...deps, db: testApp.database.db.withPlugin(counting) };
     const now = at(10 * 60_000);
     const sync = await syncMailboxes(counted, { now, ignoreSchedule: false });
@@ -125,7 +104,7 @@ describe('work is claimed, not scanned', () => {
     const recipient = ids[500];
     await pullSyncDue(testApp.database.db, [recipient], at(21 * 60_000));
     expect((await syncMailboxes(deps, { now: at(20 * 60_000), ignoreSchedule: false })).synced).toBe(0);
-    const counting = new Counting();
+    const counting = new StatementCounter();
     const summary = await syncMailboxes(
       { ...deps, db: testApp.database.db.withPlugin(counting) },
       { now: at(21 * 60_000), ignoreSchedule: false },

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { addDays, utcDay } from '../calendar.js';
 import type { Database } from '../db/schema.js';
+import { TOTAL_COLUMNS } from '../stats/stats.schemas.js';
+import { PLACEMENTS } from './interactions.schemas.js';
 
 /*
  * The workspace-level daily rollup: finished UTC days of `daily_stats` summed per workspace into
@@ -17,21 +19,24 @@ export const FOLD_AFTER_DAYS = 2;
 /** Workspaces brought up to date per run at most, so a run never holds the lease for long. */
 export const FOLD_WORKSPACES_PER_RUN = 50;
 
-/** The counters kept per workspace and day: what the workspace-wide statistics sum. */
-export const WORKSPACE_COUNTERS = [
-  'sent',
-  'received',
-  'inbox',
-  'spam',
-  'promotions',
-  'other',
-  'rescued',
-  'opened',
-  'flagged',
-  'replied',
-  'bounced',
-  'promoted_to_primary',
-] as const;
+/** The counters kept per workspace and day: what the workspace-wide statistics sum, under their rollup names. */
+export const WORKSPACE_COUNTERS = TOTAL_COLUMNS.map((counter) => rollupColumn(counter));
+
+/**
+ * A counter's rollup column as a type (`promotedToPrimary` → `promoted_to_primary`), so that a
+ * counter the tables lack fails to compile rather than to query.
+ */
+export type RollupColumn<Counter extends string> = Counter extends `${infer Letter}${infer Rest}`
+  ? `${Letter extends Lowercase<Letter> ? Letter : `_${Lowercase<Letter>}`}${RollupColumn<Rest>}`
+  : Counter;
+
+/**
+ * The rollup column of a counter: the API names counters in camelCase (`promotedToPrimary`), the
+ * rollup tables in snake_case (`promoted_to_primary`); one-word names are the same in both.
+ */
+export function rollupColumn<Counter extends string>(counter: Counter): RollupColumn<Counter> {
+  return counter.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) as RollupColumn<Counter>;
+}
 
 export interface FoldSummary {
   /** Workspaces brought up to date by this run. */
@@ -93,17 +98,11 @@ export async function foldFinishedDays(db: Kysely<Database>, now: Date): Promise
   }
 }
 
+/** Where the mail a mailbox received was filed: a `daily_stats` counter per placement (migration 003). */
+export const RECEIVED_PLACEMENT_COUNTERS = PLACEMENTS.map((placement) => `received_${placement}` as const);
+
 /** The placement counters kept as running totals per mailbox (`placement_running_totals`, migration 024). */
-export const PLACEMENT_COUNTERS = [
-  'inbox',
-  'spam',
-  'promotions',
-  'other',
-  'received_inbox',
-  'received_spam',
-  'received_promotions',
-  'received_other',
-] as const;
+export const PLACEMENT_COUNTERS = [...PLACEMENTS, ...RECEIVED_PLACEMENT_COUNTERS];
 
 /**
  * Appends the workspace's days in (after, throughDay] to its mailboxes' running placement totals,

@@ -1,18 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
-/** Today's counts of the whole installation, from the daily rollups (one row per mailbox). */
-export interface TodayCounts {
-  sent: number;
-  inbox: number;
-  spam: number;
-  promotions: number;
-  other: number;
-  bounced: number;
-  failed: number;
-  lost: number;
-}
-
 export const TODAY_COUNT_COLUMNS = [
   'sent',
   'inbox',
@@ -23,6 +11,9 @@ export const TODAY_COUNT_COLUMNS = [
   'failed',
   'lost',
 ] as const;
+
+/** Today's counts of the whole installation, from the daily rollups (one row per mailbox). */
+export type TodayCounts = Record<(typeof TODAY_COUNT_COLUMNS)[number], number>;
 
 export async function sumTodayCounts(db: Kysely<Database>, day: string): Promise<TodayCounts> {
   const row = await db

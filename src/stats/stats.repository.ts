@@ -3,8 +3,9 @@ import type { Database } from '../db/schema.js';
 import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
 import { addDays } from '../calendar.js';
-import { PLACEMENT_COUNTERS } from '../interactions/workspace-rollup.js';
-import { DAY_COUNT_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
+import type { Placement } from '../interactions/interactions.schemas.js';
+import { PLACEMENT_COUNTERS, RECEIVED_PLACEMENT_COUNTERS, rollupColumn } from '../interactions/workspace-rollup.js';
+import { DAY_COUNT_COLUMNS, TOTAL_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
 
 /*
  * All statistics SQL. It reads the rollups only, never the interactions: `daily_stats` (one row
@@ -15,22 +16,6 @@ import { DAY_COUNT_COLUMNS, type DayCounts, type Totals } from './stats.schemas.
  * the workers on its one hot row per workspace and day), and sum the later days live. Every query is scoped by workspace, so
  * another workspace's mailbox is simply not found.
  */
-
-export const TOTAL_COLUMNS = [
-  'sent',
-  'received',
-  'inbox',
-  'spam',
-  'promotions',
-  'other',
-  'rescued',
-  'opened',
-  'flagged',
-  'replied',
-  'bounced',
-  'promotedToPrimary',
-] as const;
-const RECEIVED_COLUMNS = ['received_inbox', 'received_spam', 'received_promotions', 'received_other'] as const;
 
 export interface DayTotals extends Totals {
   day: string;
@@ -49,12 +34,7 @@ export interface MailboxSummary {
 }
 
 /** Where the mail a mailbox received was found (the receiving side of placement). */
-export interface ReceivedPlacement {
-  inbox: number;
-  spam: number;
-  promotions: number;
-  other: number;
-}
+export type ReceivedPlacement = Record<Placement, number>;
 
 export interface MailboxTotals extends Totals {
   mailboxId: string;
@@ -66,7 +46,7 @@ export interface MailboxTotals extends Totals {
 }
 
 /** One mailbox's placement over a range: where its mail was found, and where the mail it received was filed. */
-export interface MailboxPlacement extends Pick<Totals, 'inbox' | 'spam' | 'promotions' | 'other'> {
+export interface MailboxPlacement extends Pick<Totals, Placement> {
   mailboxId: string;
   email: string;
   provider: ProviderId;
@@ -94,14 +74,6 @@ interface MailboxListing {
   status: MailboxStatus;
   provider: ProviderId;
   reputation: number;
-}
-
-/**
- * The rollup column of a counter: the API names counters in camelCase (`promotedToPrimary`), the
- * rollup tables in snake_case (`promoted_to_primary`); one-word names are the same in both.
- */
-function rollupColumn(counter: string): string {
-  return counter.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** A counter's rollup column, read under the counter's own name. */
@@ -161,7 +133,9 @@ export interface MailboxCheckRow {
 /** A mailbox with its counters (0 for those `row` lacks) and where the mail it received was filed. */
 function withTotals(
   mailbox: MailboxListing,
-  row: Partial<Record<(typeof TOTAL_COLUMNS | typeof RECEIVED_COLUMNS)[number], number | string | null>> | undefined,
+  row:
+    | Partial<Record<(typeof TOTAL_COLUMNS | typeof RECEIVED_PLACEMENT_COUNTERS)[number], number | string | null>>
+    | undefined,
 ): MailboxTotals {
   return {
     mailboxId: mailbox.id,
@@ -440,7 +414,7 @@ export function createStatsRepository(db: Kysely<Database>) {
      * mailboxes × days: it sums each mailbox's rows of the range.
      */
     async mailboxTotals(workspaceId: string, range: DayRange, mailboxId?: string): Promise<MailboxTotals[]> {
-      const sums = [...TOTAL_COLUMNS, ...RECEIVED_COLUMNS].map((column) => total(column).as(column));
+      const sums = [...TOTAL_COLUMNS, ...RECEIVED_PLACEMENT_COUNTERS].map((column) => total(column).as(column));
       const [mailboxes, rows] = await Promise.all([
         listMailboxes(workspaceId, mailboxId),
         mailboxId !== undefined

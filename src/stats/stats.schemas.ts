@@ -95,6 +95,8 @@ export const Totals = Type.Object({
   ),
 });
 export type Totals = Static<typeof Totals>;
+/** The counters of Totals, in its order: what the statistics sum, and the workspace rollup keeps (interactions/workspace-rollup.ts). */
+export const TOTAL_COLUMNS = Object.keys(Totals.properties) as Array<keyof Totals>;
 
 export const Rates = Type.Object(
   {
@@ -118,7 +120,7 @@ export const DAY_COUNT_COLUMNS = [
   'opened',
   'replied',
   'promotedToPrimary',
-] as const;
+] as const satisfies ReadonlyArray<keyof Totals>;
 const DayCountsShape = Object.fromEntries(DAY_COUNT_COLUMNS.map((column) => [column, Type.Integer()])) as Record<
   (typeof DAY_COUNT_COLUMNS)[number],
   TInteger

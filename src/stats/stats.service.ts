@@ -14,27 +14,27 @@ import { placementTestView } from '../placement-tests/placement-tests.service.js
 import {
   byEmail,
   createStatsRepository,
-  TOTAL_COLUMNS,
   type DayTotals,
   type MailboxCheckRow,
   type MailboxDay,
   type MailboxTotals,
 } from './stats.repository.js';
-import type {
-  Analytics,
-  DailyRow,
-  DailySummary,
-  DailySummaryQuery,
-  DashboardStats,
-  DayCounts,
-  Engagement,
-  ExportRow,
-  MailboxStats,
-  Placement,
-  Rates,
-  Reputation,
-  StatsQuery,
-  Totals,
+import {
+  TOTAL_COLUMNS,
+  type Analytics,
+  type DailyRow,
+  type DailySummary,
+  type DailySummaryQuery,
+  type DashboardStats,
+  type DayCounts,
+  type Engagement,
+  type ExportRow,
+  type MailboxStats,
+  type Placement,
+  type Rates,
+  type Reputation,
+  type StatsQuery,
+  type Totals,
 } from './stats.schemas.js';
 
 export interface StatsServiceDeps {

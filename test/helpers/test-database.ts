@@ -61,12 +61,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** The schema the test database's tables are in: its own on PostgreSQL; undefined on SQLite, a file of its own. */
+export async function ownSchema(database: TestDatabase): Promise<string | undefined> {
+  if (database.dialect !== 'postgres') return undefined;
+  return (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema;
+}
+
 /** A Migrator over the test database's own schema (PostgreSQL) or file (SQLite), to step through migrations. */
 export async function testMigrator(database: TestDatabase): Promise<Migrator> {
-  const schema =
-    database.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
-      : undefined;
+  const schema = await ownSchema(database);
   return new Migrator({
     db: database.db,
     provider: migrationProvider,

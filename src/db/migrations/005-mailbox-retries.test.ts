@@ -1,20 +1,9 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createTestDatabase, testMigrator, type TestDatabase } from '../../../test/helpers/test-database.js';
-
-let database: TestDatabase;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  await database.close();
-});
+import { expect, it } from 'vitest';
+import { createTestDatabaseAt } from '../../../test/helpers/migration-test-database.js';
 
 it('brings back the mailboxes the old rules stopped for an outage, and only those', async () => {
-  const m = await testMigrator(database);
-  expect((await m.migrateTo('004-api-keys')).error).toBeUndefined();
+  const database = await createTestDatabaseAt('004-api-keys');
   await sql`insert into workspaces (id, name, created_at) values ('ws_1', 'w', '2026-01-01T00:00:00.000Z')`.execute(
     database.db,
   );
@@ -32,7 +21,7 @@ it('brings back the mailboxes the old rules stopped for an outage, and only thos
         '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 3, 0, ${lastError})`.execute(database.db);
   }
 
-  expect((await m.migrateToLatest()).error).toBeUndefined();
+  await database.migrateToLatest();
 
   const rows = await database.db
     .selectFrom('mailboxes')

@@ -1,31 +1,16 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  insertRawMailbox,
-  testMigrator,
-  type TestDatabase,
-} from '../../../test/helpers/test-database.js';
-
-let database: TestDatabase;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  await database.close();
-});
+import { expect, it } from 'vitest';
+import { createTestDatabaseAt } from '../../../test/helpers/migration-test-database.js';
+import { insertRawMailbox } from '../../../test/helpers/test-database.js';
 
 it('adds the DNS rule, DKIM selector and blocklist state empty to existing mailboxes, and goes down and up again', async () => {
-  const m = await testMigrator(database);
-  expect((await m.migrateTo('012-webhooks')).error).toBeUndefined();
+  const database = await createTestDatabaseAt('012-webhooks');
   await insertRawMailbox(database, 'v1:x');
   await database.db
     .insertInto('mailbox_checks')
     .values({ mailbox_id: 'mbx_1', check: 'dmarc', status: 'fail', detail: 'none', fix: 'publish', checked_at: 'x' })
     .execute();
 
-  expect((await m.migrateTo('014-deliverability-checks')).error).toBeUndefined();
+  await database.migrateTo('014-deliverability-checks');
   const row = await database.db
     .selectFrom('mailboxes')
     .select(['status', 'paused_for', 'dkim_selector', 'dkim_selector_source'])
@@ -54,7 +39,7 @@ it('adds the DNS rule, DKIM selector and blocklist state empty to existing mailb
     })
     .execute();
 
-  expect((await m.migrateTo('012-webhooks')).error).toBeUndefined();
-  expect((await m.migrateToLatest()).error).toBeUndefined();
+  await database.migrateTo('012-webhooks');
+  await database.migrateToLatest();
   expect(await database.db.selectFrom('blocklist_results').selectAll().execute()).toEqual([]);
 });

@@ -1,25 +1,10 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  insertRawMailbox,
-  testMigrator,
-  type TestDatabase,
-} from '../../../test/helpers/test-database.js';
-
-let database: TestDatabase;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  await database.close();
-});
+import { expect, it } from 'vitest';
+import { createTestDatabaseAt } from '../../../test/helpers/migration-test-database.js';
+import { insertRawMailbox } from '../../../test/helpers/test-database.js';
 
 it('keeps the verdicts across the migration and lets them outlive their warmup message', async () => {
-  const m = await testMigrator(database);
-  expect((await m.migrateTo('020-oidc-sign-in')).error).toBeUndefined();
+  const database = await createTestDatabaseAt('020-oidc-sign-in');
   await insertRawMailbox(database);
   await sql`insert into warmup_messages (id, message_id, thread_id, sender_mailbox_id, recipient_mailbox_id, kind,
       turn, plan_day, due_at, status, created_at)
@@ -31,7 +16,7 @@ it('keeps the verdicts across the migration and lets them outlive their warmup m
     database.db,
   );
 
-  expect((await m.migrateToLatest()).error).toBeUndefined();
+  await database.migrateToLatest();
   if (database.dialect === 'sqlite') {
     // the table was made again: its index came back with it
     const { rows } = await sql<{ name: string }>`
