@@ -94,16 +94,22 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
     { timeout: 240_000 },
     async () => {
       await cycles(8);
-      const sent = await db.selectFrom('warmup_messages').selectAll().where('status', '=', 'sent').execute();
+      const all = await db.selectFrom('warmup_messages').selectAll().execute();
+      const sent = all.filter((m) => m.status === 'sent');
       const from = (u: MailUser) => sent.filter((m) => m.sender_mailbox_id === ids.get(u.email));
+      // what every message became, sender → recipient, in a failure's message
+      const nameOf = new Map([...ids].map(([email, id]) => [id, email.split('@')[0]]));
+      const story = all
+        .map((m) => `${nameOf.get(m.sender_mailbox_id)}→${nameOf.get(m.recipient_mailbox_id)} ${m.kind} ${m.status}`)
+        .join('; ');
 
       // Outlook-style: every email olga sent was renamed on the way, and every one was found.
-      expect(from(olga).length).toBeGreaterThan(0);
+      expect(from(olga).length, story).toBeGreaterThan(0);
       for (const m of from(olga)) expect(m.found_at, m.message_id).not.toBeNull();
 
       // Renamed with nothing kept: rene's replies are found by their thread; his new threads cannot be.
       const reneReplies = from(rene).filter((m) => m.kind === 'reply');
-      expect(reneReplies.length).toBeGreaterThan(0);
+      expect(reneReplies.length, story).toBeGreaterThan(0);
       for (const m of reneReplies) expect(m.found_at, m.message_id).not.toBeNull();
       for (const m of from(rene).filter((m) => m.kind === 'initial')) expect(m.found_at).toBeNull();
 
