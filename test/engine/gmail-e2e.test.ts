@@ -15,9 +15,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
 import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
-import { planDay } from '../../src/engine/planner.js';
 import { openImapSession } from '../../src/mail/imap.js';
-import { countOpenMessages, createStackMailbox, proveAll, testEngineDeps } from '../helpers/engine.js';
+import { countOpenMessages, createStackMailbox, planDayWith, proveAll, testEngineDeps } from '../helpers/engine.js';
 import {
   startGmailServerForStack,
   type GmailDelivery,
@@ -135,7 +134,13 @@ describeWithMailStack('Gmail placement end to end (a Gmail-like IMAP server behi
       const junkBefore = untouched(junk);
 
       clock.set(new Date(start.getTime() + ++minute * 60_000));
-      await planDay(engine.deps, clock.now(), { ignoreSchedule: true });
+      // each of the four writes to gwen today
+      const gwenId = ids.get(gwen.email)!;
+      await planDayWith(engine.deps, clock.now(), (planned) =>
+        [gus, pam, uli, sid].every((user) =>
+          planned.some((m) => m.sender_mailbox_id === ids.get(user.email) && m.recipient_mailbox_id === gwenId),
+        ),
+      );
       // replies count against the day's budget; this suite is about reading, so the day has room for them
       await db
         .updateTable('mailbox_plans')
@@ -152,7 +157,6 @@ describeWithMailStack('Gmail placement end to end (a Gmail-like IMAP server behi
       }
       expect(await countOpenMessages(db)).toBe(0);
 
-      const gwenId = ids.get(gwen.email)!;
       const received = await db
         .selectFrom('warmup_messages as w')
         .innerJoin('mailboxes as s', 's.id', 'w.sender_mailbox_id')

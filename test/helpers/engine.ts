@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine.js';
 import type { Database } from '../../src/db/schema.js';
+import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';
 import type { MailStack } from '../mailstack/use-mail-stack.js';
 import type { MailUser } from '../mailstack/users.js';
@@ -104,4 +105,38 @@ export async function countOpenMessages(db: Kysely<Database>): Promise<number> {
     )
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A planned email as a test about reading looks at its plan: who writes to whom. */
+export interface PlannedPair {
+  sender_mailbox_id: string;
+  recipient_mailbox_id: string;
+}
+
+/**
+ * Plans the day (as `run-once --ignore-schedule` does) again and again until its plan holds the mail
+ * a test reads, such as one email from each sender to one recipient. Partners are drawn at random
+ * (and mailbox ids, which order the pool, are random too), so a test about reading must not rest on
+ * one draw: with a fixed plan it passed most runs and failed the rest.
+ */
+export async function planDayWith(
+  deps: EngineDeps,
+  at: Date,
+  holdsWhatTheTestReads: (planned: PlannedPair[]) => boolean,
+  draws = 100,
+): Promise<void> {
+  for (let draw = 1; draw <= draws; draw += 1) {
+    await planDay(deps, at, { ignoreSchedule: true });
+    const planned = await deps.db
+      .selectFrom('warmup_messages')
+      .select(['sender_mailbox_id', 'recipient_mailbox_id'])
+      .where('status', '=', 'planned')
+      .where('kind', '=', 'initial')
+      .execute();
+    if (holdsWhatTheTestReads(planned)) return;
+    await deps.db.deleteFrom('warmup_messages').where('status', '=', 'planned').execute();
+    await deps.db.deleteFrom('plan_inbound').execute();
+    await deps.db.deleteFrom('mailbox_plans').execute();
+  }
+  throw new Error(`none of ${draws} plans of the day holds the mail the test reads`);
 }
