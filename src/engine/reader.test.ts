@@ -717,6 +717,63 @@ describe('syncMailboxes', () => {
     expect(await mailbox(frank.id)).toMatchObject({ sync_owner: null, sync_claimed_until: null });
   });
 
+  it('a slow mailbox holds up only its own lane: the others are all read before it finishes', async () => {
+    // five mailboxes with mail to find, and Erin looking for bounces of hers: six syncs on four lanes
+    const recipients = [frank];
+    for (const name of ['gina', 'hugo', 'iris', 'jack']) {
+      recipients.push(await insertMailbox(database.db, erin.workspace_id, { email: `${name}@golf.test` }));
+    }
+    for (const recipient of recipients) {
+      const row = await insertMessage(database.db, {
+        sender: erin,
+        recipient,
+        dueAt: at(-hours(1)),
+        status: 'sent',
+        sentAt: at(-hours(1)),
+      });
+      imap.account(recipient.email).deliver('INBOX', row.message_id);
+    }
+    // the first in id order is among the first claimed whatever the lanes: its provider is far away
+    const slow = [...recipients].sort((a, b) => a.id.localeCompare(b.id))[0];
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    deps.imap = async (config) => {
+      if (config.username === slow.email) await answered;
+      return imap.factory(config);
+    };
+    const others = [erin, ...recipients].filter((m) => m.id !== slow.id).map((m) => m.id);
+    const readOthers = async () =>
+      database.db
+        .selectFrom('mailboxes')
+        .select('id')
+        .where('id', 'in', others)
+        .where('last_sync_at', 'is not', null)
+        .execute();
+
+    const syncing = syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    let readMeanwhile = 0;
+    let slowReadMeanwhile: string | null = null;
+    try {
+      // in lockstep the two mailboxes after the first claim of four would wait for the slow one
+      const deadline = performance.now() + 5_000;
+      while ((readMeanwhile = (await readOthers()).length) < others.length && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      slowReadMeanwhile = (await mailbox(slow.id)).last_sync_at;
+    } finally {
+      answer();
+    }
+    const summary = await syncing;
+
+    expect(readMeanwhile).toBe(others.length);
+    expect(slowReadMeanwhile).toBeNull();
+    expect(summary).toMatchObject({ synced: 6, failed: 0, received: 5 });
+    // every mailbox read once, none twice by two lanes
+    for (const m of [erin, ...recipients]) expect(imap.logins.get(m.email) ?? 0).toBeLessThanOrEqual(1);
+    for (const m of recipients) expect(imap.logins.get(m.email)).toBe(1);
+    expect(await mailbox(slow.id)).toMatchObject({ last_sync_at: NOW.toISOString(), sync_owner: null });
+  });
+
   it('opens no connection for a mailbox with nothing to look for', async () => {
     const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
     expect(summary.synced).toBe(2);

@@ -35,7 +35,7 @@ import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { Receiver } from '../verdicts/receiver-verdict.js';
 import { recordReceiverVerdict } from '../verdicts/record-verdict.js';
 import { clientProfileOf } from './client-profile.js';
-import { forEachLimited } from './concurrency.js';
+import { forEachClaimed } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
 import {
@@ -127,7 +127,7 @@ export interface SyncSummary {
 
 /** Messages handled between two renewals of the sync claim. */
 const LEASE_RENEW_EVERY = 50;
-/** Mailboxes synced at the same time, each over its own connection; also the size of a claim. */
+/** Mailboxes synced at the same time (lanes), each over its own connection. */
 const SYNC_CONCURRENCY = 4;
 /** At most this many unfinished messages are looked up per mailbox and sync. */
 const PENDING_LIMIT = 500;
@@ -154,10 +154,12 @@ const STRAY_COPY_WINDOW_MS = 2 * 24 * 60 * 60_000;
 const BOUNCE_WINDOW_MS = 4 * 24 * 60 * 60_000;
 
 /**
- * Syncs the mailboxes that are due, claimed a few at a time (claimSyncs: one statement per batch,
- * FOR UPDATE SKIP LOCKED on PostgreSQL), each then given back with its next due time. Mailboxes that
- * expect nothing are not due, so they cost this call nothing. With `ignoreSchedule` every active
- * mailbox not held by another worker is synced once, in id order.
+ * Syncs the mailboxes that are due on SYNC_CONCURRENCY lanes, each lane claiming its next mailbox as
+ * soon as it finished one (claimSyncs: one statement per claim, FOR UPDATE SKIP LOCKED on
+ * PostgreSQL), so a slow mailbox holds up its own lane only, not the others'. Each mailbox is then
+ * given back with its next due time. Mailboxes that expect nothing are not due, so they cost this
+ * call nothing. With `ignoreSchedule` every active mailbox not held by another worker is synced
+ * once, in id order.
  */
 export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promise<SyncSummary> {
   const summary: SyncSummary = {
@@ -182,20 +184,27 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
   const now = options.now;
   summary.lost = await markLostMessages(deps, now);
 
+  // the claim's end is the same for every claim of this call: `now` is the call's
+  const claimedUntil = new Date(now.getTime() + deps.settings.leaseMs);
+  // ignoreSchedule: every active mailbox once, in id order; claims run one at a time, so the
+  // cursor only moves forward and no mailbox is skipped or synced twice by two lanes
   let after = options.ignoreSchedule ? '' : undefined;
-  while (!options.signal?.aborted) {
-    const claimedUntil = new Date(now.getTime() + deps.settings.leaseMs);
+  const claim = async (limit: number): Promise<string[]> => {
     const ids = await claimSyncs(deps.db, {
       dialect: deps.dialect,
       owner: deps.workerId,
       now,
       until: claimedUntil,
-      limit: SYNC_CONCURRENCY,
+      limit,
       everyActiveAfter: after,
     });
-    if (ids.length === 0) break;
-    if (after !== undefined) after = ids[ids.length - 1];
-    await forEachLimited(ids, SYNC_CONCURRENCY, async (id) => {
+    if (after !== undefined && ids.length > 0) after = ids[ids.length - 1];
+    return ids;
+  };
+  await forEachClaimed(
+    SYNC_CONCURRENCY,
+    claim,
+    async (id) => {
       // the time it expects mail next; by default (a bug or a database hiccup) a retry after the interval
       let nextDueAt = new Date(now.getTime() + SYNC_INTERVAL_MS);
       try {
@@ -208,9 +217,9 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
       } finally {
         await finishSyncClaim(deps.db, id, deps.workerId, { claimedUntil, nextDueAt });
       }
-    });
-    if (ids.length < SYNC_CONCURRENCY) break;
-  }
+    },
+    () => options.signal?.aborted === true,
+  );
   return summary;
 }
 
