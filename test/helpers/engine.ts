@@ -125,6 +125,11 @@ export async function planDayWith(
   holdsWhatTheTestReads: (planned: PlannedPair[]) => boolean,
   draws = 100,
 ): Promise<void> {
+  // what planning writes on the mailbox rows, put back before each new draw
+  const before = await deps.db
+    .selectFrom('mailboxes')
+    .select(['id', 'warmup_day', 'daily_target', 'ramp_target', 'plan_limited_by', 'last_plan_day'])
+    .execute();
   for (let draw = 1; draw <= draws; draw += 1) {
     await planDay(deps, at, { ignoreSchedule: true });
     const planned = await deps.db
@@ -137,6 +142,9 @@ export async function planDayWith(
     await deps.db.deleteFrom('warmup_messages').where('status', '=', 'planned').execute();
     await deps.db.deleteFrom('plan_inbound').execute();
     await deps.db.deleteFrom('mailbox_plans').execute();
+    for (const { id, ...planning } of before) {
+      await deps.db.updateTable('mailboxes').set(planning).where('id', '=', id).execute();
+    }
   }
   throw new Error(`none of ${draws} plans of the day holds the mail the test reads`);
 }
