@@ -8,14 +8,13 @@
 //
 //   npm run bench -- --only claims [-- --quick]
 //   (standalone: node --import tsx bench/claims.bench.ts)
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Insertable } from 'kysely';
-import pg from 'pg';
+import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 import { pino } from 'pino';
 import { fixedClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Dialect } from '../src/db/database.js';
@@ -150,23 +149,14 @@ async function openBenchDatabase(
     return { handle, drop: () => handle.close() };
   }
   if (!baseUrl) throw new Error('PostgreSQL needs TEST_DATABASE_URL');
-  const schema = `bench_claims_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const handle = openDatabase({ databaseUrl: url.toString(), dataDir: dir });
+  const schema = await createPostgresSchema(baseUrl, 'bench_claims');
+  const handle = openDatabase({ databaseUrl: schema.url, dataDir: dir });
   await migrateToLatest(handle.db, handle.dialect);
   return {
     handle,
     drop: async () => {
       await handle.close();
-      const cleanup = new pg.Client({ connectionString: baseUrl });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
+      await schema.drop();
     },
   };
 }

@@ -17,7 +17,7 @@ import { migrateToLatest, openDatabase } from '../src/db/database.js';
 import { planBucketsFor } from '../src/engine/planner.js';
 import { machine } from '../test/scale/cluster.js';
 import { seedPool, startPlanner, type PlannerReport } from '../test/scale/planners.js';
-import { createSchema } from './workers.bench.js';
+import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 
 export interface ParallelPlannerBenchOptions {
   /** 10,000 mailboxes instead of 100,000. */
@@ -81,7 +81,7 @@ export async function runParallelPlannerBench(
 }
 
 async function runWorkers(baseUrl: string, mailboxes: number, workers: number): Promise<ParallelPlannerRun> {
-  const schema = await createSchema(baseUrl);
+  const schema = await createPostgresSchema(baseUrl, 'bench');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-parplan-'));
   const database = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 2 });
   try {

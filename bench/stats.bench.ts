@@ -12,7 +12,6 @@
 //   npm run bench -- --only stats [--quick]            (TEST_DATABASE_URL adds PostgreSQL)
 //   (standalone: node --import tsx bench/stats.bench.ts [--quick] [--dialect sqlite|postgres])
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -22,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createAuthenticationCache } from '../src/http/auth-cache.js';
@@ -158,25 +157,16 @@ async function createBenchDatabase(
     };
   }
   if (!baseUrl) throw new Error('PostgreSQL needs TEST_DATABASE_URL');
-  const schema = `bench_${name}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const handle = openDatabase({ databaseUrl: url.toString(), dataDir: dir });
+  const schema = await createPostgresSchema(baseUrl, `bench_${name}`);
+  const handle = openDatabase({ databaseUrl: schema.url, dataDir: dir });
   await migrateToLatest(handle.db, handle.dialect);
   return {
     handle,
-    location: { dialect, url: url.toString() },
-    writer: () => postgresWriter(url.toString()),
+    location: { dialect, url: schema.url },
+    writer: () => postgresWriter(schema.url),
     drop: async () => {
       await handle.close();
-      const cleanup = new pg.Client({ connectionString: baseUrl });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
+      await schema.drop();
     },
   };
 }

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Insertable } from 'kysely';
-import pg from 'pg';
+import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 import { systemClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/db/ids.js';
@@ -142,7 +142,7 @@ async function oneRun(
       servers[side] = proxy.port;
     }
   }
-  const schema = await createSchema(databaseUrl);
+  const schema = await createPostgresSchema(databaseUrl, 'bench');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-'));
   const database = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 4 });
   const workers: WorkerProcess[] = [];
@@ -258,26 +258,6 @@ async function startBenchStack(users: readonly MailUser[]): Promise<MailStack> {
     offset = (offset + 1_009) % 29_000;
   }
   throw new Error('no free port range for the mail stack');
-}
-
-/** A fresh PostgreSQL schema of its own (dropped by `drop`); its URL sets the search path. */
-export async function createSchema(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const cleanup = new pg.Client({ connectionString: baseUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
-    },
-  };
 }
 
 /** The bench mailboxes through the mailboxes service (each logs in once), planned for today already. */

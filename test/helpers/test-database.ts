@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Migrator, sql } from 'kysely';
-import pg from 'pg';
+import { createPostgresSchema } from './postgres-schema.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 
@@ -25,25 +24,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (testDialect === 'postgres') {
     const baseUrl = process.env.TEST_DATABASE_URL;
     if (!baseUrl) throw new Error('WARMUP_TEST_DB=postgres needs TEST_DATABASE_URL');
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.end();
-    const url = new URL(baseUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const handle = openDatabase({ databaseUrl: url.toString(), dataDir, poolSize: 5 });
+    const schema = await createPostgresSchema(baseUrl, 't');
+    const handle = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 5 });
     await migrateToLatest(handle.db, handle.dialect);
     return {
       ...handle,
       dataDir,
-      env: { DATABASE_URL: url.toString(), WARMUP_DATA_DIR: dataDir },
+      env: { DATABASE_URL: schema.url, WARMUP_DATA_DIR: dataDir },
       close: async () => {
         await handle.close();
-        const cleanup = new pg.Client({ connectionString: baseUrl });
-        await cleanup.connect();
-        await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-        await cleanup.end();
+        await schema.drop();
         fs.rmSync(dataDir, { recursive: true, force: true });
       },
     };
