@@ -565,6 +565,7 @@ export function createStatsRepository(db: Kysely<Database>) {
           'd.inbox',
           'd.spam',
           'd.replied',
+          'd.promoted_to_primary',
           'd.reputation',
           'p.reputation as previous_reputation',
         ])
@@ -579,6 +580,7 @@ export function createStatsRepository(db: Kysely<Database>) {
         inbox: Number(row.inbox ?? 0),
         spam: Number(row.spam ?? 0),
         replied: Number(row.replied ?? 0),
+        promotedToPrimary: Number(row.promoted_to_primary ?? 0),
         reputation: nullableNumber(row.reputation),
         previousReputation: nullableNumber(row.previous_reputation),
       }));

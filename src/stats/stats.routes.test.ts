@@ -594,6 +594,7 @@ describe('GET /api/stats/daily-summary', () => {
           inbox: 1,
           spam: 0,
           replied: 0,
+          promotedToPrimary: 1,
           reputation: 61,
         },
         {
@@ -605,6 +606,7 @@ describe('GET /api/stats/daily-summary', () => {
           inbox: 1,
           spam: 1,
           replied: 1,
+          promotedToPrimary: 0,
           reputation: 80,
         },
         {
@@ -616,6 +618,7 @@ describe('GET /api/stats/daily-summary', () => {
           inbox: 0,
           spam: 0,
           replied: 0,
+          promotedToPrimary: 0,
           reputation: null,
         },
       ],

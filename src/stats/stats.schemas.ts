@@ -298,6 +298,7 @@ export const DailySummary = Type.Object({
       inbox: Type.Integer(),
       spam: Type.Integer(),
       replied: Type.Integer(),
+      promotedToPrimary: Type.Integer(),
       reputation: score("The mailbox's score that day, carried forward; null when it has none yet"),
     }),
     { description: 'Every mailbox of the workspace, by email' },

@@ -460,6 +460,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
               inbox: row.inbox,
               spam: row.spam,
               replied: row.replied,
+              promotedToPrimary: row.promotedToPrimary,
               reputation:
                 date > today() ? null : (row.reputation ?? row.previousReputation ?? older.get(row.id) ?? null),
             }))

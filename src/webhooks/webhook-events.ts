@@ -3,7 +3,7 @@
 // worker: each carries a dedupe key, so it is made once however many workers notice it.
 import { sql, type Kysely } from 'kysely';
 import { addDays, utcDay } from '../calendar.js';
-import type { Database, MailboxRow } from '../db/schema.js';
+import type { DailyStatsTable, Database, MailboxRow } from '../db/schema.js';
 import { runDueChecks, type DailyChecksSettings } from '../checks/daily-checks.js';
 import { enqueueEvent } from './webhooks.repository.js';
 import type { WebhookEventType } from './webhooks.schemas.js';
@@ -60,7 +60,19 @@ async function eventExists(db: Kysely<Database>, dedupeKey: string): Promise<boo
   );
 }
 
-const COUNT_COLUMNS = ['sent', 'inbox', 'spam', 'promotions', 'other', 'bounced', 'lost'] as const;
+/** The counts of `daily.summary`, by their name in the payload and their column in `daily_stats`; new ones go last. */
+const SUMMARY_COUNTS = {
+  sent: 'sent',
+  inbox: 'inbox',
+  spam: 'spam',
+  promotions: 'promotions',
+  other: 'other',
+  bounced: 'bounced',
+  lost: 'lost',
+  promotedToPrimary: 'promoted_to_primary',
+} as const satisfies Record<string, keyof DailyStatsTable>;
+type SummaryCount = keyof typeof SUMMARY_COUNTS;
+const SUMMARY_COUNT_NAMES = Object.keys(SUMMARY_COUNTS) as SummaryCount[];
 
 /** `daily.summary` of the UTC day before `now`, once per workspace. */
 async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<void> {
@@ -71,19 +83,19 @@ async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<void
     const rows = await db
       .selectFrom('mailboxes as m')
       .leftJoin('daily_stats as s', (join) => join.onRef('s.mailbox_id', '=', 'm.id').on('s.day', '=', day))
-      .select(['m.id', 'm.email', 'm.name', 'm.status', 'm.reputation', ...COUNT_COLUMNS.map((c) => `s.${c}` as const)])
+      .select(['m.id', 'm.email', 'm.name', 'm.status', 'm.reputation'])
+      .select(Object.values(SUMMARY_COUNTS).map((column) => `s.${column}` as const))
       .where('m.workspace_id', '=', workspaceId)
       .orderBy('m.email')
       .execute();
     const mailboxes = rows.map((row) => {
-      const counts = Object.fromEntries(COUNT_COLUMNS.map((c) => [c, Number(row[c] ?? 0)])) as Record<
-        (typeof COUNT_COLUMNS)[number],
-        number
-      >;
+      const counts = Object.fromEntries(
+        SUMMARY_COUNT_NAMES.map((name) => [name, Number(row[SUMMARY_COUNTS[name]] ?? 0)]),
+      ) as Record<SummaryCount, number>;
       return { ...mailboxRef(row), status: row.status, reputation: Number(row.reputation), ...counts };
     });
     const totals = Object.fromEntries(
-      COUNT_COLUMNS.map((c) => [c, mailboxes.reduce((sum, mailbox) => sum + mailbox[c], 0)]),
+      SUMMARY_COUNT_NAMES.map((name) => [name, mailboxes.reduce((sum, mailbox) => sum + mailbox[name], 0)]),
     );
     await enqueueEvent(db, {
       workspaceId,

@@ -343,6 +343,7 @@ describe('webhook delivery', () => {
         sent: 5,
         inbox: 4,
         spam: 1,
+        promoted_to_primary: 2,
         reputation: 80,
       })
       .execute();
@@ -352,7 +353,12 @@ describe('webhook delivery', () => {
     const types = receiver.received.map((r) => r.body.type).sort();
     expect(types).toEqual(['daily.summary', 'reputation.dropped']);
     const summary = receiver.received.find((r) => r.body.type === 'daily.summary')!.body.data;
-    expect(summary).toMatchObject({ day: yesterday, totals: { sent: 5, inbox: 4, spam: 1 } });
+    expect(summary).toMatchObject({
+      day: yesterday,
+      totals: { sent: 5, inbox: 4, spam: 1, promotions: 0, promotedToPrimary: 2 },
+    });
+    const mailboxes = summary.mailboxes as Array<{ id: string }>;
+    expect(mailboxes.find((m) => m.id === mailbox.id)).toMatchObject({ sent: 5, inbox: 4, promotedToPrimary: 2 });
     const drop = receiver.received.find((r) => r.body.type === 'reputation.dropped')!.body.data;
     expect(drop).toMatchObject({ reputation: 65, previous: 80, day: today });
   });
