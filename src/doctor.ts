@@ -3,10 +3,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Config } from './config.js';
-import { openDatabase, SQLITE_FILE, type DatabaseHandle } from './db/database.js';
-import { migrationProvider } from './db/migrations/index.js';
+import { createMigrator, openDatabase, SQLITE_FILE, type DatabaseHandle } from './db/database.js';
 import { loadMailPolicy, RefusedHostError, resolveMailHost, type MailPolicy } from './mail/policy.js';
 import { decryptSecret, loadSecretKey, SECRET_KEY_FILE } from './mailboxes/credentials.js';
 import { forEachLimited } from './engine/concurrency.js';
@@ -196,15 +195,7 @@ function timeZoneChecks(): Check[] {
 }
 
 async function schemaCheck(database: DatabaseHandle, config: Config): Promise<Check> {
-  const schema =
-    database.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({
-    db: database.db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
+  const migrator = await createMigrator(database.db, database.dialect);
   const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
   if (pending.length > 0) {
     return {

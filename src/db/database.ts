@@ -110,20 +110,25 @@ export async function migrateToLatest(
   dialect: Dialect,
   provider: MigrationProvider = migrationProvider,
 ): Promise<string[]> {
+  const migrator = await createMigrator(db, dialect, provider);
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** A Migrator over the database's current schema (PostgreSQL) or file (SQLite). */
+export async function createMigrator(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  provider: MigrationProvider = migrationProvider,
+): Promise<Migrator> {
   // On PostgreSQL, pin Kysely's bookkeeping tables to the current schema: otherwise its existence
   // check sees the tables of any other schema on the server and never creates ours.
   const schema =
     dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
-  const migrator = new Migrator({
-    db,
-    provider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
 }
 
 /** Runs `work` in one transaction; repositories take the `trx` it receives. */

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql, type Migrator } from 'kysely';
 import { createPostgresSchema } from './postgres-schema.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrationProvider } from '../../src/db/migrations/index.js';
+import { createMigrator, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 
 /** Which database the suite runs on: `WARMUP_TEST_DB=postgres` (with TEST_DATABASE_URL) or SQLite. */
 export const testDialect: 'sqlite' | 'postgres' = process.env.WARMUP_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -58,13 +57,8 @@ export async function ownSchema(database: TestDatabase): Promise<string | undefi
 }
 
 /** A Migrator over the test database's own schema (PostgreSQL) or file (SQLite), to step through migrations. */
-export async function testMigrator(database: TestDatabase): Promise<Migrator> {
-  const schema = await ownSchema(database);
-  return new Migrator({
-    db: database.db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
+export function testMigrator(database: TestDatabase): Promise<Migrator> {
+  return createMigrator(database.db, database.dialect);
 }
 
 /**
