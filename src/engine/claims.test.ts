@@ -16,6 +16,7 @@ import {
   pullSyncDue,
   releaseMailboxConnection,
 } from './mailbox-engine-state.repository.js';
+import { planDay } from './planner.js';
 import { IDLE_CHECK_MS, syncMailboxes } from './reader.js';
 import { updateReputation } from './reputation.js';
 
@@ -54,6 +55,11 @@ describe('work is claimed, not scanned', () => {
     expect((await syncMailboxes(deps, { now: T0, ignoreSchedule: false })).synced).toBe(IDLE);
     expect((await updateReputation(deps, T0)).scored).toBe(IDLE);
     await applyHealthGuard(deps, T0);
+    // every mailbox's day is planned (the mail itself is not this test's business), and the run after
+    // that finds nothing due until each one's next local day
+    expect((await planDay(deps, T0)).mailboxes).toHaveLength(IDLE);
+    await db.deleteFrom('warmup_messages').execute();
+    expect((await planDay(deps, T0)).mailboxes).toHaveLength(0);
   }, 300_000);
 
   afterAll(async () => {
@@ -64,14 +70,17 @@ describe('work is claimed, not scanned', () => {
     const counting = new StatementCounter();
     const counted: EngineDeps = { ...deps, db: testApp.database.db.withPlugin(counting) };
     const now = at(10 * 60_000);
+    const plan = await planDay(counted, now);
     const sync = await syncMailboxes(counted, { now, ignoreSchedule: false });
     const reputation = await updateReputation(counted, now);
     const health = await applyHealthGuard(counted, now);
+    expect(plan.mailboxes).toEqual([]);
     expect(sync.synced).toBe(0);
     expect(reputation.scored).toBe(0);
     expect(health).toEqual({ slowedDown: [], restored: [], stopped: [] });
-    // lost mail (one UPDATE), one claim of syncs, one claim each for reputation and health: nothing per mailbox
-    expect(counting.statements).toBeLessThanOrEqual(5);
+    // is any day due for planning (one read), lost mail (one UPDATE), one claim of syncs, one claim
+    // each for reputation and health: nothing per mailbox
+    expect(counting.statements).toBeLessThanOrEqual(6);
     expect(counting.rows).toBe(0);
   });
 
@@ -91,6 +100,10 @@ describe('work is claimed, not scanned', () => {
     expect(detail).toMatch(/SEARCH mailboxes USING INDEX mailboxes_sync_due_at \(status=\? AND sync_due_at<\?\)/);
     // in due order straight from the index: no sort of every active mailbox
     expect(detail).not.toMatch(/TEMP B-TREE/);
+    const planning = await explain(
+      `select id from mailboxes where status = 'active' and plan_due_at <= '${nowIso}' and proven_at is not null limit 1`,
+    );
+    expect(planning).toMatch(/USING INDEX mailboxes_plan_due_at \(status=\? AND plan_due_at<\?\)/);
     for (const column of ['reputation_due_at', 'health_due_at']) {
       const judged = await explain(
         `select id from mailboxes where status = 'active' and ${column} <= '${nowIso}' order by ${column} limit 200`,

@@ -40,17 +40,67 @@ export async function listActiveForPlanning(
   Array<
     Pick<
       MailboxRow,
-      'id' | 'email_normalized' | 'warmup' | 'last_plan_day' | 'warmup_day' | 'volume_factor' | 'auto_reply_at'
+      | 'id'
+      | 'email_normalized'
+      | 'warmup'
+      | 'last_plan_day'
+      | 'warmup_day'
+      | 'volume_factor'
+      | 'auto_reply_at'
+      | 'plan_due_at'
     >
   >
 > {
   return db
     .selectFrom('mailboxes')
-    .select(['id', 'email_normalized', 'warmup', 'last_plan_day', 'warmup_day', 'volume_factor', 'auto_reply_at'])
+    .select([
+      'id',
+      'email_normalized',
+      'warmup',
+      'last_plan_day',
+      'warmup_day',
+      'volume_factor',
+      'auto_reply_at',
+      'plan_due_at',
+    ])
     .where('status', '=', 'active')
     .where('proven_at', 'is not', null)
     .orderBy('id')
     .execute();
+}
+
+/** Whether any mailbox of the pool is due for planning at `at`: one row read from the `(status, plan_due_at)` index. */
+export async function anyDueForPlanning(db: Kysely<Database>, at: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('mailboxes')
+    .select('id')
+    .where('status', '=', 'active')
+    .where('plan_due_at', '<=', at.toISOString())
+    .where('proven_at', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Mailboxes found not due for planning at `at` are next due at the given times (the start of their
+ * next local day), in lists of 500. One made due again since `at` (its settings changed) stays due.
+ */
+export async function deferPlanning(
+  db: Kysely<Database>,
+  at: Date,
+  until: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
+  for (const [dueAt, ids] of until) {
+    for (let start = 0; start < ids.length; start += 500) {
+      await db
+        .updateTable('mailboxes')
+        .set({ plan_due_at: dueAt })
+        .where('id', 'in', ids.slice(start, start + 500))
+        .where('plan_due_at', '<=', at.toISOString())
+        .execute();
+    }
+  }
 }
 
 /** Those of `ids` still active, with their current score and the score recorded for `day`, if any. */

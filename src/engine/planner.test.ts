@@ -368,6 +368,27 @@ describe('planDay: schedule and time zones', () => {
     expect(row.plan_day).toBe('2025-03-07');
   });
 
+  it('looks at a planned mailbox again at its next local day, or at once when its time zone changes', async () => {
+    const { db } = testApp.database;
+    const tia = await createMailbox(testApp.workspace, 'tia@kiritimati.test');
+    await proveAll(db);
+    const dueAt = async () =>
+      (await db.selectFrom('mailboxes').select('plan_due_at').where('id', '=', tia).executeTakeFirstOrThrow())
+        .plan_due_at;
+    await planDay(deps(), new Date('2025-03-07T09:00:00Z'));
+    await planDay(deps(), new Date('2025-03-07T12:00:00Z'));
+    expect(await dueAt()).toBe('2025-03-08T00:00:00.000Z');
+    // 12:00 UTC is already 02:00 of the next day at UTC+14: that day is planned now, not 10 hours later
+    const moved = await testApp.workspace.request({
+      method: 'PATCH',
+      url: `/api/mailboxes/${tia}`,
+      payload: { warmup: { timezone: 'Pacific/Kiritimati' } },
+    });
+    expect(moved.statusCode).toBe(200);
+    await planDay(deps(), new Date('2025-03-07T12:00:00Z'));
+    expect((await plans(tia)).map((p) => p.day)).toEqual(['2025-03-07', '2025-03-08']);
+  });
+
   it('plans no weekend day with weekdaysOnly, and Monday continues the count', async () => {
     const weekdays = await createMailbox(testApp.workspace, 'wes@weekdays.test', { warmup: { weekdaysOnly: true } });
     await proveAll(testApp.database.db);

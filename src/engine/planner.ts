@@ -16,7 +16,9 @@ import {
 import { clientProfileOf, messageIdToken, type ClientProfileName } from './client-profile.js';
 import { messageIdFor } from './message-content.js';
 import {
+  anyDueForPlanning,
   claimPlanDays,
+  deferPlanning,
   findActiveRamps,
   listActiveForPlanning,
   loadPlanTargets,
@@ -35,7 +37,7 @@ import {
 } from './partners.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { shuffled, type Random } from './random.js';
-import { isSendDay, lateShare, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
+import { isSendDay, lateShare, localDaySpan, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
 
 // The gap is the send bounds' (send-budget.ts); named here too for the planner's existing importers.
 export { MIN_SEND_GAP_MS };
@@ -262,6 +264,8 @@ const forgotten = new WeakMap<PlanDeps['db'], string>();
 /** The pool, its due mailboxes, the inbound book and the week's traffic; undefined when nobody is due. */
 async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean): Promise<Planning | undefined> {
   const { db, random } = deps;
+  // test mode plans a day whose window is over too, so it looks at every mailbox
+  if (!ignoreSchedule && !(await anyDueForPlanning(db, at))) return undefined;
   const active = await listActiveForPlanning(db);
   const pool: PlanMember[] = active.map((m) => ({
     id: m.id,
@@ -300,6 +304,7 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
       budget: due ? dayBudget(settings, day, target, at, ignoreSchedule) : 0,
     });
   }
+  await deferPlanning(db, at, nextPlanningTimes(active, everyone, at));
   const due = everyone.filter((c) => c.due);
   if (due.length === 0) return undefined;
 
@@ -318,6 +323,30 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
     inbound,
     traffic,
   };
+}
+
+/**
+ * When the mailboxes that were due at `at` but need no plan now are due again: at the start of their
+ * next local day (planned already, not a send day, or the window over). The ones planned now are
+ * moved on by the next run, which finds their day planned: one more read of the pool after a run
+ * that planned, instead of a write on the planning transaction's path.
+ */
+function nextPlanningTimes(
+  active: ReadonlyArray<{ id: string; plan_due_at: string }>,
+  everyone: readonly PlanCandidate[],
+  at: Date,
+): Map<string, string[]> {
+  const dueAt = new Map(active.map((mailbox) => [mailbox.id, mailbox.plan_due_at]));
+  const now = at.toISOString();
+  const until = new Map<string, string[]>();
+  for (const candidate of everyone) {
+    if (candidate.due || (dueAt.get(candidate.member.id) ?? now) > now) continue;
+    const next = nextDayStartOf(candidate.settings, candidate.day);
+    const ids = until.get(next);
+    if (ids) ids.push(candidate.member.id);
+    else until.set(next, [candidate.member.id]);
+  }
+  return until;
 }
 
 /** Plans one bucket's due mailboxes, PLAN_BATCH at a time, in a random order. */
@@ -839,6 +868,19 @@ function dayBudget(settings: WarmupSettings, day: string, target: number, at: Da
  * zones and days, while the planner asks several times per mailbox. Forgotten when it grows large.
  */
 const windows = new Map<string, ReturnType<typeof sendWindow>>();
+
+/** The start of the local day after `day`, as an ISO time, remembered per zone and day like the windows. */
+const nextDayStarts = new Map<string, string>();
+function nextDayStartOf(settings: WarmupSettings, day: string): string {
+  const key = `${settings.timezone} ${day}`;
+  let start = nextDayStarts.get(key);
+  if (start === undefined) {
+    if (nextDayStarts.size >= 10_000) nextDayStarts.clear();
+    start = localDaySpan(settings, day).end.toISOString();
+    nextDayStarts.set(key, start);
+  }
+  return start;
+}
 function windowOf(settings: WarmupSettings, day: string): ReturnType<typeof sendWindow> {
   const key = `${settings.timezone} ${settings.sendWindow.start} ${settings.sendWindow.end} ${day}`;
   let window = windows.get(key);

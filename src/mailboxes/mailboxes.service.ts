@@ -766,6 +766,8 @@ export function createMailboxesService({
         Object.assign(changes, proofChanges(await roundTrip(current.email, credentials), clock.now(), 0));
       }
       changes.updated_at = clock.now().toISOString();
+      // new settings (a time zone, a send window) may make its day due for planning at another time
+      if (changes.warmup !== undefined) changes.plan_due_at = changes.updated_at;
       const updated = await repository.update(workspaceId, id, changes);
       if (!updated) throw new NotFoundError(`no mailbox ${id}`);
       // A login just worked with the new settings: past failures (and their backoff) were about the old ones.

@@ -128,7 +128,7 @@ export async function planDayWith(
   // what planning writes on the mailbox rows, put back before each new draw
   const before = await deps.db
     .selectFrom('mailboxes')
-    .select(['id', 'warmup_day', 'daily_target', 'ramp_target', 'plan_limited_by', 'last_plan_day'])
+    .select(['id', 'warmup_day', 'daily_target', 'ramp_target', 'plan_limited_by', 'last_plan_day', 'plan_due_at'])
     .execute();
   for (let draw = 1; draw <= draws; draw += 1) {
     await planDay(deps, at, { ignoreSchedule: true });
