@@ -48,6 +48,8 @@ export interface DayHistory {
 export interface SeedCounts {
   messages: number;
   interactions: number;
+  /** False when only the rollups were written (the statistics read nothing else). */
+  rawInteractions: boolean;
   rollupRows: number;
   seconds: number;
 }
@@ -453,6 +455,7 @@ export async function seedHistory(
   writer: BulkWriter,
   plan: SeedPlan,
   log: (line: string) => void = () => {},
+  { rawInteractions = true }: { rawInteractions?: boolean } = {},
 ): Promise<SeedCounts> {
   const started = performance.now();
   const mailboxIds = new Set(plan.mailboxes.map((m) => m.id));
@@ -464,16 +467,18 @@ export async function seedHistory(
   for (let d = 0; d < plan.days.length; d++) {
     const day = plan.days[d]!;
     const history = historyOfDay(plan, d);
-    const rows = history.interactions.map((input, i) =>
-      tuple(
-        `int_${plan.workspaceId}_${d.toString(36).padStart(3, '0')}_${i.toString(36).padStart(6, '0')}`,
-        plan.workspaceId,
-        input,
-      ),
-    );
+    const rows = rawInteractions
+      ? history.interactions.map((input, i) =>
+          tuple(
+            `int_${plan.workspaceId}_${d.toString(36).padStart(3, '0')}_${i.toString(36).padStart(6, '0')}`,
+            plan.workspaceId,
+            input,
+          ),
+        )
+      : [];
     const rollups = rollupsOfDay(history, mailboxIds);
     await writer.writeDay(plan.workspaceId, day, rows, rollups);
-    interactions += rows.length;
+    interactions += history.interactions.length;
     rollupRows += rollups.length;
     messages += history.interactions.filter((i) => i.type === 'sent').length;
     if (history.reputations.length > 0) lastScores = history.reputations;
@@ -483,5 +488,5 @@ export async function seedHistory(
       );
   }
   await writer.finish(lastScores);
-  return { messages, interactions, rollupRows, seconds: (performance.now() - started) / 1000 };
+  return { messages, interactions, rawInteractions, rollupRows, seconds: (performance.now() - started) / 1000 };
 }

@@ -10,6 +10,7 @@ import {
   sql,
   type DialectAdapter,
   type MigrationProvider,
+  type SqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -52,6 +53,36 @@ class TransactionalDdlSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
+}
+
+/** Compiled statements kept per SQLite connection: the distinct queries of a running service, with room to spare. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query it runs, and better-sqlite3 compiles the SQL again each time: about
+ * 0.1 ms a statement, as much as a small query's own work. This remembers the compiled statements
+ * by their SQL text (least recently used dropped first). A statement still being iterated (a
+ * streamed query) is not handed out twice: a fresh one is compiled instead.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text) {
+      const known = statements.get(text);
+      if (known && !known.busy) {
+        statements.delete(text);
+        statements.set(text, known);
+        return known;
+      }
+      const statement = sqlite.prepare(text);
+      if (!known) {
+        statements.set(text, statement);
+        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      return statement;
+    },
+  };
 }
 
 /** The data folder holds the database and the secret key: only the service's user may enter it. */
@@ -97,7 +128,9 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type DatabaseHandle } from './database.js';
+
+// SQLite only: the compiled-statement cache is the SQLite connection's (PostgreSQL has no such step here).
+describe('SQLite compiled statements', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-db-'));
+    handle = openDatabase({ dataDir: dir, sqliteFile: path.join(dir, 'test.db') });
+    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+  });
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const bodies = async () =>
+    (await sql<{ body: string }>`select body from notes order by id`.execute(handle.db)).rows.map((r) => r.body);
+
+  it('compiles a query once however often it runs', async () => {
+    const prepare = vi.spyOn(SQLite.prototype, 'prepare');
+    for (let i = 0; i < 3; i++) await bodies();
+    expect(prepare.mock.calls.filter(([text]) => String(text).includes('select body from notes'))).toHaveLength(1);
+  });
+
+  it('a statement run again reads what was written since', async () => {
+    expect(await bodies()).toEqual([]);
+    await sql`insert into notes (body) values (${'first'})`.execute(handle.db);
+    expect(await bodies()).toEqual(['first']);
+    await sql`insert into notes (body) values (${'second'})`.execute(handle.db);
+    expect(await bodies()).toEqual(['first', 'second']);
+  });
+
+  it('a statement compiled before the table changed sees its new columns', async () => {
+    await sql`insert into notes (body) values (${'first'})`.execute(handle.db);
+    const all = () => sql`select * from notes`.execute(handle.db);
+    expect((await all()).rows).toEqual([{ id: 1, body: 'first' }]);
+    await sql`alter table notes add column tag text`.execute(handle.db);
+    expect((await all()).rows).toEqual([{ id: 1, body: 'first', tag: null }]);
+  });
+
+  it('a streamed query leaves its statement usable by the next run', async () => {
+    await sql`insert into notes (body) values ('a'), ('b'), ('c')`.execute(handle.db);
+    const query = handle.db.selectFrom('notes' as never).select(sql<string>`body`.as('body'));
+    const streamed: string[] = [];
+    for await (const row of query.stream()) {
+      streamed.push((row as { body: string }).body);
+      if (streamed.length === 2) break;
+    }
+    expect(streamed).toEqual(['a', 'b']);
+    expect((await query.execute()).map((row) => (row as { body: string }).body)).toEqual(['a', 'b', 'c']);
+  });
+});
