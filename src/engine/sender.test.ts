@@ -573,6 +573,92 @@ describe('sendDueMessages', () => {
     expect(summary.sent).toBe(1);
     expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
   });
+
+  it('a worker claims only the senders its lanes work on; another worker sends the rest meanwhile', async () => {
+    const mailboxes = [erin, frank, grace];
+    for (let i = 0; i < 5; i += 1) {
+      const more = await insertMailbox(database.db, erin.workspace_id, { email: `s${i}@sierra${i}.test` });
+      await insertPlan(database.db, more, '2026-03-12', 100);
+      mailboxes.push(more);
+    }
+    const ids: string[] = [];
+    for (const [i, sender] of mailboxes.entries()) {
+      const recipient = mailboxes[(i + 1) % mailboxes.length];
+      ids.push((await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(1)) })).message_id);
+    }
+    // worker one's sessions hang (a provider far away) until released
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let hanging = 0;
+    const one = mailWorkDeps(database.db, database.dialect, {
+      workerId: 'worker-one',
+      smtp: (config) => {
+        const session = smtp.factory(config);
+        return {
+          send: async (mail) => {
+            hanging += 1;
+            await released;
+            return session.send(mail);
+          },
+          close: () => session.close(),
+        };
+      },
+    });
+    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
+    const heldByOne = () =>
+      database.db.selectFrom('warmup_messages').select('id').where('lease_owner', '=', 'worker-one').execute();
+
+    const first = sendDueMessages(one, { now: NOW, ignoreSchedule: true });
+    for (const started = Date.now(); hanging < 4 && Date.now() - started < 5_000;)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(hanging).toBe(4);
+    // one row for each of its four lanes, no more
+    expect(await heldByOne()).toHaveLength(4);
+
+    const second = await sendDueMessages(two, { now: NOW, ignoreSchedule: true });
+    expect(second).toMatchObject({ claimed: 4, sent: 4 });
+    release();
+    expect(await first).toMatchObject({ claimed: 4, sent: 4 });
+
+    const sentIds = smtp.sent.map((s) => s.mail.messageId);
+    expect([...sentIds].sort()).toEqual([...ids].sort());
+    expect(await interactions('sent')).toHaveLength(8);
+    expect(await heldByOne()).toHaveLength(0);
+  });
+
+  it('never has two lanes on one sender, also when its rows take more than one claim', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 200);
+    const ids: string[] = [];
+    for (let i = 0; i < 105; i += 1)
+      ids.push(
+        (await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
+      );
+    ids.push(
+      (await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
+    );
+    const sending = new Map<string, number>();
+    let overlaps = 0;
+    deps.smtp = (config) => {
+      const session = smtp.factory(config);
+      return {
+        send: async (mail) => {
+          const inFlight = (sending.get(mail.from.address) ?? 0) + 1;
+          sending.set(mail.from.address, inFlight);
+          if (inFlight > 1) overlaps += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          sending.set(mail.from.address, inFlight - 1);
+          return session.send(mail);
+        },
+        close: () => session.close(),
+      };
+    };
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary).toMatchObject({ claimed: 106, sent: 106 });
+    expect(overlaps).toBe(0);
+    expect([...smtp.sent.map((s) => s.mail.messageId)].sort()).toEqual([...ids].sort());
+  });
 });
 
 describe('send bounds at the sender', () => {

@@ -25,6 +25,7 @@ import * as retention from './024-retention.js';
 import * as signInFailures from './025-sign-in-failures.js';
 import * as planInbound from './026-plan-inbound.js';
 import * as promotedToPrimary from './027-promoted-to-primary.js';
+import * as senderClaims from './028-sender-claims.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '025-sign-in-failures': signInFailures,
   '026-plan-inbound': planInbound,
   '027-promoted-to-primary': promotedToPrimary,
+  '028-sender-claims': senderClaims,
 };
 
 export const migrationProvider: MigrationProvider = {
