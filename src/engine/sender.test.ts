@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
@@ -658,6 +659,46 @@ describe('sendDueMessages', () => {
     expect(summary).toMatchObject({ claimed: 106, sent: 106 });
     expect(overlaps).toBe(0);
     expect([...smtp.sent.map((s) => s.mail.messageId)].sort()).toEqual([...ids].sort());
+  });
+
+  it('finds the next senders and claims their rows through indexes, not by reading every row (SQLite plan)', async (context) => {
+    // the plan of PostgreSQL depends on its statistics; SQLite's is fixed by the schema
+    if (database.dialect !== 'sqlite') context.skip();
+    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    const statements: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: (args) => {
+        statements.push({ node: args.node, queryId: args.queryId });
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const recorded = database.db.withPlugin(recorder);
+    expect((await sendDueMessages({ ...deps, db: recorded }, { now: NOW, ignoreSchedule: false })).sent).toBe(1);
+    const plan = async (pattern: RegExp) => {
+      const found = statements
+        .map(({ node, queryId }) => database.db.getExecutor().compileQuery(node, queryId))
+        .find((compiled) => pattern.test(compiled.sql));
+      if (!found) throw new Error(`no statement matches ${pattern}`);
+      const { rows } = await database.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${found.sql}`, [...found.parameters]),
+      );
+      return rows.map((r) => r.detail).join(' | ');
+    };
+    // the next senders: the first due rows in due order, each sender's lease looked up by its key
+    const find = await plan(/^select .* from "warmup_messages" as "w" .*"leases"/s);
+    expect(find).toMatch(/SEARCH w USING INDEX warmup_messages_due \(status=\? AND due_at<\?\)/);
+    expect(find).toMatch(/SEARCH l USING INDEX sqlite_autoindex_leases_1 \(key=\?\)/);
+    expect(find).not.toMatch(/TEMP B-TREE|SCAN/);
+    // one sender's due rows, then those rows by their key
+    const claim = await plan(/^update "warmup_messages" set "lease_owner" = .* in \(select/s);
+    expect(claim).toMatch(
+      /SEARCH warmup_messages USING (COVERING )?INDEX sqlite_autoindex_warmup_messages_1 \(id=\?\)/,
+    );
+    expect(claim).toMatch(
+      /SEARCH w USING INDEX warmup_messages_sender_due \(sender_mailbox_id=\? AND status=\? AND due_at<\?\)/,
+    );
+    expect(claim).not.toMatch(/TEMP B-TREE|SCAN/);
   });
 });
 

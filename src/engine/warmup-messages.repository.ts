@@ -270,9 +270,14 @@ export async function claimDueMessages(db: Kysely<Database>, criteria: ClaimCrit
       .updateTable('warmup_messages')
       .set({ lease_owner: criteria.workerId, lease_expires_at: criteria.leaseUntil.toISOString() })
       .where('id', 'in', due)
-      // checked again on the row itself: on PostgreSQL another worker may have claimed it since the subquery's snapshot
-      .where('status', '=', 'planned')
-      .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)]))
+      // Checked again on the row itself: on PostgreSQL another worker may have claimed it since the
+      // subquery's snapshot. SQLite runs the statement alone, and the check there would have it walk
+      // every planned row by status instead of the claimed rows by their key.
+      .$if(criteria.dialect === 'postgres', (q) =>
+        q
+          .where('status', '=', 'planned')
+          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', nowIso)])),
+      )
       .returningAll()
       .execute()
   );
