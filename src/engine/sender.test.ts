@@ -700,6 +700,30 @@ describe('sendDueMessages', () => {
     );
     expect(claim).not.toMatch(/TEMP B-TREE|SCAN/);
   });
+
+  it('a failed claim gives back what was claimed before it, rather than holding it until its leases run out', async () => {
+    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) });
+    // the second look for the next senders fails (the first found both)
+    let looks = 0;
+    const failing: KyselyPlugin = {
+      transformQuery: (args) => {
+        const compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
+        if (/^select .*"leases"/s.test(compiled.sql) && ++looks === 2) throw new Error('database went away');
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+
+    await expect(
+      sendDueMessages({ ...deps, db: database.db.withPlugin(failing) }, { now: NOW, ignoreSchedule: true }),
+    ).rejects.toThrow('database went away');
+
+    expect(smtp.sent).toHaveLength(0);
+    const leased = await database.db.selectFrom('warmup_messages').select('id').where('lease_owner', 'is not', null);
+    expect(await leased.execute()).toEqual([]);
+    expect(await database.db.selectFrom('leases').selectAll().execute()).toEqual([]);
+  });
 });
 
 describe('send bounds at the sender', () => {

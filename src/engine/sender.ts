@@ -256,10 +256,25 @@ function senderClaims(deps: SendDeps, options: SendOptions) {
     /** Up to `lanes` senders with their rows; fewer only when nothing more is due or the budget is spent. */
     next: async (lanes: number): Promise<SenderClaim[]> => {
       const claimed: SenderClaim[] = [];
-      while (claimed.length < lanes && budget > 0) {
-        const claim = await claimOne();
-        if (!claim) break;
-        claimed.push(claim);
+      try {
+        while (claimed.length < lanes && budget > 0) {
+          const claim = await claimOne();
+          if (!claim) break;
+          claimed.push(claim);
+        }
+      } catch (error) {
+        // No lane gets what was claimed before the failure: it goes back now rather than when its leases
+        // run out (a database failing now may fail these too; then the leases do run out).
+        for (const { senderId, rows } of claimed) {
+          inFlight.delete(senderId);
+          await releaseMessageLeases(
+            deps.db,
+            rows.map((row) => row.id),
+            deps.workerId,
+          ).catch(() => undefined);
+          await releaseLease(deps.db, senderLeaseKey(senderId), deps.workerId).catch(() => undefined);
+        }
+        throw error;
       }
       return claimed;
     },
