@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
@@ -572,6 +573,156 @@ describe('sendDueMessages', () => {
     const summary = await sendDueMessages(deps, { now: at(minutes(3)), ignoreSchedule: false });
     expect(summary.sent).toBe(1);
     expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
+  });
+
+  it('a worker claims only the senders its lanes work on; another worker sends the rest meanwhile', async () => {
+    const mailboxes = [erin, frank, grace];
+    for (let i = 0; i < 5; i += 1) {
+      const more = await insertMailbox(database.db, erin.workspace_id, { email: `s${i}@sierra${i}.test` });
+      await insertPlan(database.db, more, '2026-03-12', 100);
+      mailboxes.push(more);
+    }
+    const ids: string[] = [];
+    for (const [i, sender] of mailboxes.entries()) {
+      const recipient = mailboxes[(i + 1) % mailboxes.length];
+      ids.push((await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(1)) })).message_id);
+    }
+    // worker one's sessions hang (a provider far away) until released
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let hanging = 0;
+    const one = mailWorkDeps(database.db, database.dialect, {
+      workerId: 'worker-one',
+      smtp: (config) => {
+        const session = smtp.factory(config);
+        return {
+          send: async (mail) => {
+            hanging += 1;
+            await released;
+            return session.send(mail);
+          },
+          close: () => session.close(),
+        };
+      },
+    });
+    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
+    const heldByOne = () =>
+      database.db.selectFrom('warmup_messages').select('id').where('lease_owner', '=', 'worker-one').execute();
+
+    const first = sendDueMessages(one, { now: NOW, ignoreSchedule: true });
+    for (const started = Date.now(); hanging < 4 && Date.now() - started < 5_000;)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(hanging).toBe(4);
+    // one row for each of its four lanes, no more
+    expect(await heldByOne()).toHaveLength(4);
+
+    const second = await sendDueMessages(two, { now: NOW, ignoreSchedule: true });
+    expect(second).toMatchObject({ claimed: 4, sent: 4 });
+    release();
+    expect(await first).toMatchObject({ claimed: 4, sent: 4 });
+
+    const sentIds = smtp.sent.map((s) => s.mail.messageId);
+    expect([...sentIds].sort()).toEqual([...ids].sort());
+    expect(await interactions('sent')).toHaveLength(8);
+    expect(await heldByOne()).toHaveLength(0);
+  });
+
+  it('never has two lanes on one sender, also when its rows take more than one claim', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 200);
+    const ids: string[] = [];
+    for (let i = 0; i < 105; i += 1)
+      ids.push(
+        (await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
+      );
+    ids.push(
+      (await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
+    );
+    const sending = new Map<string, number>();
+    let overlaps = 0;
+    deps.smtp = (config) => {
+      const session = smtp.factory(config);
+      return {
+        send: async (mail) => {
+          const inFlight = (sending.get(mail.from.address) ?? 0) + 1;
+          sending.set(mail.from.address, inFlight);
+          if (inFlight > 1) overlaps += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          sending.set(mail.from.address, inFlight - 1);
+          return session.send(mail);
+        },
+        close: () => session.close(),
+      };
+    };
+
+    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
+
+    expect(summary).toMatchObject({ claimed: 106, sent: 106 });
+    expect(overlaps).toBe(0);
+    expect([...smtp.sent.map((s) => s.mail.messageId)].sort()).toEqual([...ids].sort());
+  });
+
+  it('finds the next senders and claims their rows through indexes, not by reading every row (SQLite plan)', async (context) => {
+    // the plan of PostgreSQL depends on its statistics; SQLite's is fixed by the schema
+    if (database.dialect !== 'sqlite') context.skip();
+    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    const statements: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: (args) => {
+        statements.push({ node: args.node, queryId: args.queryId });
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const recorded = database.db.withPlugin(recorder);
+    expect((await sendDueMessages({ ...deps, db: recorded }, { now: NOW, ignoreSchedule: false })).sent).toBe(1);
+    const plan = async (pattern: RegExp) => {
+      const found = statements
+        .map(({ node, queryId }) => database.db.getExecutor().compileQuery(node, queryId))
+        .find((compiled) => pattern.test(compiled.sql));
+      if (!found) throw new Error(`no statement matches ${pattern}`);
+      const { rows } = await database.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${found.sql}`, [...found.parameters]),
+      );
+      return rows.map((r) => r.detail).join(' | ');
+    };
+    // the next senders: the first due rows in due order, each sender's lease looked up by its key
+    const find = await plan(/^select .* from "warmup_messages" as "w" .*"leases"/s);
+    expect(find).toMatch(/SEARCH w USING INDEX warmup_messages_due \(status=\? AND due_at<\?\)/);
+    expect(find).toMatch(/SEARCH l USING INDEX sqlite_autoindex_leases_1 \(key=\?\)/);
+    expect(find).not.toMatch(/TEMP B-TREE|SCAN/);
+    // one sender's due rows, then those rows by their key
+    const claim = await plan(/^update "warmup_messages" set "lease_owner" = .* in \(select/s);
+    expect(claim).toMatch(
+      /SEARCH warmup_messages USING (COVERING )?INDEX sqlite_autoindex_warmup_messages_1 \(id=\?\)/,
+    );
+    expect(claim).toMatch(
+      /SEARCH w USING INDEX warmup_messages_sender_due \(sender_mailbox_id=\? AND status=\? AND due_at<\?\)/,
+    );
+    expect(claim).not.toMatch(/TEMP B-TREE|SCAN/);
+  });
+
+  it('a failed claim gives back what was claimed before it, rather than holding it until its leases run out', async () => {
+    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
+    await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) });
+    // the second look for the next senders fails (the first found both)
+    let looks = 0;
+    const failing: KyselyPlugin = {
+      transformQuery: (args) => {
+        const compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
+        if (/^select .*"leases"/s.test(compiled.sql) && ++looks === 2) throw new Error('database went away');
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+
+    await expect(
+      sendDueMessages({ ...deps, db: database.db.withPlugin(failing) }, { now: NOW, ignoreSchedule: true }),
+    ).rejects.toThrow('database went away');
+
+    expect(smtp.sent).toHaveLength(0);
+    const leased = await database.db.selectFrom('warmup_messages').select('id').where('lease_owner', 'is not', null);
+    expect(await leased.execute()).toEqual([]);
+    expect(await database.db.selectFrom('leases').selectAll().execute()).toEqual([]);
   });
 });
 

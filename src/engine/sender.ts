@@ -1,11 +1,13 @@
 /*
- * The sender: claims due planned sends, writes them (template, variables, quote) once, and sends
- * them over each sender mailbox's own SMTP, one connection per sender per call.
+ * The sender: claims due planned sends sender by sender, writes them (template, variables, quote)
+ * once, and sends them over each sender mailbox's own SMTP, one connection per sender while its
+ * lane works on it.
  *
- * Claiming is one UPDATE … WHERE id IN (SELECT … LIMIT n [FOR UPDATE SKIP LOCKED]) … RETURNING on
- * the row lease columns, so any number of workers can call this at once without sending a row
- * twice; a worker that dies leaves its rows to be claimed again once the lease expires (a resend
- * carries the same Message-ID, and counting is exactly-once by the interactions' unique key).
+ * A sender is claimed under its lease `send:<id>`, then its due rows with one UPDATE … WHERE id IN
+ * (SELECT … LIMIT n [FOR UPDATE SKIP LOCKED]) … RETURNING on the row lease columns, so any number
+ * of workers can call this at once without sending a row twice; a worker that dies leaves its rows
+ * to be claimed again once the leases expire (a resend carries the same Message-ID, and counting
+ * is exactly-once by the interactions' unique key).
  */
 import type { Logger } from 'pino';
 import { utcDay, validTimeZone } from '../calendar.js';
@@ -20,7 +22,7 @@ import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { RenderedMessage } from '../templates/render.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
-import { forEachLimited } from './concurrency.js';
+import { forEachClaimed } from './concurrency.js';
 import type { EngineDeps } from './engine.js';
 import {
   findDayPlan,
@@ -35,6 +37,8 @@ import { boundaryFor, clientProfileOf, type ClientProfile } from './client-profi
 import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
   claimDueMessages,
+  findDueSenders,
+  senderLeaseKey,
   closeUnsentMessage,
   expirePlannedMessages,
   findMessageContent,
@@ -49,7 +53,7 @@ import {
   rescheduleMessage,
   storeContentOnce,
 } from './warmup-messages.repository.js';
-import { withLease } from './leases.js';
+import { acquireLease, releaseLease } from './leases.js';
 import {
   judgeDueSends,
   localDaySpan,
@@ -97,10 +101,12 @@ export interface SendSummary {
   mailboxErrors: string[];
 }
 
-/** Rows claimed per round trip. */
+/** Rows of one sender claimed at most at once. */
 const CLAIM_BATCH = 100;
-/** Senders handled at the same time (each with its own SMTP connection). */
+/** Senders handled at the same time (each with its own SMTP connection): the lanes. */
 const SENDER_CONCURRENCY = 4;
+/** Claimable rows read per look for the next senders (their distinct senders are the candidates). */
+const SENDER_SCAN = 64;
 /** Attempts after which a send is given up and recorded as `failed`. */
 export const MAX_SEND_ATTEMPTS = 5;
 /** The furthest any time zone is ahead of UTC (Kiribati, +14 h): no planned row is later than this local day. */
@@ -116,6 +122,10 @@ export const STALE_AFTER_MS = 24 * 60 * 60_000;
  * answer is the row's (retry with backoff, bounce, or give up); a failure of the sender's server or
  * login is the mailbox's (mailbox-state.ts: transient ones back the sender off, three permanent
  * ones stop it), and its rows wait, their attempts untouched.
+ *
+ * Senders are claimed lane by lane: a lane done with one sender claims the next at once, so a slow
+ * server holds up its own lane only, and a worker holds the rows of the senders its lanes work on
+ * and no more; other workers claim the rest meanwhile.
  */
 export async function sendDueMessages(deps: SendDeps, options: SendOptions): Promise<SendSummary> {
   const summary: SendSummary = {
@@ -132,32 +142,34 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
   // Rows that failed keep their lease until the end of the call so this call does not pick them again.
   const heldIds: string[] = [];
   const senders = new Map<string, SenderState>();
-  let budget = options.limit ?? Number.POSITIVE_INFINITY;
+  const claims = senderClaims(deps, options);
   // Long-overdue planned rows expire: nothing was sent or counted for them, so nothing is lost.
   await expirePlannedMessages(deps.db, new Date(now.getTime() - STALE_AFTER_MS), now);
   try {
-    while (budget > 0 && !options.signal?.aborted) {
-      const rows = await claimDueRows(deps, now, options.ignoreSchedule, Math.min(CLAIM_BATCH, budget));
-      if (rows.length === 0) break;
-      budget -= rows.length;
-      summary.claimed += rows.length;
-      const bySender = new Map<string, WarmupMessageRow[]>();
-      for (const row of rows.sort((a, b) => a.due_at.localeCompare(b.due_at))) {
-        const group = bySender.get(row.sender_mailbox_id) ?? [];
-        group.push(row);
-        bySender.set(row.sender_mailbox_id, group);
-      }
-      await forEachLimited([...bySender.entries()], SENDER_CONCURRENCY, async ([senderId, group]) => {
+    await forEachClaimed(
+      SENDER_CONCURRENCY,
+      claims.next,
+      async ({ senderId, rows }) => {
         let state = senders.get(senderId);
         if (!state) {
           state = { smtp: null, stopped: false, recovered: false };
           senders.set(senderId, state);
         }
-        await sendGroup(deps, now, senderId, group, state, summary, heldIds, options);
-      });
-    }
+        try {
+          // a sender with more due rows than one claim takes keeps its lane until they are done
+          for (let batch = rows; batch.length > 0; batch = await claims.more(senderId, batch)) {
+            summary.claimed += batch.length;
+            await sendGroup(deps, now, senderId, batch, state, summary, heldIds, options);
+          }
+        } finally {
+          state.smtp?.close();
+          state.smtp = null;
+          await claims.done(senderId);
+        }
+      },
+      claims.over,
+    );
   } finally {
-    for (const state of senders.values()) state.smtp?.close();
     await releaseMessageLeases(deps.db, heldIds, deps.workerId);
   }
   return summary;
@@ -171,42 +183,118 @@ interface SenderState {
   recovered: boolean;
 }
 
-function claimDueRows(deps: SendDeps, now: Date, ignoreSchedule: boolean, limit: number): Promise<WarmupMessageRow[]> {
-  return claimDueMessages(deps.db, {
-    dialect: deps.dialect,
-    workerId: deps.workerId,
-    now,
-    // a sender backing off after a failure waits (with ignoreSchedule everything is due now)
-    senderReadyBy: ignoreSchedule ? undefined : now,
-    leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
-    dueByPlanDay: ignoreSchedule ? utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS)) : undefined,
-    limit,
-  });
+/** A sender whose lease this worker holds, with the due rows it claimed for it. */
+interface SenderClaim {
+  senderId: string;
+  rows: WarmupMessageRow[];
 }
 
 /**
- * One sender's claimed rows, under the lease `send:<id>`: one worker at a time decides and sends
- * for a mailbox, so the day's count and the last send it reads are the truth when it sends. The
- * budget gate (send-budget.ts) has the last word on every row; only rows it lets go are sent.
+ * The sender claims of one call. A sender is taken under its lease `send:<id>` before its rows are
+ * claimed, so one worker at a time decides and sends for a mailbox, and the day's count and the
+ * last send it reads are the truth when it sends. The lease takes its own owner again, so the
+ * senders in flight in this worker are kept here as well: two lanes never work on one sender.
+ * `next` is called one at a time (forEachClaimed), so the candidates need no lock.
  */
-async function sendGroup(
-  deps: SendDeps,
-  now: Date,
-  senderId: string,
-  rows: WarmupMessageRow[],
-  state: SenderState,
-  summary: SendSummary,
-  heldIds: string[],
-  options: SendOptions,
-): Promise<void> {
-  const outcome = await withLease(deps.db, `send:${senderId}`, deps.workerId, deps.settings.leaseMs, now, () =>
-    sendGroupUnderLease(deps, now, senderId, rows, state, summary, heldIds, options),
-  );
-  // another worker is sending for this mailbox: its rows wait for a later call
-  if (!outcome.ran) heldIds.push(...rows.map((r) => r.id));
+function senderClaims(deps: SendDeps, options: SendOptions) {
+  const { now, ignoreSchedule } = options;
+  const due = {
+    dialect: deps.dialect,
+    now,
+    // a sender backing off after a failure waits (with ignoreSchedule everything is due now)
+    senderReadyBy: ignoreSchedule ? undefined : now,
+    dueByPlanDay: ignoreSchedule ? utcDay(new Date(now.getTime() + MAX_ZONE_AHEAD_MS)) : undefined,
+  };
+  const inFlight = new Set<string>();
+  // lost to another worker, or nothing left to claim: not tried again in this call
+  const passed = new Set<string>();
+  let candidates: string[] = [];
+  let budget = options.limit ?? Number.POSITIVE_INFINITY;
+
+  const claimOne = async (): Promise<SenderClaim | null> => {
+    for (;;) {
+      if (candidates.length === 0) {
+        candidates = await findDueSenders(deps.db, { ...due, exclude: [...inFlight, ...passed], scan: SENDER_SCAN });
+        if (candidates.length === 0) return null;
+      }
+      const senderId = candidates.shift()!;
+      if (inFlight.has(senderId) || passed.has(senderId)) continue;
+      const key = senderLeaseKey(senderId);
+      if (!(await acquireLease(deps.db, key, deps.workerId, deps.settings.leaseMs, now))) {
+        passed.add(senderId);
+        continue;
+      }
+      let rows: WarmupMessageRow[] = [];
+      try {
+        rows = await claimRows(senderId);
+      } finally {
+        if (rows.length === 0) await releaseLease(deps.db, key, deps.workerId);
+      }
+      if (rows.length === 0) {
+        passed.add(senderId);
+        continue;
+      }
+      inFlight.add(senderId);
+      return { senderId, rows };
+    }
+  };
+
+  /** The sender's next due rows, earliest first (its lease is ours). */
+  const claimRows = async (senderId: string): Promise<WarmupMessageRow[]> => {
+    const rows = await claimDueMessages(deps.db, {
+      ...due,
+      workerId: deps.workerId,
+      leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
+      senderId,
+      limit: Math.min(CLAIM_BATCH, budget),
+    });
+    budget -= rows.length;
+    return rows.sort((a, b) => a.due_at.localeCompare(b.due_at));
+  };
+
+  return {
+    /** Up to `lanes` senders with their rows; fewer only when nothing more is due or the budget is spent. */
+    next: async (lanes: number): Promise<SenderClaim[]> => {
+      const claimed: SenderClaim[] = [];
+      try {
+        while (claimed.length < lanes && budget > 0) {
+          const claim = await claimOne();
+          if (!claim) break;
+          claimed.push(claim);
+        }
+      } catch (error) {
+        // No lane gets what was claimed before the failure: it goes back now rather than when its leases
+        // run out (a database failing now may fail these too; then the leases do run out).
+        for (const { senderId, rows } of claimed) {
+          inFlight.delete(senderId);
+          await releaseMessageLeases(
+            deps.db,
+            rows.map((row) => row.id),
+            deps.workerId,
+          ).catch(() => undefined);
+          await releaseLease(deps.db, senderLeaseKey(senderId), deps.workerId).catch(() => undefined);
+        }
+        throw error;
+      }
+      return claimed;
+    },
+    /** The sender's rows after `last` when the claim of `last` was full; none once the budget is spent or the engine stops. */
+    more: async (senderId: string, last: readonly WarmupMessageRow[]): Promise<WarmupMessageRow[]> =>
+      last.length < CLAIM_BATCH || budget <= 0 || options.signal?.aborted ? [] : claimRows(senderId),
+    /** The lane is done with the sender: its lease goes back (rows held stay held until the end of the call). */
+    done: async (senderId: string): Promise<void> => {
+      inFlight.delete(senderId);
+      await releaseLease(deps.db, senderLeaseKey(senderId), deps.workerId);
+    },
+    over: (): boolean => budget <= 0 || options.signal?.aborted === true,
+  };
 }
 
-async function sendGroupUnderLease(
+/**
+ * One sender's claimed rows, under its lease. The budget gate (send-budget.ts) has the last word
+ * on every row; only rows it lets go are sent.
+ */
+async function sendGroup(
   deps: SendDeps,
   now: Date,
   senderId: string,

@@ -26,6 +26,7 @@ import * as signInFailures from './025-sign-in-failures.js';
 import * as planInbound from './026-plan-inbound.js';
 import * as promotedToPrimary from './027-promoted-to-primary.js';
 import * as planDue from './028-plan-due.js';
+import * as senderClaims from './029-sender-claims.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '026-plan-inbound': planInbound,
   '027-promoted-to-primary': promotedToPrimary,
   '028-plan-due': planDue,
+  '029-sender-claims': senderClaims,
 };
 
 export const migrationProvider: MigrationProvider = {
