@@ -1,7 +1,9 @@
 // Planning one day for 100,000 active mailboxes on SQLite: one `planDay`, timed, with the peak
 // resident memory of the process that runs it (rss sampled every 50 ms, and the kernel's maxRSS).
 //
-// The planning runs in a child process so that a run far over the target can be cut off at a time
+// The mailboxes are seeded by one child process, and the planning runs in another, as a worker
+// plans: so its memory is the planner's, not what 100,000 inserted rows left in the seeding
+// process. The planning has a process of its own also so that a run far over the target can be cut off at a time
 // budget: the parent then reports how far it got (plans committed, read from the SQLite file).
 // The parent also samples the child's memory (/proc/<pid>/status VmRSS every 50 ms, and VmHWM,
 // the kernel's maxRSS): better-sqlite3 answers synchronously, so a planDay on SQLite never yields
@@ -51,7 +53,7 @@ export interface PlannerRun {
   messages: number;
   /** Highest rss of the planning process sampled during planDay (MB). */
   peakRssMb: number;
-  /** Its maxRSS (MB), seeding included: VmHWM, or process.resourceUsage().maxRSS when it finished. */
+  /** Its maxRSS (MB): VmHWM, or process.resourceUsage().maxRSS when it finished. */
   maxRssMb: number;
   /** The same rows (plans and planned messages) bulk inserted into a fresh database; 0 when not run. */
   baselineMs: number;
@@ -97,7 +99,7 @@ export async function runPlannerBench(options: PlannerBenchOptions = {}): Promis
 }
 
 interface ChildLine {
-  phase: 'seeded' | 'done' | 'baseline';
+  phase: 'seeded' | 'ready' | 'done' | 'baseline';
   seedMs?: number;
   baselineMs?: number;
   baselineCpuMs?: number;
@@ -109,18 +111,37 @@ interface ChildLine {
   maxRssMb?: number;
 }
 
-function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-planner-'));
-  const child = spawn(
+/** Seeds `mailboxes` into a new database in `dataDir`, in a process of its own; returns the time it took. */
+function runSeed(dataDir: string, mailboxes: number): Promise<number> {
+  const seeder = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dataDir, String(mailboxes)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--seed', dataDir, String(mailboxes)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  let output = '';
+  seeder.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    seeder.on('exit', (code, signal) => {
+      const seeded = output
+        .split('\n')
+        .filter((text) => text.startsWith('{'))
+        .map((text) => JSON.parse(text) as ChildLine)
+        .find((line) => line.phase === 'seeded');
+      if (code === 0 && seeded) resolve(seeded.seedMs ?? 0);
+      else reject(new Error(`planner seeding exited with ${code ?? signal}`));
+    });
+  });
+}
+
+async function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-bench-planner-'));
+  const seedMs = await runSeed(dataDir, mailboxes);
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const run: PlannerRun = {
     mailboxes,
-    seedMs: 0,
+    seedMs,
     planMs: 0,
     finished: false,
     planned: 0,
@@ -149,8 +170,7 @@ function runChild(mailboxes: number, budgetSeconds: number): Promise<PlannerRun>
       buffered = buffered.slice(newline + 1);
       if (!text.startsWith('{')) continue;
       const line = JSON.parse(text) as ChildLine;
-      if (line.phase === 'seeded') {
-        run.seedMs = line.seedMs ?? 0;
+      if (line.phase === 'ready') {
         planStarted = performance.now();
         sampler = setInterval(sample, 50);
         timer = setTimeout(() => {
@@ -215,17 +235,22 @@ function readProgress(dataDir: string): { plans: number; messages: number } {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The child: seed, then one planDay.
+// The children: one seeds, the other runs one planDay.
 
 const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+const emit = (line: ChildLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
-async function child(dataDir: string, mailboxes: number): Promise<void> {
-  const emit = (line: ChildLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
+async function seedChild(dataDir: string, mailboxes: number): Promise<void> {
   const database = openDatabase({ dataDir });
   await migrateToLatest(database.db, database.dialect);
   const seedStarted = performance.now();
   await seedMailboxes(database, mailboxes);
   emit({ phase: 'seeded', seedMs: Math.round(performance.now() - seedStarted) });
+  await database.close();
+}
+
+async function child(dataDir: string, batchSize: number | undefined): Promise<void> {
+  const database = openDatabase({ dataDir });
 
   // Fires only when planDay awaits real I/O (not on SQLite); the parent's /proc sampling is the measure there.
   let peak = process.memoryUsage().rss;
@@ -248,9 +273,10 @@ async function child(dataDir: string, mailboxes: number): Promise<void> {
     // one lease for the whole day, however long it takes
     settings: { leaseMs: 24 * 3_600_000 },
   });
+  emit({ phase: 'ready' });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const summary = await planDay(deps, PLAN_AT);
+  const summary = await planDay(deps, PLAN_AT, batchSize ? { batchSize } : {});
   const planMs = Math.round(performance.now() - started);
   const planCpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
@@ -303,25 +329,38 @@ function bareBulkInsert(dataDir: string): { baselineMs: number; baselineCpuMs: n
       const page = source.prepare(
         `select rowid as row_number, * from ${table} where rowid > ? order by rowid limit ${BASELINE_TRANSACTION_ROWS}`,
       );
-      const statements = new Map<number, SQLite.Statement>();
+      // the columns the planner writes: those holding something other than their default (warmup_messages
+      // has 33 columns, 33,000 values a 1,000-row INSERT, over SQLite's 32,766; the planner writes 12)
+      const defaults = new Map(
+        (
+          source.prepare(`select name, dflt_value from pragma_table_info('${table}')`).all() as Array<{
+            name: string;
+            dflt_value: string | null;
+          }>
+        ).map((column) => [column.name, column.dflt_value]),
+      );
+      const written = (rows: Array<Record<string, unknown>>, column: string) =>
+        rows.some((row) => row[column] !== null && String(row[column]) !== defaults.get(column));
+      const statements = new Map<string, SQLite.Statement>();
       let after = 0;
       for (;;) {
         const rows = page.all(after) as Array<Record<string, unknown>>;
         if (rows.length === 0) break;
         after = Number(rows[rows.length - 1].row_number);
-        const columns = Object.keys(rows[0]).filter((c) => c !== 'row_number');
+        const columns = Object.keys(rows[0]).filter((c) => c !== 'row_number' && written(rows, c));
         const started = performance.now();
         const cpuBefore = process.cpuUsage();
         target.transaction(() => {
           for (let r = 0; r < rows.length; r += BASELINE_STATEMENT_ROWS) {
             const chunk = rows.slice(r, r + BASELINE_STATEMENT_ROWS);
-            let insert = statements.get(chunk.length);
+            const shape = `${columns.join(' ')} ${chunk.length}`;
+            let insert = statements.get(shape);
             if (!insert) {
               const tuple = `(${columns.map(() => '?').join(', ')})`;
               insert = target.prepare(
                 `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: chunk.length }, () => tuple).join(', ')}`,
               );
-              statements.set(chunk.length, insert);
+              statements.set(shape, insert);
             }
             insert.run(chunk.flatMap((row) => columns.map((c) => row[c])));
           }
@@ -431,8 +470,11 @@ function argument(name: string): string | undefined {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const childDir = argument('--child');
-  if (childDir) {
-    await child(childDir, Number(process.argv[process.argv.indexOf('--child') + 2]));
+  const seedDir = argument('--seed');
+  if (seedDir) {
+    await seedChild(seedDir, Number(process.argv[process.argv.indexOf('--seed') + 2]));
+  } else if (childDir) {
+    await child(childDir, process.env.PLANNER_BENCH_BATCH ? Number(process.env.PLANNER_BENCH_BATCH) : undefined);
   } else {
     const mailboxes = argument('--mailboxes');
     const budget = argument('--budget');

@@ -274,17 +274,28 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
     domain: emailDomain(m.email_normalized),
   }));
 
+  // A pool shares a few distinct settings and time zones: each is parsed or worked out once and
+  // shared, so 100,000 mailboxes hold a handful of settings objects and day strings, not one each.
+  const settingsOf = new Map<string, WarmupSettings>();
+  const dayIn = new Map<string, string>();
   const everyone: PlanCandidate[] = [];
-  for (const mailbox of active) {
-    let settings: WarmupSettings;
-    try {
-      settings = parseWarmupSettings(mailbox.warmup);
-    } catch (error) {
-      deps.logger.warn({ err: error, mailboxId: mailbox.id }, 'unreadable warmup settings; not planning this mailbox');
-      continue;
+  for (const [index, mailbox] of active.entries()) {
+    let settings = settingsOf.get(mailbox.warmup);
+    if (settings === undefined) {
+      try {
+        settings = parseWarmupSettings(mailbox.warmup);
+      } catch (error) {
+        deps.logger.warn(
+          { err: error, mailboxId: mailbox.id },
+          'unreadable warmup settings; not planning this mailbox',
+        );
+        continue;
+      }
+      settingsOf.set(mailbox.warmup, settings);
     }
-    const day = localDay(at, validTimeZone(settings.timezone));
-    const member = { id: mailbox.id, emailNormalized: mailbox.email_normalized };
+    let day = dayIn.get(settings.timezone);
+    if (day === undefined) dayIn.set(settings.timezone, (day = localDay(at, validTimeZone(settings.timezone))));
+    const member = pool[index];
     const due =
       mailbox.last_plan_day !== day && isSendDay(settings, day) && (ignoreSchedule || at < windowOf(settings, day).end);
     const target = dailyTarget({
@@ -409,9 +420,12 @@ interface PartnerChooser {
 function partnerChooser(pool: readonly PlanMember[], inbound: InboundBook, traffic: Traffic, random: Random) {
   const sampled = pool.length > CANDIDATE_SAMPLE;
   const everyone = sampled ? shuffled(pool, random) : pool;
-  let open = everyone;
+  // closed in place, keeping the order: a new array per sweep would be 100,000 slots of garbage each time
+  const open = [...everyone];
   const closeFull = () => {
-    open = open.filter((member) => !inbound.isFullToday(member.id));
+    let kept = 0;
+    for (const member of open) if (!inbound.isFullToday(member.id)) open[kept++] = member;
+    open.length = kept;
   };
   let sinceClosed = 0;
   const chooser: PartnerChooser = {
@@ -624,6 +638,7 @@ async function planBatch({
   const plans: DecidedPlan[] = [];
   const outcomes: BatchOutcome[] = [];
   const rowsOf = new Map<string, NewWarmupMessageRow[]>();
+  const createdAt = at.toISOString();
   for (const sender of senders) {
     const { member, day } = sender.candidate;
     const rows: NewWarmupMessageRow[] = [];
@@ -642,7 +657,7 @@ async function planBatch({
         plan_day: day,
         due_at: send.time.toISOString(),
         status: 'planned',
-        created_at: at.toISOString(),
+        created_at: createdAt,
       });
     }
     rowsOf.set(member.id, rows);
@@ -752,12 +767,26 @@ interface InboundBook {
 /** Every UTC offset is a whole number of quarter hours, so the local day is the same across one. */
 const QUARTER_HOUR_MS = 900_000;
 
-/** One pool member's inbound: new threads per local day of its own, and its cap on its planning day. */
+/**
+ * One pool member's inbound: new threads on its planning day, on its other local days (rare: only
+ * sends late or early in its zone fall there, so that map is made when first needed), and its cap
+ * on its planning day. One of these per member of a pool of 100,000: kept small.
+ */
 interface InboundEntry {
   candidate: PlanCandidate;
   zone: string;
-  perDay: Map<string, number>;
+  today: number;
+  otherDays?: Map<string, number>;
   capToday: number;
+}
+
+function receivedOn(entry: InboundEntry, day: string): number {
+  return day === entry.candidate.day ? entry.today : (entry.otherDays?.get(day) ?? 0);
+}
+
+function setReceived(entry: InboundEntry, day: string, received: number): void {
+  if (day === entry.candidate.day) entry.today = received;
+  else (entry.otherDays ??= new Map()).set(day, received);
 }
 
 /**
@@ -802,14 +831,14 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
     entries.set(c.member.id, {
       candidate: c,
       zone: validTimeZone(c.settings.timezone),
-      perDay: new Map(),
+      today: 0,
       capToday: capOf(c, c.day),
     });
   const add = (recipientId: string, time: Date) => {
     const entry = entries.get(recipientId);
     if (!entry) return undefined;
     const day = localDayOf(time, entry.zone);
-    entry.perDay.set(day, (entry.perDay.get(day) ?? 0) + 1);
+    setReceived(entry, day, receivedOn(entry, day) + 1);
     return day;
   };
   const loaded = new Map<string, number>();
@@ -828,21 +857,21 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
       const entry = entries.get(mailboxId);
       if (!entry) return undefined;
       const day = localDayOf(time, entry.zone);
-      const today = entry.perDay.get(day) ?? 0;
+      const today = receivedOn(entry, day);
       return { today, cap: day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day) };
     },
     isFullToday(mailboxId) {
       const entry = entries.get(mailboxId);
-      return entry !== undefined && (entry.perDay.get(entry.candidate.day) ?? 0) >= entry.capToday;
+      return entry !== undefined && entry.today >= entry.capToday;
     },
     add,
     remove(recipientId, day) {
       const entry = entries.get(recipientId);
-      if (entry) entry.perDay.set(day, Math.max(0, (entry.perDay.get(day) ?? 0) - 1));
+      if (entry) setReceived(entry, day, Math.max(0, receivedOn(entry, day) - 1));
     },
     know(recipientId, day, received) {
       const entry = entries.get(recipientId);
-      if (entry) entry.perDay.set(day, Math.max(entry.perDay.get(day) ?? 0, received));
+      if (entry) setReceived(entry, day, Math.max(receivedOn(entry, day), received));
     },
     capOn(recipientId, day) {
       const entry = entries.get(recipientId);

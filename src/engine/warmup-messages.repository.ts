@@ -6,6 +6,7 @@
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { insertMany } from '../db/insert-many.js';
 import type { Database, WarmupMessageRow, WarmupMessagesTable } from '../db/schema.js';
 import type { Placement } from '../interactions/interactions.schemas.js';
 import { placementSendsOfDay } from '../placement-tests/placement-tests.repository.js';
@@ -18,18 +19,12 @@ const RELEASE_CHUNK = 500;
 // ---------------------------------------------------------------------------------------------
 // Planning
 
-/** Planned rows per INSERT: 12 columns × 1,000 rows stays under SQLite's and PostgreSQL's bound-parameter limits. */
-const INSERT_CHUNK = 1_000;
-
+/** Planned rows in, 1,000 per INSERT through a statement SQLite keeps prepared (db/insert-many.ts). */
 export async function insertPlannedMessages(
   trx: Kysely<Database>,
   rows: readonly NewWarmupMessageRow[],
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK)
-    await trx
-      .insertInto('warmup_messages')
-      .values(rows.slice(start, start + INSERT_CHUNK))
-      .execute();
+  await insertMany(trx, 'warmup_messages', rows);
 }
 
 /**
