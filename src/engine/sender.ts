@@ -154,6 +154,11 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
           senders.set(senderId, state);
         }
         await sendGroup(deps, now, senderId, group, state, summary, heldIds, options);
+        // Closed as soon as its rows of the batch are done, not at the end of the call: a call with
+        // thousands of due senders would hold thousands of SMTP sessions open, and a server stops
+        // taking new ones past its limit (Postfix: 100 smtpd processes) until idle ones time out.
+        state.smtp?.close();
+        state.smtp = null;
       });
     }
   } finally {
