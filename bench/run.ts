@@ -7,6 +7,7 @@ import { engineReport, runEngineBench } from './engine.bench.js';
 import { importReport, runImportBench } from './import.bench.js';
 import { parallelPlannerReport, runParallelPlannerBench } from './parallel-planner.bench.js';
 import { plannerReport, runPlannerBench } from './planner.bench.js';
+import { runSimulatedDay, simulatedDayArguments, simulatedDayReport } from './simulated-day.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
 import { MAIL_USERS } from '../test/mailstack/users.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
@@ -48,6 +49,15 @@ const benchmarks: Benchmark[] = [
           users: MAIL_USERS.benchWide,
           messagesPerMailbox: quick ? 5 : 10,
         }),
+      ),
+  },
+  {
+    name: 'simulated-day',
+    description:
+      'a full warmup day of 10,000 mailboxes (500 with --quick; --mailboxes N, --workers N) planned, sent, read and counted by 3 workers (PostgreSQL, real mail stack, --ignore-schedule)',
+    run: async ({ quick, log }) =>
+      simulatedDayReport(
+        await runSimulatedDay({ log, ...(quick ? { mailboxes: 500 } : {}), ...simulatedDayArguments() }),
       ),
   },
   {

@@ -95,18 +95,32 @@ export interface WorkersBenchResult {
 
 const WORKER_OPTIONS = { intervalMs: 200, leaseMs: 60_000, ignoreSchedule: true, logLevel: 'debug' } as const;
 
-export async function runWorkersBench(options: WorkersBenchOptions = {}): Promise<WorkersBenchResult | null> {
-  const log = options.log ?? ((line: string) => console.log(line));
-  const databaseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!databaseUrl) {
-    log('workers bench skipped: set TEST_DATABASE_URL=postgres://… (several workers need PostgreSQL)');
+/**
+ * The PostgreSQL URL a benchmark of worker processes runs on, or null (with a line saying why) when
+ * there is none or this machine cannot start the mail stack.
+ */
+export function workerBenchDatabase(
+  bench: string,
+  databaseUrl: string | undefined,
+  log: (line: string) => void,
+): string | null {
+  const url = databaseUrl ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!url) {
+    log(`${bench} skipped: set TEST_DATABASE_URL=postgres://… (several workers need PostgreSQL)`);
     return null;
   }
   const available = mailStackAvailable();
   if (!available.ok) {
-    log(`workers bench skipped: no mail stack (${available.missing.join(', ') || available.problem})`);
+    log(`${bench} skipped: no mail stack (${available.missing.join(', ') || available.problem})`);
     return null;
   }
+  return url;
+}
+
+export async function runWorkersBench(options: WorkersBenchOptions = {}): Promise<WorkersBenchResult | null> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const databaseUrl = workerBenchDatabase('workers bench', options.databaseUrl, log);
+  if (databaseUrl === null) return null;
   const perMailbox = options.messagesPerMailbox ?? (options.quick ? 20 : 60);
   const latencyMs = options.latencyMs ?? 0;
   const users = options.users ?? MAIL_USERS.bench;
@@ -209,7 +223,8 @@ async function oneRun(
   }
 }
 
-function cpuTimes(): { busy: number; total: number } {
+/** Busy and total CPU time of the whole machine so far (ms, every core). */
+export function cpuTimes(): { busy: number; total: number } {
   let busy = 0;
   let total = 0;
   for (const cpu of os.cpus()) {
@@ -221,7 +236,7 @@ function cpuTimes(): { busy: number; total: number } {
 }
 
 /** utime + stime of the processes from /proc/<pid>/stat (in USER_HZ ticks, 100 per second), or null without /proc. */
-function processCpuSeconds(pids: readonly number[]): number | null {
+export function processCpuSeconds(pids: readonly number[]): number | null {
   let ticks = 0;
   for (const pid of pids) {
     try {
@@ -235,7 +250,8 @@ function processCpuSeconds(pids: readonly number[]): number | null {
   return ticks / 100;
 }
 
-function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
+/** Warnings and errors the workers logged, by message (with the first error's text). */
+export function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
   const problems: Record<string, number> = {};
   for (const worker of workers) {
     for (const line of logLines(worker.process.output())) {
@@ -248,12 +264,13 @@ function problemsOf(workers: readonly WorkerProcess[]): Record<string, number> {
   return problems;
 }
 
-async function startBenchStack(users: readonly MailUser[]): Promise<MailStack> {
+/** A fresh mail stack with these users on the first free port range from a per-process offset. */
+export async function startBenchStack(users: readonly MailUser[], name = 'bench-workers'): Promise<MailStack> {
   let offset = (process.pid * 7_919) % 29_000;
   for (let attempt = 0; attempt < 20; attempt++) {
     const basePort = 20_000 + offset;
     if (await mailStackPortsFree(basePort)) {
-      return startMailStack({ name: `bench-workers-${process.pid}`, basePort, users: [...users] });
+      return startMailStack({ name: `${name}-${process.pid}`, basePort, users: [...users] });
     }
     offset = (offset + 1_009) % 29_000;
   }
@@ -265,13 +282,12 @@ function benchMailSettings(stack: MailStack) {
   return { allowedHosts: [stack.host], plaintextHosts: [], caFile: stack.caCert };
 }
 
-async function createBenchMailboxes(
+/** The services over the bench database and its one workspace, made as the API makes it (default templates included). */
+export async function benchWorkspace(
   database: DatabaseHandle,
   stack: MailStack,
-  users: readonly MailUser[],
-  servers: { imapPort: number; submissionPort: number },
   dataDir: string,
-): Promise<void> {
+): Promise<{ services: ReturnType<typeof createServices>; workspaceId: string }> {
   const services = createServices({
     db: database.db,
     clock: systemClock,
@@ -281,8 +297,19 @@ async function createBenchMailboxes(
   });
   await services.workspaces.bootstrap(API_KEY);
   const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+  return { services, workspaceId: workspace.id };
+}
+
+async function createBenchMailboxes(
+  database: DatabaseHandle,
+  stack: MailStack,
+  users: readonly MailUser[],
+  servers: { imapPort: number; submissionPort: number },
+  dataDir: string,
+): Promise<void> {
+  const { services, workspaceId } = await benchWorkspace(database, stack, dataDir);
   for (const user of users) {
-    await services.mailboxes.create(workspace.id, {
+    await services.mailboxes.create(workspaceId, {
       email: user.email,
       password: user.password,
       provider: 'custom',

@@ -169,6 +169,37 @@ describe('sendDueMessages', () => {
     expect((await messageRow(later.id)).status).toBe('sent');
   });
 
+  it('holds no more SMTP sessions open at once than it sends on side by side', async () => {
+    const workspaceId = erin.workspace_id;
+    for (let i = 0; i < 12; i++) {
+      const sender = await insertMailbox(database.db, workspaceId, { email: `s${i}@sierra.test` });
+      await insertPlan(database.db, sender, '2026-03-12', 100);
+      await insertMessage(database.db, { sender, recipient: erin, dueAt: NOW });
+    }
+    let open = 0;
+    let mostOpen = 0;
+    const counting = mailWorkDeps(database.db, database.dialect, {
+      smtp: (config) => {
+        open += 1;
+        mostOpen = Math.max(mostOpen, open);
+        const session = smtp.factory(config);
+        return {
+          send: (mail) => session.send(mail),
+          close: () => {
+            open -= 1;
+            session.close();
+          },
+        };
+      },
+    });
+    const summary = await sendDueMessages(counting, { now: NOW, ignoreSchedule: true });
+    expect(summary.sent).toBe(12);
+    expect(smtp.opened).toBe(12);
+    // four senders at a time, each closed when its rows are sent (12 held to the end of the call before)
+    expect(mostOpen).toBeLessThanOrEqual(4);
+    expect(open).toBe(0);
+  });
+
   it("writes in the sender's language and leaves paused mailboxes' mail waiting", async () => {
     await insertMessage(database.db, { sender: grace, recipient: erin, dueAt: at(-minutes(1)) });
     const paused = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test', status: 'paused' });

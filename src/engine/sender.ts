@@ -162,6 +162,9 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
             await sendGroup(deps, now, senderId, batch, state, summary, heldIds, options);
           }
         } finally {
+          // closed once the lane is done with the sender, not at the end of the call: a call with
+          // thousands of due senders would hold thousands of SMTP sessions open, and a server stops
+          // taking new ones past its limit (Postfix: 100 smtpd processes) until idle ones time out
           state.smtp?.close();
           state.smtp = null;
           await claims.done(senderId);

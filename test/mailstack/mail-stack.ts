@@ -2,8 +2,9 @@
 // from TypeScript. The shell scripts beside this file do the work; this module passes
 // them the settings and reads back the stack.json that start.sh writes.
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MailUser } from './users.js';
@@ -161,9 +162,14 @@ function runScript(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): P
 export async function startMailStack(opts: StartMailStackOptions): Promise<MailStack> {
   if (!/^[A-Za-z0-9_-]+$/.test(opts.name)) throw new Error(`bad mail stack name '${opts.name}'`);
   const readyTimeout = opts.readyTimeoutSeconds ?? 20;
+  // The users go in a file: thousands of them overflow one environment variable (128 KiB on Linux).
+  const usersDir = mkdtempSync(join(tmpdir(), 'warmup-mailstack-users-'));
+  const usersFile = join(usersDir, 'users');
+  writeFileSync(usersFile, opts.users.map((u) => `${u.email}:${u.password}\n`).join(''), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = {
     MAILSTACK_BASE_PORT: String(opts.basePort),
-    MAILSTACK_USERS: opts.users.map((u) => `${u.email}:${u.password}`).join(' '),
+    MAILSTACK_USERS: '',
+    MAILSTACK_USERS_FILE: usersFile,
     MAILSTACK_JUNK_SENDERS: (opts.junkSenders ?? []).join(' '),
     MAILSTACK_JUNK_RECIPIENTS: (opts.junkRecipients ?? []).join(' '),
     MAILSTACK_DISCARD_RECIPIENTS: (opts.discardRecipients ?? []).join(' '),
@@ -184,7 +190,12 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
   // an inherited MAILSTACK_DIR would point every instance at one directory
   const inherited = { ...process.env };
   delete inherited.MAILSTACK_DIR;
-  const out = await runScript([START_SCRIPT, opts.name], { ...inherited, ...env }, (readyTimeout + 30) * 1000);
+  let out: string;
+  try {
+    out = await runScript([START_SCRIPT, opts.name], { ...inherited, ...env }, (readyTimeout + 30) * 1000);
+  } finally {
+    rmSync(usersDir, { recursive: true, force: true });
+  }
   const dir = /^MAILSTACK_DIR=(.*)$/m.exec(out)?.[1];
   if (!dir) throw new Error(`start.sh printed no MAILSTACK_DIR:\n${out}`);
   return JSON.parse(readFileSync(join(dir, 'stack.json'), 'utf8')) as MailStack;
@@ -193,11 +204,12 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
 /** Stops the instance (and by default deletes its directory). */
 export async function stopMailStack(
   stack: Pick<MailStack, 'name' | 'dir'>,
-  opts: { clean?: boolean } = {},
+  opts: { clean?: boolean; timeoutMs?: number } = {},
 ): Promise<void> {
   const args = [STOP_SCRIPT, stack.name];
   if (opts.clean ?? true) args.push('--clean');
-  await runScript(args, { ...process.env, MAILSTACK_DIR: stack.dir }, 30_000);
+  // deleting 10,000 users' mail takes longer than 30 s on a busy machine: a benchmark passes more
+  await runScript(args, { ...process.env, MAILSTACK_DIR: stack.dir }, opts.timeoutMs ?? 30_000);
 }
 
 /**

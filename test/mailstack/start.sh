@@ -14,6 +14,9 @@
 #                          BASE+465 submissions, BASE+25 plain smtp ("MX")  (default 10000)
 #   MAILSTACK_USERS        "user@domain:password ..." (default: three demo users below).
 #                          Passwords must not contain ':', '"', '\' or white space.
+#   MAILSTACK_USERS_FILE   a file of more users, one "user@domain:password" a line (added to
+#                          MAILSTACK_USERS, no default users then): thousands of users do not
+#                          fit in one environment variable (Linux caps one at 128 KiB)
 #   MAILSTACK_JUNK_SENDERS "a@x.test b@y.test": all mail from these senders is filed into
 #                          the recipient's Junk folder (Sieve), which is how the tests make
 #                          a mailbox "land in spam"
@@ -52,7 +55,13 @@ case "$NAME" in (*[!A-Za-z0-9_-]*|'') echo "start.sh: bad instance name '$NAME'"
 HOME_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DIR="${MAILSTACK_DIR:-/tmp/warmup-mailstack/$NAME}"
 BASE="${MAILSTACK_BASE_PORT:-10000}"
-USERS="${MAILSTACK_USERS:-alice@alpha.test:alice-pass-123 bob@beta.test:bob-pass-123 carol@gamma.test:carol-pass-123}"
+USERS_FILE="${MAILSTACK_USERS_FILE:-}"
+if [ -n "$USERS_FILE" ]; then
+  [ -r "$USERS_FILE" ] || { echo "start.sh: MAILSTACK_USERS_FILE '$USERS_FILE' is not readable" >&2; exit 2; }
+  USERS="${MAILSTACK_USERS:-} $(tr '\n' ' ' < "$USERS_FILE")"
+else
+  USERS="${MAILSTACK_USERS:-alice@alpha.test:alice-pass-123 bob@beta.test:bob-pass-123 carol@gamma.test:carol-pass-123}"
+fi
 JUNK_SENDERS="${MAILSTACK_JUNK_SENDERS:-}"
 JUNK_RECIPIENTS="${MAILSTACK_JUNK_RECIPIENTS:-}"
 DISCARD_RECIPIENTS="${MAILSTACK_DISCARD_RECIPIENTS:-}"
@@ -127,16 +136,19 @@ chmod 750 "$DIR/mail"
 chown postfix:postfix "$DIR/postfix/data"; chmod 700 "$DIR/postfix/data"
 
 # ---- users / domains --------------------------------------------------------
-: > "$DIR/etc/users"; : > "$DIR/etc/postfix/vmailbox"
+# No subshell per user and each file opened once: a benchmark writes 10,000 users here.
+declare -A KNOWN_DOMAINS=()
 DOMAINS=""
-for up in $USERS; do
-  u="$(printf '%s' "${up%%:*}" | tr 'A-Z' 'a-z')"; pw="${up#*:}"
-  # passwd-file: user:password:uid:gid:(gecos):home:(shell):extra
-  printf '%s:{PLAIN}%s:%s:%s::%s::\n' "$u" "$pw" "$VMAIL_UID" "$VMAIL_GID" "$DIR/mail/${u#*@}/${u%%@*}" >> "$DIR/etc/users"
-  printf '%s OK\n' "$u" >> "$DIR/etc/postfix/vmailbox"
-  d="${u#*@}"
-  case " $DOMAINS " in (*" $d "*) ;; (*) DOMAINS="${DOMAINS:+$DOMAINS }$d";; esac
-done
+{
+  for up in $USERS; do
+    u="${up%%:*}"; u="${u,,}"; pw="${up#*:}"
+    # passwd-file: user:password:uid:gid:(gecos):home:(shell):extra
+    printf '%s:{PLAIN}%s:%s:%s::%s::\n' "$u" "$pw" "$VMAIL_UID" "$VMAIL_GID" "$DIR/mail/${u#*@}/${u%%@*}" >&3
+    printf '%s OK\n' "$u" >&4
+    d="${u#*@}"
+    if [ -z "${KNOWN_DOMAINS[$d]:-}" ]; then KNOWN_DOMAINS[$d]=1; DOMAINS="${DOMAINS:+$DOMAINS }$d"; fi
+  done
+} 3>"$DIR/etc/users" 4>"$DIR/etc/postfix/vmailbox"
 [ -n "$DOMAINS" ] || die "no users"
 FIRST_DOMAIN="${DOMAINS%% *}"
 # Dovecot's auth process runs as user "dovecot": it must be able to read the file
@@ -292,7 +304,7 @@ EOF
 {
   printf '{"name":"%s","dir":"%s","host":"127.0.0.1","imapPort":%s,"imapsPort":%s,' "$NAME" "$DIR" "$IMAP_PORT" "$IMAPS_PORT"
   printf '"submissionPort":%s,"submissionsPort":%s,"smtpPort":%s,"caCert":"%s","users":[' "$SUBMISSION_PORT" "$SUBMISSIONS_PORT" "$SMTP_PORT" "$DIR/ssl/cert.pem"
-  sep=""; for up in $USERS; do printf '%s{"email":"%s","password":"%s"}' "$sep" "$(printf '%s' "${up%%:*}" | tr 'A-Z' 'a-z')" "${up#*:}"; sep=","; done
+  sep=""; for up in $USERS; do u="${up%%:*}"; printf '%s{"email":"%s","password":"%s"}' "$sep" "${u,,}" "${up#*:}"; sep=","; done
   printf '],"junkSenders":['
   sep=""; for a in $JUNK_SENDERS; do printf '%s"%s"' "$sep" "$(printf '%s' "$a" | tr 'A-Z' 'a-z')"; sep=","; done
   printf ']}\n'
