@@ -897,6 +897,16 @@ function dayBudget(settings: WarmupSettings, day: string, target: number, at: Da
  * zones and days, while the planner asks several times per mailbox. Forgotten when it grows large.
  */
 const windows = new Map<string, ReturnType<typeof sendWindow>>();
+function windowOf(settings: WarmupSettings, day: string): ReturnType<typeof sendWindow> {
+  const key = `${settings.timezone} ${settings.sendWindow.start} ${settings.sendWindow.end} ${day}`;
+  let window = windows.get(key);
+  if (window === undefined) {
+    if (windows.size >= 10_000) windows.clear();
+    window = sendWindow(settings, day);
+    windows.set(key, window);
+  }
+  return window;
+}
 
 /** The start of the local day after `day`, as an ISO time, remembered per zone and day like the windows. */
 const nextDayStarts = new Map<string, string>();
@@ -909,14 +919,4 @@ function nextDayStartOf(settings: WarmupSettings, day: string): string {
     nextDayStarts.set(key, start);
   }
   return start;
-}
-function windowOf(settings: WarmupSettings, day: string): ReturnType<typeof sendWindow> {
-  const key = `${settings.timezone} ${settings.sendWindow.start} ${settings.sendWindow.end} ${day}`;
-  let window = windows.get(key);
-  if (window === undefined) {
-    if (windows.size >= 10_000) windows.clear();
-    window = sendWindow(settings, day);
-    windows.set(key, window);
-  }
-  return window;
 }
