@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type DatabaseHandle } from './database.js';
+import { openDatabase, STATEMENT_CACHE_CHARS, type DatabaseHandle } from './database.js';
 
 // SQLite only: the compiled-statement cache is the SQLite connection's (PostgreSQL has no such step here).
 describe('SQLite compiled statements', () => {
@@ -46,6 +46,22 @@ describe('SQLite compiled statements', () => {
     expect((await all()).rows).toEqual([{ id: 1, body: 'first' }]);
     await sql`alter table notes add column tag text`.execute(handle.db);
     expect((await all()).rows).toEqual([{ id: 1, body: 'first', tag: null }]);
+  });
+
+  it('keeps statements up to a total length of SQL: large ones used once push out the oldest', async () => {
+    const prepare = vi.spyOn(SQLite.prototype, 'prepare');
+    const compiledBodies = () =>
+      prepare.mock.calls.filter(([text]) => String(text).includes('select body from notes')).length;
+    await bodies();
+    // texts that differ only in their number of values, each a fifth of the bound
+    const ids = Array.from({ length: STATEMENT_CACHE_CHARS / 5 / 7 }, (_, i) => 100_000 + i).join(',');
+    for (let extra = 0; extra < 6; extra++) {
+      await sql.raw(`select id from notes where id in (${ids}${',1'.repeat(extra)})`).execute(handle.db);
+    }
+    await bodies();
+    expect(compiledBodies()).toBe(2);
+    await bodies();
+    expect(compiledBodies()).toBe(2);
   });
 
   it('a streamed query leaves its statement usable by the next run', async () => {

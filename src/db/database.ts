@@ -57,15 +57,24 @@ class TransactionalDdlSqliteDialect extends SqliteDialect {
 
 /** Compiled statements kept per SQLite connection: the distinct queries of a running service, with room to spare. */
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * The SQL text the kept statements may add up to. A compiled statement grows with its text, and
+ * texts that differ only in their number of values (an `IN` list, the last rows of a multi-row
+ * INSERT) would otherwise fill the cache with large statements used once: 500 of those held
+ * hundreds of MB while a day of 100,000 mailboxes was planned.
+ */
+export const STATEMENT_CACHE_CHARS = 1_000_000;
 
 /**
  * Kysely prepares every query it runs, and better-sqlite3 compiles the SQL again each time: about
  * 0.1 ms a statement, as much as a small query's own work. This remembers the compiled statements
- * by their SQL text (least recently used dropped first). A statement still being iterated (a
- * streamed query) is not handed out twice: a fresh one is compiled instead.
+ * by their SQL text (least recently used dropped first, within a count and a total text length).
+ * A statement still being iterated (a streamed query) is not handed out twice: a fresh one is
+ * compiled instead.
  */
 function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
+  let chars = 0;
   return {
     close: () => sqlite.close(),
     prepare(text) {
@@ -76,9 +85,14 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
         return known;
       }
       const statement = sqlite.prepare(text);
-      if (!known) {
+      if (!known && text.length <= STATEMENT_CACHE_CHARS) {
         statements.set(text, statement);
-        if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+        chars += text.length;
+        while (statements.size > STATEMENT_CACHE_SIZE || chars > STATEMENT_CACHE_CHARS) {
+          const oldest = statements.keys().next().value!;
+          statements.delete(oldest);
+          chars -= oldest.length;
+        }
       }
       return statement;
     },
