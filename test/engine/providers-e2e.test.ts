@@ -39,6 +39,13 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
   // Real time: IMAP dates (SINCE) are the server's, so business time must not drift far from them.
   const start = new Date(Math.floor(Date.now() / 60_000) * 60_000);
   const clock = fixedClock(start);
+  // rene's replies are known by their Date, so he lives off UTC, on the same date as the others
+  // while the suite runs: the engine rightly closes mail that would land on another day of its
+  // recipient. New York (UTC−5/−4) from 06:00 UTC, Kolkata (UTC+5:30) before.
+  const reneZone =
+    start.getUTCHours() >= 6
+      ? { timezone: 'America/New_York', offset: /-0[45]00$/ }
+      : { timezone: 'Asia/Kolkata', offset: /\+0530$/ };
   let testApp: TestApp;
   let db: Kysely<Database>;
   let engine: Engine;
@@ -81,8 +88,7 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
     testApp = await createTestApp({ clock, mailPolicy: stackMailPolicy(stack) });
     db = testApp.database.db;
     for (const u of USERS) {
-      // rene's replies, known by their Date, carry New York's offset
-      const warmup = { ...WARMUP, timezone: u === rene ? 'America/New_York' : 'UTC' };
+      const warmup = { ...WARMUP, timezone: u === rene ? reneZone.timezone : 'UTC' };
       ids.set(u.email, await createStackMailbox(testApp.workspace, stack, u, { warmup }));
     }
     // rene's own test message comes back renamed and cannot prove the mailbox; this suite is about reading
@@ -275,8 +281,8 @@ describeWithMailStack('providers that rename mail, and what receivers thought of
       expect(raw).not.toContain('_NmP-');
       for (const [name, value] of Object.entries(profile.headers)) expect(header(name), name).toBe(value);
       if (profile.name !== 'thunderbird') expect(header('User-Agent')).toBeUndefined();
-      // rene is in New York, the others in UTC
-      expect(header('Date')).toMatch(from === rene.email ? /[+-]0[45]00$/ : /\+0000$/);
+      // rene writes in his own zone's offset, the others in UTC
+      expect(header('Date')).toMatch(from === rene.email ? reneZone.offset : /\+0000$/);
       checked += 1;
     }
     expect(checked).toBeGreaterThan(5);
