@@ -6,7 +6,7 @@ COPY package.json package-lock.json ./
 ENV npm_config_build_from_source=true
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build:dashboard && npm prune --omit=dev
+RUN npm run build:dashboard && npm prune --omit=dev && npm run build:server
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -8,6 +8,7 @@ import { importReport, runImportBench } from './import.bench.js';
 import { parallelPlannerReport, runParallelPlannerBench } from './parallel-planner.bench.js';
 import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runSimulatedDay, simulatedDayArguments, simulatedDayReport } from './simulated-day.bench.js';
+import { runStartupBench, startupReport } from './startup.bench.js';
 import { runStatsBench, statsReport } from './stats.bench.js';
 import { MAIL_USERS } from '../test/mailstack/users.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
@@ -25,6 +26,12 @@ interface Benchmark {
 }
 
 const benchmarks: Benchmark[] = [
+  {
+    name: 'startup',
+    description:
+      'CPU and memory of one `warmup` process before it does any work: the built file against the sources through tsx',
+    run: async ({ quick, log }) => startupReport(await runStartupBench({ runs: quick ? 3 : 7, log })),
+  },
   {
     name: 'stats',
     description:

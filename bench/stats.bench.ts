@@ -351,7 +351,7 @@ async function timeQueries(services: Services, plan: SeedPlan, sizes: Sizes, sub
   timings.push(
     await time('export pdf 90d (report incl. per-mailbox table)', sizes.pdfRuns, async () => {
       const report = await services.stats.report(WORKSPACE_ID, { period: '90d' });
-      await pipeline(renderReportPdf(report), sink());
+      await pipeline(await renderReportPdf(report), sink());
     }),
   );
   return timings;

@@ -9,7 +9,8 @@
 // Each run gets a fresh PostgreSQL schema and a fresh mail stack.
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- --only workers
-//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3] [--latency 100] [--wide])
+//   (standalone: node --import tsx bench/workers.bench.ts [--messages 60] [--workers 1,2,3] [--latency 100] [--wide]
+//    [--cpu-prof-dir <dir>]: a V8 CPU profile of each worker, written as it stops)
 //
 // With `--latency <ms>` every IMAP and SMTP connection of the workers goes through a proxy that
 // adds that round-trip time (half each way, per chunk), the way a real provider keeps a worker
@@ -63,6 +64,8 @@ export interface WorkersBenchOptions {
   latencyMs?: number;
   /** The mailboxes (default MAIL_USERS.bench: 8 on 4 domains). */
   users?: readonly MailUser[];
+  /** A folder for each worker's V8 CPU profile (`--cpu-prof`), written as it stops. */
+  cpuProfileDir?: string;
   log?: (line: string) => void;
 }
 
@@ -82,6 +85,8 @@ export interface WorkersRun {
   cpuBusy: number;
   /** CPU seconds the worker processes used in all (Linux /proc; null elsewhere), start-up included. */
   workerCpuSeconds: number | null;
+  /** CPU seconds the worker processes had used when the load went in: start-up and idle cycles. */
+  workerStartCpuSeconds: number | null;
   /** Warnings and errors the workers logged, by message (with the first error's text). */
   problems: Record<string, number>;
 }
@@ -126,12 +131,13 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
   const users = options.users ?? MAIL_USERS.bench;
   const runs: WorkersRun[] = [];
   for (const count of options.workerCounts ?? [1, 2, 3]) {
-    const run = await oneRun(databaseUrl, users, count, perMailbox, latencyMs, log);
+    const run = await oneRun(databaseUrl, users, count, perMailbox, latencyMs, log, options.cpuProfileDir);
     run.speedup = runs.length > 0 ? Number((run.messagesPerSecond / runs[0].messagesPerSecond).toFixed(2)) : 1;
     runs.push(run);
     log(
       `workers=${run.workers} messages=${run.messages} sent in ${(run.sentMs / 1000).toFixed(1)} s, processed in ${(run.doneMs / 1000).toFixed(1)} s ` +
         `→ ${run.messagesPerSecond.toFixed(1)} msg/s (×${run.speedup} vs 1 worker); sent per worker ${run.sentByWorker.join('/')}; CPU ${Math.round(run.cpuBusy * 100)} % busy` +
+        `; workers' CPU ${workCpuText(run)}; load average ${os.loadavg()[0].toFixed(1)}` +
         (Object.keys(run.problems).length > 0 ? `; worker warnings/errors: ${JSON.stringify(run.problems)}` : ''),
     );
   }
@@ -145,6 +151,7 @@ async function oneRun(
   perMailbox: number,
   latencyMs: number,
   log: (line: string) => void,
+  cpuProfileDir?: string,
 ): Promise<WorkersRun> {
   const stack = await startBenchStack(users);
   const proxies: LatencyProxy[] = [];
@@ -171,9 +178,13 @@ async function oneRun(
       WARMUP_MAIL_ALLOWED_HOSTS: stack.host,
       WARMUP_MAIL_CA_FILE: stack.caCert,
     };
-    for (let i = 1; i <= workerCount; i++) workers.push(await startWorker(`w${i}`, env, WORKER_OPTIONS));
+    const options = cpuProfileDir
+      ? { ...WORKER_OPTIONS, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`] }
+      : WORKER_OPTIONS;
+    for (let i = 1; i <= workerCount; i++) workers.push(await startWorker(`w${i}`, env, options));
     // Let every worker reach its loop (they start at a random offset), then put the whole load in at once.
     await sleep(1_000);
+    const workerStartCpuSeconds = processCpuSeconds(workers.map((w) => w.pid));
     const messages = await insertLoad(database, perMailbox);
     const start = Date.now();
     const cpuBefore = cpuTimes();
@@ -206,6 +217,7 @@ async function oneRun(
       sentByWorker: totals.map((t) => t.sent),
       cpuBusy: (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total),
       workerCpuSeconds,
+      workerStartCpuSeconds,
       problems: problemsOf(workers),
     };
   } catch (error) {
@@ -376,6 +388,13 @@ async function insertLoad(database: DatabaseHandle, perMailbox: number): Promise
   return rows.length;
 }
 
+/** The workers' CPU: start-up (until the load went in), the load's, and the load's per message. */
+function workCpuText(run: WorkersRun): string {
+  if (run.workerCpuSeconds === null || run.workerStartCpuSeconds === null) return 'n/a';
+  const work = run.workerCpuSeconds - run.workerStartCpuSeconds;
+  return `${run.workerStartCpuSeconds.toFixed(1)} s start + ${work.toFixed(1)} s load (${((work * 1000) / run.messages).toFixed(0)} ms/msg)`;
+}
+
 /** The BENCHMARKS.md report of a result: the machine, the table, and what the workers complained about. */
 export function workersReport(result: WorkersBenchResult | null): string {
   if (!result) return 'skipped (needs TEST_DATABASE_URL and the mail stack packages)';
@@ -386,11 +405,11 @@ export function workersReport(result: WorkersBenchResult | null): string {
         ? `${result.latencyMs} ms round trip added to every IMAP and SMTP exchange`
         : 'mail servers on loopback, no added latency'),
     '',
-    "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers' CPU |",
+    "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers' CPU (start + load, per message) |",
     '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
     ...result.runs.map(
       (r) =>
-        `| ${r.workers} | ${r.messages} | ${(r.sentMs / 1000).toFixed(1)} s | ${(r.doneMs / 1000).toFixed(1)} s | ${r.messagesPerSecond.toFixed(1)} | ×${r.speedup.toFixed(2)} | ${r.sentByWorker.join(' / ')} | ${Math.round(r.cpuBusy * 100)} % | ${r.workerCpuSeconds === null ? 'n/a' : `${r.workerCpuSeconds.toFixed(1)} s`} |`,
+        `| ${r.workers} | ${r.messages} | ${(r.sentMs / 1000).toFixed(1)} s | ${(r.doneMs / 1000).toFixed(1)} s | ${r.messagesPerSecond.toFixed(1)} | ×${r.speedup.toFixed(2)} | ${r.sentByWorker.join(' / ')} | ${Math.round(r.cpuBusy * 100)} % | ${workCpuText(r)} |`,
     ),
   ];
   for (const run of result.runs) {
@@ -413,11 +432,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const perMailbox = argument('--messages');
   const counts = argument('--workers');
   const latency = argument('--latency');
+  const cpuProfileDir = argument('--cpu-prof-dir');
   const result = await runWorkersBench({
     users: process.argv.includes('--wide') ? MAIL_USERS.benchWide : undefined,
     messagesPerMailbox: perMailbox ? Number(perMailbox) : undefined,
     latencyMs: latency ? Number(latency) : undefined,
     workerCounts: counts ? counts.split(',').map(Number) : undefined,
+    cpuProfileDir,
   });
   console.log(`\n${workersReport(result)}`);
 }

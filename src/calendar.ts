@@ -65,7 +65,8 @@ export function isWeekend(day: string): boolean {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
+/** The zone's wall-clock formatter (en-US, 24 h, every field), made once per zone: making one costs far more than formatting. */
+export function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {

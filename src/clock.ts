@@ -17,3 +17,12 @@ export function fixedClock(at: Date | string): Clock & { set(at: Date | string):
     },
   };
 }
+
+/**
+ * The clock's time, never before `start` (a call's start, which a test may set ahead of the clock):
+ * a call through thousands of senders or mailboxes runs for minutes, and what it does late in the
+ * call is dated when it does it, not when the call began.
+ */
+export function nowSince(clock: Clock, start: Date): Date {
+  return new Date(Math.max(start.getTime(), clock.now().getTime()));
+}

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { limitHeapGrowth } from './engine/heap-growth.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import { blocklistZones } from './checks/blocklists.js';
@@ -82,6 +83,7 @@ export function createEngineFor(
   overrides: Pick<EngineWiring, 'random' | 'workerId' | 'settings'> & EngineOptions = {},
 ): Engine {
   const { random, workerId, settings, ...options } = overrides;
+  limitHeapGrowth();
   const deps = createEngineDeps({
     db: parts.database.db,
     dialect: parts.database.dialect,

@@ -9,7 +9,9 @@ export interface DashboardOptions {
   root?: string;
 }
 
-const DEFAULT_ROOT = fileURLToPath(new URL('./dist/', import.meta.url));
+// From the package's root: this module runs from src/dashboard/ and, built into the server's one
+// file (src/server-build.mjs), from dist/server/, both two folders down.
+const DEFAULT_ROOT = fileURLToPath(new URL('../../src/dashboard/dist/', import.meta.url));
 
 // Paths that belong to the API and its documentation: never answered with the dashboard.
 const NOT_DASHBOARD = /^\/(api|docs|openapi\.json|health)(\/|$|\?)/;

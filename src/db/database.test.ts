@@ -4,7 +4,15 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, STATEMENT_CACHE_CHARS, type DatabaseHandle } from './database.js';
+import {
+  createMigrator,
+  openDatabase,
+  STATEMENT_CACHE_CHARS,
+  withSchemaIntrospection,
+  type DatabaseHandle,
+} from './database.js';
+import { createPostgresSchema } from '../../test/helpers/postgres-schema.js';
+import { createTestDatabase, ownSchema, testDialect, type TestDatabase } from '../../test/helpers/test-database.js';
 
 // SQLite only: the compiled-statement cache is the SQLite connection's (PostgreSQL has no such step here).
 describe('SQLite compiled statements', () => {
@@ -74,5 +82,36 @@ describe('SQLite compiled statements', () => {
     }
     expect(streamed).toEqual(['a', 'b']);
     expect((await query.execute()).map((row) => (row as { body: string }).body)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe.runIf(testDialect === 'postgres')('PostgreSQL migrations on a server shared with other schemas', () => {
+  let database: TestDatabase;
+  let other: Awaited<ReturnType<typeof createPostgresSchema>>;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    other = await createPostgresSchema(process.env.TEST_DATABASE_URL!, 'other');
+    await sql.raw(`create table ${other.schema}.notes (id serial primary key, body text)`).execute(database.db);
+  });
+
+  afterEach(async () => {
+    await other.drop();
+    await database.close();
+  });
+
+  it("reads the names of its own schema's tables only, and finds every migration applied", async () => {
+    const schema = (await ownSchema(database))!;
+    const { introspection } = withSchemaIntrospection(database.db, schema);
+    expect(await introspection.getSchemas()).toEqual([{ name: schema }]);
+    const tables = await introspection.getTables();
+    const names = tables.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['kysely_migration', 'kysely_migration_lock', 'mailboxes']));
+    expect(names).not.toContain('notes');
+    expect(tables.every((t) => t.schema === schema)).toBe(true);
+
+    const migrations = await (await createMigrator(database.db, database.dialect)).getMigrations();
+    expect(migrations.length).toBeGreaterThan(25);
+    expect(migrations.filter((m) => m.executedAt === undefined)).toEqual([]);
   });
 });

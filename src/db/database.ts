@@ -8,6 +8,7 @@ import {
   SqliteAdapter,
   SqliteDialect,
   sql,
+  type DatabaseIntrospector,
   type DialectAdapter,
   type MigrationProvider,
   type SqliteDatabase,
@@ -175,7 +176,40 @@ export async function createMigrator(
     dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
-  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  if (!schema) return new Migrator({ db, provider });
+  return new Migrator({ db: withSchemaIntrospection(db, schema), provider, migrationTableSchema: schema });
+}
+
+/**
+ * The database with an introspection that lists only `schema`'s tables, by name. Kysely's own reads
+ * every column of every table of every schema on the server to learn whether its bookkeeping table
+ * exists: slow on a server that holds many schemas, and it fails ("schema … does not exist") when
+ * another schema is dropped while it runs (another installation, or another test file, on the same
+ * server). The migrator only asks for the tables' names.
+ */
+export function withSchemaIntrospection(db: Kysely<Database>, schema: string): Kysely<Database> {
+  const schemas = sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`;
+  const tables = sql<{ name: string; type: string }>`
+    select table_name as name, table_type as type from information_schema.tables where table_schema = ${schema}`;
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => (await schemas.execute(db)).rows,
+    getTables: async () =>
+      (await tables.execute(db)).rows.map((row) => ({
+        name: row.name,
+        schema,
+        isView: row.type === 'VIEW',
+        columns: [],
+      })),
+    getMetadata: async () => ({ tables: await introspection.getTables() }),
+  };
+  // Kysely's methods read private fields: they run on the database itself, not on the proxy.
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Runs `work` in one transaction; repositories take the `trx` it receives. */

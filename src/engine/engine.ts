@@ -106,13 +106,22 @@ export interface CycleOptions {
   ignoreSchedule?: boolean;
 }
 
+/**
+ * What a cycle says of its planning: how many mailboxes, not which. The cycle is logged and printed
+ * whole, and the list of a day of 100,000 mailboxes is a log line of megabytes.
+ */
+export interface CyclePlanSummary extends Omit<PlanSummary, 'mailboxes'> {
+  /** Mailboxes planned this cycle. */
+  mailboxes: number;
+}
+
 export interface CycleSummary {
   at: string;
   workerId: string;
   ignoreSchedule: boolean;
   /** Mailboxes whose round trip ran this cycle: proven (they join the pool) or failed. */
   prove: ProofSummary | null;
-  plan: PlanSummary | null;
+  plan: CyclePlanSummary | null;
   send: SendSummary | null;
   sync: SyncSummary | null;
   /** The second send of an ignore-schedule cycle: the replies planned during sync. */
@@ -270,7 +279,10 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
     }
 
     await step('prove', () => deps.mailboxes.proveDueMailboxes(now()));
-    await step('plan', () => planDay(deps, now(), { ignoreSchedule }));
+    await step('plan', async () => {
+      const { mailboxes, ...planned } = await planDay(deps, now(), { ignoreSchedule });
+      return { ...planned, mailboxes: mailboxes.length };
+    });
     await step('send', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));
     await step('sync', () => syncMailboxes(deps, { now: now(), ignoreSchedule, signal }));
     if (ignoreSchedule) await step('replies', () => sendDueMessages(deps, { now: now(), ignoreSchedule, signal }));

@@ -68,11 +68,29 @@ export function companyFor(seed: number): string {
 
 /** Weekday and date of an instant in a time zone, in the language of the message ("Donnerstag", "14. März"). */
 export function localizedDay(at: Date, language: string, timeZone: string): { dayOfWeek: string; date: string } {
-  const locale = Intl.DateTimeFormat.supportedLocalesOf([language]).length > 0 ? language : 'en';
-  return {
-    dayOfWeek: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone }).format(at),
-    date: new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone }).format(at),
-  };
+  const { dayOfWeek, date } = dayFormatsFor(language, timeZone);
+  return { dayOfWeek: dayOfWeek.format(at), date: date.format(at) };
+}
+
+// Made once per language and zone: making formatters (and looking the locale up) costs far more
+// than formatting, and every message written asks for them. Languages come from templates (any two
+// letters), so the cache starts again past a bound rather than grow with what tenants write.
+const dayFormats = new Map<string, { dayOfWeek: Intl.DateTimeFormat; date: Intl.DateTimeFormat }>();
+const DAY_FORMATS_MAX = 2_000;
+
+function dayFormatsFor(language: string, timeZone: string) {
+  const key = `${language}\n${timeZone}`;
+  let formats = dayFormats.get(key);
+  if (!formats) {
+    const locale = Intl.DateTimeFormat.supportedLocalesOf([language]).length > 0 ? language : 'en';
+    formats = {
+      dayOfWeek: new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone }),
+      date: new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone }),
+    };
+    if (dayFormats.size >= DAY_FORMATS_MAX) dayFormats.clear();
+    dayFormats.set(key, formats);
+  }
+  return formats;
 }
 
 export interface VariableInput {

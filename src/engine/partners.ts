@@ -41,11 +41,12 @@ export function emailDomain(email: string): string {
 
 /** Whether the pair rules and the candidate's own inbound cap still allow this sender to write to it today. */
 export function isEligible(candidate: PartnerCandidate): boolean {
-  return (
-    candidate.pairToday === 0 &&
-    candidate.pairWeek < PAIR_LIMIT_PER_WEEK &&
-    candidate.inboundToday < candidate.inboundCap
-  );
+  return pairAllows(candidate.pairWeek, candidate.pairToday) && candidate.inboundToday < candidate.inboundCap;
+}
+
+/** Whether the pair rules still allow another thread with a partner: none today, under the week's limit. */
+export function pairAllows(pairWeek: number, pairToday: number): boolean {
+  return pairToday === 0 && pairWeek < PAIR_LIMIT_PER_WEEK;
 }
 
 /**
@@ -53,9 +54,14 @@ export function isEligible(candidate: PartnerCandidate): boolean {
  * that already receives more than it sends is held back, so each one's inbound stays near its
  * outbound (reciprocity). Always > 0: weighting orders, the hard rules exclude.
  */
-export function partnerWeight(candidate: PartnerCandidate): number {
-  const surplus = Math.max(0, candidate.inbound - candidate.outbound);
-  return 1 / (1 + candidate.inbound) / (1 + surplus);
+export function partnerWeight(candidate: Pick<PartnerCandidate, 'inbound' | 'outbound'>): number {
+  return weightOfTraffic(candidate.inbound, candidate.outbound);
+}
+
+/** `partnerWeight` of a member's 7-day inbound and outbound, without an object. */
+export function weightOfTraffic(inbound: number, outbound: number): number {
+  const surplus = Math.max(0, inbound - outbound);
+  return 1 / (1 + inbound) / (1 + surplus);
 }
 
 /** Draws up to `count` of `pool` without replacement, each draw proportional to its weight. */
@@ -149,54 +155,81 @@ export function candidatesFor(
  */
 export const CANDIDATE_SAMPLE = 32;
 
-/**
- * The candidates of one send drawn from `pool` (in a random order fixed for the day): walking from
- * `start`, the first CANDIDATE_SAMPLE eligible members on another domain than the sender's. Only
- * when the whole pool has none does it return the eligible members of the sender's own domain, so
- * "another domain where possible" holds over the whole pool, not just the window. `candidate`
- * builds what the partner choice sees of a member (its traffic, pair counts and inbound cap).
- */
-export function sampleCandidates<Member extends PoolMember>(
-  sender: PoolMember,
-  pool: readonly Member[],
-  start: number,
-  candidate: (member: Member) => PartnerCandidate,
-): PartnerCandidate[] {
-  const senderDomain = emailDomain(sender.emailNormalized);
-  const otherDomain: PartnerCandidate[] = [];
-  const sameDomain: PartnerCandidate[] = [];
-  for (let step = 0; step < pool.length && otherDomain.length < CANDIDATE_SAMPLE; step++) {
-    const member = pool[(start + step) % pool.length];
-    if (member.id === sender.id || member.emailNormalized === sender.emailNormalized || member.answersAutomatically)
-      continue;
-    const built = candidate(member);
-    if (!isEligible(built)) continue;
-    if (built.domain !== senderDomain) otherDomain.push(built);
-    else if (otherDomain.length === 0 && sameDomain.length < CANDIDATE_SAMPLE) sameDomain.push(built);
-  }
-  return otherDomain.length > 0 ? otherDomain : sameDomain;
+/** A member of the pool as the partner walk reads it: its domain worked out once for the day. */
+export interface WalkMember extends PoolMember {
+  domain: string;
 }
 
 /**
- * One partner for one send: a weighted draw (`partnerWeight`) among the eligible candidates on
- * another domain, or on the sender's own when no other is eligible. The same draw as
- * `choosePartners` with a count of 1 over candidates already in id order, without its sort: the
- * planner asks for one partner per send, millions of times a day at scale.
+ * The eligible members one walk found, with their weights: kept in arrays made once and reused for
+ * every send (millions a day at scale), where a candidate object per walked member and the arrays
+ * of each filter were most of the garbage planning made.
  */
-export function pickPartner(
-  senderDomain: string,
-  candidates: readonly PartnerCandidate[],
-  random: Random,
-): PartnerCandidate | undefined {
-  const eligible = candidates.filter(isEligible);
-  const otherDomain = eligible.filter((c) => c.domain !== senderDomain);
-  const pool = otherDomain.length > 0 ? otherDomain : eligible;
-  if (pool.length === 0) return undefined;
-  const weights = pool.map(partnerWeight);
-  let point = random() * weights.reduce((sum, w) => sum + w, 0);
-  for (let i = 0; i < pool.length; i++) {
-    point -= weights[i];
-    if (point < 0) return pool[i];
+export class CandidateSample {
+  readonly otherIds: string[] = new Array<string>(CANDIDATE_SAMPLE);
+  readonly otherWeights = new Float64Array(CANDIDATE_SAMPLE);
+  otherCount = 0;
+  readonly sameIds: string[] = new Array<string>(CANDIDATE_SAMPLE);
+  readonly sameWeights = new Float64Array(CANDIDATE_SAMPLE);
+  sameCount = 0;
+}
+
+/**
+ * The candidates of one send drawn from `pool` (in a random order fixed for the day), into
+ * `sample`: walking from `start`, the first CANDIDATE_SAMPLE eligible members on another domain
+ * than the sender's, and, while none is found, up to as many eligible members of the sender's own
+ * domain (used only when the whole pool has none on another: "another domain where possible" holds
+ * over the whole pool, not just the window). `weightOf` is a member's `partnerWeight` for this
+ * sender and send, or 0 when the rules exclude it (its pair counts, its inbound cap that day).
+ */
+export function sampleCandidates<Member extends WalkMember>(
+  sender: WalkMember,
+  pool: readonly Member[],
+  start: number,
+  weightOf: (member: Member) => number,
+  sample: CandidateSample,
+): void {
+  sample.otherCount = 0;
+  sample.sameCount = 0;
+  const length = pool.length;
+  for (let step = 0; step < length && sample.otherCount < CANDIDATE_SAMPLE; step++) {
+    let index = start + step;
+    if (index >= length) index -= length;
+    const member = pool[index];
+    if (member.id === sender.id || member.emailNormalized === sender.emailNormalized || member.answersAutomatically)
+      continue;
+    if (member.domain !== sender.domain) {
+      const weight = weightOf(member);
+      if (weight <= 0) continue;
+      sample.otherIds[sample.otherCount] = member.id;
+      sample.otherWeights[sample.otherCount++] = weight;
+    } else if (sample.otherCount === 0 && sample.sameCount < CANDIDATE_SAMPLE) {
+      const weight = weightOf(member);
+      if (weight <= 0) continue;
+      sample.sameIds[sample.sameCount] = member.id;
+      sample.sameWeights[sample.sameCount++] = weight;
+    }
   }
-  return pool[pool.length - 1];
+}
+
+/**
+ * One partner for one send: a weighted draw (`partnerWeight`) among the sampled candidates on
+ * another domain, or on the sender's own when no other is eligible. The same draw as
+ * `choosePartners` with a count of 1 over candidates already in order, without its sort and
+ * filters: the planner asks for one partner per send, millions of times a day at scale.
+ */
+export function pickPartner(sample: CandidateSample, random: Random): string | undefined {
+  const other = sample.otherCount > 0;
+  const count = other ? sample.otherCount : sample.sameCount;
+  if (count === 0) return undefined;
+  const ids = other ? sample.otherIds : sample.sameIds;
+  const weights = other ? sample.otherWeights : sample.sameWeights;
+  let total = 0;
+  for (let i = 0; i < count; i++) total += weights[i];
+  let point = random() * total;
+  for (let i = 0; i < count; i++) {
+    point -= weights[i];
+    if (point < 0) return ids[i];
+  }
+  return ids[count - 1];
 }

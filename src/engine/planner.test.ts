@@ -18,6 +18,7 @@ import { DEFAULT_ENGINE_SETTINGS } from './engine.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
 import { INBOUND_SLACK } from './partners.js';
+import { acquireLease } from './leases.js';
 
 const HOUR = 3_600_000;
 
@@ -141,6 +142,7 @@ describe('planDay', () => {
       db: testApp.database.db,
       random: seededRandom(seed),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId,
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
@@ -318,6 +320,7 @@ describe('planDay: schedule and time zones', () => {
       db: testApp.database.db,
       random: seededRandom(9),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId: 'tz-test',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
@@ -423,6 +426,7 @@ describe('planDay: a pool too small for the target', () => {
       db: testApp.database.db,
       random: seededRandom(5),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId: 'small',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
@@ -468,6 +472,7 @@ describe('planDay: only proven mailboxes take part', () => {
       db: testApp.database.db,
       random: seededRandom(3),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId: 'proof',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
@@ -510,6 +515,7 @@ describe('planDay: what a mailbox receives follows its own ramp', () => {
       db: testApp.database.db,
       random: seededRandom(17),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId: 'inbound',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };
@@ -600,6 +606,7 @@ describe('planDay: the partner rules hold in a pool of 10,000 mailboxes', () => 
       db: testApp.database.db,
       random: seededRandom(10_000),
       logger: silentLogger,
+      clock: testApp.clock,
       workerId: 'large-pool',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 600_000 },
     };
@@ -637,4 +644,76 @@ describe('planDay: the partner rules hold in a pool of 10,000 mailboxes', () => 
       if (target !== undefined) expect(count, key).toBeLessThanOrEqual(target + INBOUND_SLACK);
     }
   }, 120_000);
+});
+
+describe('planDay: the lease of a bucket', () => {
+  const MONDAY = '2025-03-03';
+  const LEASE_MS = 60_000;
+  let testApp: TestApp;
+  let clock: ReturnType<typeof fixedClock>;
+
+  beforeAll(async () => {
+    clock = fixedClock(`${MONDAY}T06:00:00Z`);
+    testApp = await createTestApp({ clock });
+    for (const name of ['ann@alpha', 'bob@beta', 'cid@gamma', 'dan@delta', 'eve@echo', 'fay@foxtrot'])
+      await createMailbox(testApp.workspace, `${name}.test`, {
+        warmup: { startVolume: 2, rampUpIncrement: 1, dailyLimit: 4 },
+      });
+    await proveAll(testApp.database.db);
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('runs from the moment it is taken, and a planner that lost it to another worker stops at its next batch', async () => {
+    const { db } = testApp.database;
+    // The cycle started at 06:00; its planning starts ten minutes later (a long step before it).
+    const at = new Date(`${MONDAY}T06:00:00Z`);
+    clock.set(`${MONDAY}T06:10:00Z`);
+    const otherWorker: { takenAt1010?: boolean; takenAt1012?: boolean } = {};
+    let looking: Promise<void> | undefined;
+    const random = seededRandom(5);
+    const deps: PlanDeps = {
+      db,
+      random: () => {
+        // At each draw until the bucket is leased: is it? Once it is (the planner is in its first
+        // batch), another worker reaches for it now, and again when this planner has stalled for two
+        // leases' time.
+        looking ??= db
+          .selectFrom('leases')
+          .select('key')
+          .where('key', 'like', 'plan:%')
+          .executeTakeFirst()
+          .then(async (lease) => {
+            if (lease === undefined) {
+              looking = undefined;
+              return;
+            }
+            otherWorker.takenAt1010 = await acquireLease(db, lease.key, 'other-worker', LEASE_MS, clock.now());
+            clock.advance(2 * LEASE_MS);
+            otherWorker.takenAt1012 = await acquireLease(db, lease.key, 'other-worker', LEASE_MS, clock.now());
+          });
+        return random();
+      },
+      logger: silentLogger,
+      clock: testApp.clock,
+      workerId: 'slow-planner',
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: LEASE_MS },
+    };
+
+    const summary = await planDay(deps, at, { batchSize: 1 });
+    await looking;
+
+    // held at 06:10, a lease after it was taken (leased from 06:00, it had run out at 06:01); free
+    // once the planner had stalled past it
+    expect(otherWorker).toEqual({ takenAt1010: false, takenAt1012: true });
+    // the first batch's mailbox was planned; the rest of the bucket is the other worker's now
+    expect(summary.mailboxes).toHaveLength(1);
+    expect(await db.selectFrom('mailbox_plans').select('mailbox_id').execute()).toHaveLength(1);
+    // and the slow planner did not give back a lease that is no longer its own
+    expect(await db.selectFrom('leases').select('owner').where('key', 'like', 'plan:%').execute()).toEqual([
+      { owner: 'other-worker' },
+    ]);
+  });
 });

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { addDays, localDay, validTimeZone } from '../calendar.js';
+import { nowSince } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { EngineDeps } from './engine.js';
-import { withLease } from './leases.js';
+import { acquireLease, withLease } from './leases.js';
 import {
   forgetInboundBefore,
   inboundKey,
@@ -28,12 +29,13 @@ import {
 import {
   CANDIDATE_SAMPLE,
   emailDomain,
+  CandidateSample,
+  pairAllows,
   pickPartner,
   INBOUND_SLACK,
   sampleCandidates,
-  type DayInbound,
-  type PartnerCandidate,
-  type PoolMember,
+  weightOfTraffic,
+  type WalkMember,
 } from './partners.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { shuffled, type Random } from './random.js';
@@ -124,7 +126,7 @@ export function newMessageId(senderEmail: string, profile: ClientProfileName = '
 // The daily plan in the database.
 
 /** What planning needs of the engine. */
-export type PlanDeps = Pick<EngineDeps, 'db' | 'random' | 'logger' | 'workerId' | 'settings'>;
+export type PlanDeps = Pick<EngineDeps, 'db' | 'random' | 'logger' | 'workerId' | 'settings' | 'clock'>;
 
 export interface PlannedMailbox {
   mailboxId: string;
@@ -217,8 +219,9 @@ export async function planDay(
   const summary: PlanSummary = { ran: false, mailboxes: [], messages: 0 };
   // Buckets in a random order, so workers starting together mostly reach for different ones.
   for (const bucket of shuffled([...buckets.keys()], deps.random)) {
-    const outcome = await withLease(deps.db, planLeaseKey(bucket), deps.workerId, deps.settings.leaseMs, at, () =>
-      planBucket(deps, planning, buckets.get(bucket)!, { at, ignoreSchedule, batchSize }),
+    const key = planLeaseKey(bucket);
+    const outcome = await withLease(deps.db, key, deps.workerId, deps.settings.leaseMs, leaseMoment(deps, at), () =>
+      planBucket(deps, planning, buckets.get(bucket)!, { at, ignoreSchedule, batchSize, lease: key }),
     );
     if (!outcome.ran) continue;
     summary.ran = true;
@@ -229,7 +232,7 @@ export async function planDay(
 }
 
 interface PlanCandidate {
-  member: PoolMember;
+  member: PlanMember;
   day: string;
   settings: WarmupSettings;
   /** Its ramp position, for the target of a day not planned yet. */
@@ -242,9 +245,7 @@ interface PlanCandidate {
 }
 
 /** A member of the pool with its domain worked out once for the day. */
-interface PlanMember extends PoolMember {
-  domain: string;
-}
+type PlanMember = WalkMember;
 
 type Traffic = Map<string, { inbound: number; outbound: number }>;
 
@@ -360,17 +361,32 @@ function nextPlanningTimes(
   return until;
 }
 
-/** Plans one bucket's due mailboxes, PLAN_BATCH at a time, in a random order. */
+/**
+ * A lease runs from the moment it is taken or renewed, not from the run's start: planning a large
+ * pool takes longer than a lease, and a bucket leased with the run's start date would be free for a
+ * second worker to plan alongside (each mailbox is still planned once, but the work is done twice).
+ */
+function leaseMoment(deps: PlanDeps, at: Date): Date {
+  return nowSince(deps.clock, at);
+}
+
+/**
+ * Plans one bucket's due mailboxes, PLAN_BATCH at a time, in a random order, renewing the bucket's
+ * lease before each batch; a worker that lost it (it ran out and another worker took it) leaves the
+ * rest of the bucket to that worker.
+ */
 async function planBucket(
   deps: PlanDeps,
   { chooser, inbound, traffic }: Planning,
   due: readonly PlanCandidate[],
-  { at, ignoreSchedule, batchSize }: { at: Date; ignoreSchedule: boolean; batchSize: number },
+  { at, ignoreSchedule, batchSize, lease }: { at: Date; ignoreSchedule: boolean; batchSize: number; lease: string },
 ): Promise<Omit<PlanSummary, 'ran'>> {
   const summary: Omit<PlanSummary, 'ran'> = { mailboxes: [], messages: 0 };
   // A random order each day, so no mailbox always gets first pick of the least-used partners.
   const queue = shuffled(due, deps.random);
   for (let start = 0; start < queue.length; start += batchSize) {
+    if (start > 0 && !(await acquireLease(deps.db, lease, deps.workerId, deps.settings.leaseMs, leaseMoment(deps, at))))
+      break;
     const batch = queue.slice(start, start + batchSize);
     const outcomes = await planBatch({ deps, batch, at, ignoreSchedule, chooser, inbound, traffic });
     for (const outcome of outcomes) {
@@ -401,12 +417,12 @@ async function planBucket(
 }
 
 interface PartnerChooser {
-  /** One partner for one send of `sender` at `time`, or undefined when the rules leave none. */
+  /** One partner (its id) for one send of `sender` at `time`, or undefined when the rules leave none. */
   choose(
-    sender: PoolMember,
+    sender: PlanMember,
     pairs: ReadonlyMap<string, { week: number; today: number }>,
     time: Date,
-  ): PartnerCandidate | undefined;
+  ): string | undefined;
 }
 
 /**
@@ -415,7 +431,8 @@ interface PartnerChooser {
  * whole, in id order. Members that reached their inbound cap for their own planning day leave the
  * walk (`open`) for good, so a filling day does not make the walks longer; they are still found
  * for a send on another of their days through the whole-pool walk, which runs only when the open
- * members offer no partner on another domain.
+ * members offer no partner on another domain. A walk reads each member's counts where they are kept
+ * and builds nothing per member: the samples are two sets of arrays reused for every send.
  */
 function partnerChooser(pool: readonly PlanMember[], inbound: InboundBook, traffic: Traffic, random: Random) {
   const sampled = pool.length > CANDIDATE_SAMPLE;
@@ -428,36 +445,32 @@ function partnerChooser(pool: readonly PlanMember[], inbound: InboundBook, traff
     open.length = kept;
   };
   let sinceClosed = 0;
+  const fromOpen = new CandidateSample();
+  const fromEveryone = new CandidateSample();
+  // the send being placed, read by `weightOf` (one closure for the day, not one per send)
+  let pairs: ReadonlyMap<string, { week: number; today: number }> = new Map();
+  let time = new Date(0);
+  const weightOf = (member: PlanMember): number => {
+    const pair = pairs.get(member.id);
+    if (pair !== undefined && !pairAllows(pair.week, pair.today)) return 0;
+    if (!inbound.hasRoom(member.id, time)) return 0;
+    const seen = traffic.get(member.id);
+    return seen === undefined ? weightOfTraffic(0, 0) : weightOfTraffic(seen.inbound, seen.outbound);
+  };
   const chooser: PartnerChooser = {
-    choose(sender, pairs, time) {
-      const candidate = (member: PlanMember): PartnerCandidate => {
-        const pair = pairs.get(member.id);
-        const seen = traffic.get(member.id);
-        const day = inbound.of(member.id, time);
-        return {
-          mailboxId: member.id,
-          domain: member.domain,
-          inbound: seen?.inbound ?? 0,
-          outbound: seen?.outbound ?? 0,
-          pairWeek: pair?.week ?? 0,
-          pairToday: pair?.today ?? 0,
-          inboundToday: day?.today ?? 0,
-          inboundCap: day?.cap ?? Number.POSITIVE_INFINITY,
-        };
-      };
+    choose(sender, senderPairs, sendTime) {
+      pairs = senderPairs;
+      time = sendTime;
       // the full ones leave the walk in sweeps, so closing costs O(pool) per pool's worth of sends
       if (sampled && ++sinceClosed >= Math.max(CANDIDATE_SAMPLE, open.length / 16)) {
         closeFull();
         sinceClosed = 0;
       }
-      const senderDomain = emailDomain(sender.emailNormalized);
       const start = sampled ? Math.floor(random() * open.length) : 0;
-      let candidates = sampleCandidates(sender, open, start, candidate);
-      if (candidates.length === 0 || candidates[0].domain === senderDomain) {
-        const whole = sampleCandidates(sender, everyone, start % Math.max(1, everyone.length), candidate);
-        if (whole.length > 0 && (candidates.length === 0 || whole[0].domain !== senderDomain)) candidates = whole;
-      }
-      return pickPartner(senderDomain, candidates, random);
+      sampleCandidates(sender, open, start, weightOf, fromOpen);
+      if (fromOpen.otherCount > 0) return pickPartner(fromOpen, random);
+      sampleCandidates(sender, everyone, start % Math.max(1, everyone.length), weightOf, fromEveryone);
+      return pickPartner(fromEveryone.otherCount > 0 || fromOpen.sameCount === 0 ? fromEveryone : fromOpen, random);
     },
   };
   return chooser;
@@ -546,19 +559,23 @@ async function planBatch({
 
   const place = (sender: SenderPlan, send: Send) => {
     const partner = chooser.choose(sender.candidate.member, sender.pairs, send.time);
-    send.partner = partner?.mailboxId;
+    send.partner = partner;
     send.day = undefined;
     send.reserved = false;
-    if (!partner) return;
-    const pair = sender.pairs.get(partner.mailboxId) ?? { week: 0, today: 0 };
-    sender.pairs.set(partner.mailboxId, { week: pair.week + 1, today: pair.today + 1 });
-    send.day = inbound.add(partner.mailboxId, send.time);
+    if (partner === undefined) return;
+    const pair = sender.pairs.get(partner);
+    if (pair) {
+      pair.week += 1;
+      pair.today += 1;
+    } else sender.pairs.set(partner, { week: 1, today: 1 });
+    send.day = inbound.add(partner, send.time);
     // a partner outside the book (unreadable settings) has no count to reserve in
     send.reserved = send.day === undefined;
   };
   const unplace = (sender: SenderPlan, send: Send) => {
     const pair = sender.pairs.get(send.partner!)!;
-    sender.pairs.set(send.partner!, { week: pair.week - 1, today: pair.today - 1 });
+    pair.week -= 1;
+    pair.today -= 1;
     inbound.remove(send.partner!, send.day!);
   };
 
@@ -642,9 +659,10 @@ async function planBatch({
   for (const sender of senders) {
     const { member, day } = sender.candidate;
     const rows: NewWarmupMessageRow[] = [];
+    const profile = clientProfileOf(member.id).name;
     for (const send of sender.sends) {
       if (send.partner === undefined) continue;
-      const messageId = newMessageId(member.emailNormalized, clientProfileOf(member.id).name);
+      const messageId = newMessageId(member.emailNormalized, profile);
       rows.push({
         id: newId('wm', at.getTime()),
         message_id: messageId,
@@ -748,8 +766,8 @@ function pairCountsOf(
 
 /** New threads each mailbox receives per its own local day, and the most it may receive on a day. */
 interface InboundBook {
-  /** A mailbox's count and cap on its own local day of `time`; undefined for one not in the pool. */
-  of(mailboxId: string, time: Date): DayInbound | undefined;
+  /** Whether a mailbox may receive another new thread on its own local day of `time` (always, for one not in the pool). */
+  hasRoom(mailboxId: string, time: Date): boolean;
   /** Whether a mailbox already has all the new threads it may receive on the day it is planned for. */
   isFullToday(mailboxId: string): boolean;
   /** Counts a new thread to a recipient at `time`; returns the recipient's local day it counts on (undefined outside the pool). */
@@ -853,12 +871,11 @@ async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at
     loaded.set(key, (loaded.get(key) ?? 0) + 1);
   }
   return {
-    of(mailboxId, time) {
+    hasRoom(mailboxId, time) {
       const entry = entries.get(mailboxId);
-      if (!entry) return undefined;
+      if (!entry) return true;
       const day = localDayOf(time, entry.zone);
-      const today = receivedOn(entry, day);
-      return { today, cap: day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day) };
+      return receivedOn(entry, day) < (day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day));
     },
     isFullToday(mailboxId) {
       const entry = entries.get(mailboxId);

@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { utcDay, validTimeZone } from '../calendar.js';
+import { nowSince } from '../clock.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Kysely } from 'kysely';
@@ -184,20 +185,25 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
   const now = options.now;
   summary.lost = await markLostMessages(deps, now);
 
-  // the claim's end is the same for every claim of this call: `now` is the call's
-  const claimedUntil = new Date(now.getTime() + deps.settings.leaseMs);
+  // A claim runs from the moment it is taken, not from the call's start: a call through many due
+  // mailboxes runs for minutes, and a claim dated from its start would have run out when its last
+  // mailboxes were claimed, free for a second worker to open a second session to them.
+  const claimedUntil = new Map<string, Date>();
   // ignoreSchedule: every active mailbox once, in id order; claims run one at a time, so the
   // cursor only moves forward and no mailbox is skipped or synced twice by two lanes
   let after = options.ignoreSchedule ? '' : undefined;
   const claim = async (limit: number): Promise<string[]> => {
+    const claimedAt = nowSince(deps.clock, now);
+    const until = new Date(claimedAt.getTime() + deps.settings.leaseMs);
     const ids = await claimSyncs(deps.db, {
       dialect: deps.dialect,
       owner: deps.workerId,
-      now,
-      until: claimedUntil,
+      now: claimedAt,
+      until,
       limit,
       everyActiveAfter: after,
     });
+    for (const id of ids) claimedUntil.set(id, until);
     if (after !== undefined && ids.length > 0) after = ids[ids.length - 1];
     return ids;
   };
@@ -209,13 +215,15 @@ export async function syncMailboxes(deps: SyncDeps, options: SyncOptions): Promi
       let nextDueAt = new Date(now.getTime() + SYNC_INTERVAL_MS);
       try {
         if (options.signal?.aborted) nextDueAt = now;
-        else nextDueAt = await syncMailbox(deps, id, options, summary);
+        // dated when the lane takes it up, not at the call's start: what it finds and does is dated then
+        else nextDueAt = await syncMailbox(deps, id, { ...options, now: nowSince(deps.clock, now) }, summary);
       } catch (err) {
         // a bug or a database hiccup in one mailbox must not stop the others
         deps.logger.error({ err, mailboxId: id }, 'mailbox sync failed');
         summary.failed += 1;
       } finally {
-        await finishSyncClaim(deps.db, id, deps.workerId, { claimedUntil, nextDueAt });
+        await finishSyncClaim(deps.db, id, deps.workerId, { claimedUntil: claimedUntil.get(id)!, nextDueAt });
+        claimedUntil.delete(id);
       }
     },
     () => options.signal?.aborted === true,
@@ -541,7 +549,7 @@ async function fileSecondCopy(context: SessionContext, copy: FoundMessage): Prom
 /** A long sync keeps its lease, so no second worker opens another connection to the mailbox meanwhile. */
 async function renewSyncLease(context: SessionContext): Promise<void> {
   const { deps, mailbox, options } = context;
-  const now = new Date(Math.max(options.now.getTime(), deps.clock.now().getTime()));
+  const now = nowSince(deps.clock, options.now);
   await renewSyncClaim(deps.db, mailbox.id, deps.workerId, new Date(now.getTime() + deps.settings.leaseMs));
 }
 
@@ -732,8 +740,10 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
     if (await planReply(context, row)) summary.replied += 1;
     await important();
   };
-  // A mailbox whose owner answers automatically receives no warmup mail, replies included.
-  const away = answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
+  // A mailbox whose owner answers automatically receives no warmup mail, replies included (looked
+  // up only when a reply is planned: most found mail is never answered).
+  const replyPlanned = !done.has('replied') && row.turn < MAX_TURNS && plan.replyAt !== null;
+  const away = replyPlanned && answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
   // The steps not taken yet, in order; null: not taken (now).
   const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
     { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
@@ -743,7 +753,7 @@ async function engage(context: SessionContext, row: PendingMessageRow, message: 
     },
     { at: done.has('opened') ? null : plan.openAt, take: open },
     { at: done.has('flagged') ? null : plan.flagAt, take: flag },
-    { at: done.has('replied') || row.turn >= MAX_TURNS || away ? null : plan.replyAt, take: reply },
+    { at: replyPlanned && !away ? plan.replyAt : null, take: reply },
   ];
   for (const [index, step] of steps.entries()) {
     if (!due(step.at)) continue;

@@ -1,8 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../clock.js';
 import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
+import type { OutgoingMail } from '../mail/smtp.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
 import {
@@ -92,6 +94,20 @@ async function daily(mailboxId: string) {
 
 async function mailbox(id: string) {
   return database.db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The fake SMTP server's sessions, with `beforeSend` run before each message is handed over. */
+function smtpWith(beforeSend: (mail: OutgoingMail) => Promise<void>): NonNullable<FixtureDeps['smtp']> {
+  return (config) => {
+    const session = smtp.factory(config);
+    return {
+      send: async (mail) => {
+        await beforeSend(mail);
+        return session.send(mail);
+      },
+      close: () => session.close(),
+    };
+  };
 }
 
 describe('sendDueMessages', () => {
@@ -624,17 +640,10 @@ describe('sendDueMessages', () => {
     let hanging = 0;
     const one = mailWorkDeps(database.db, database.dialect, {
       workerId: 'worker-one',
-      smtp: (config) => {
-        const session = smtp.factory(config);
-        return {
-          send: async (mail) => {
-            hanging += 1;
-            await released;
-            return session.send(mail);
-          },
-          close: () => session.close(),
-        };
-      },
+      smtp: smtpWith(async () => {
+        hanging += 1;
+        await released;
+      }),
     });
     const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
     const heldByOne = () =>
@@ -658,6 +667,76 @@ describe('sendDueMessages', () => {
     expect(await heldByOne()).toHaveLength(0);
   });
 
+  it('dates each lease from the moment it is taken: the last senders of a long call are still held while they send', async () => {
+    const senders = [erin, frank, grace];
+    for (let i = 0; i < 5; i += 1) {
+      const more = await insertMailbox(database.db, erin.workspace_id, { email: `l${i}@lima${i}.test` });
+      await insertPlan(database.db, more, '2026-03-12', 100);
+      senders.push(more);
+    }
+    // one due time each, a second apart: the senders are claimed in this order
+    for (const [i, sender] of senders.entries())
+      await insertMessage(database.db, {
+        sender,
+        recipient: senders[(i + 1) % senders.length],
+        dueAt: at(-minutes(10) + i * 1000),
+      });
+    // Each send keeps a far-away provider's 10 s, and the sends take turns in the order the senders
+    // are claimed, whatever the lanes' timing: a sender sends at most four sends after its claim (four
+    // lanes), 40 s, while the last ones send 70 and 80 s after the call's start, after a 60 s lease
+    // dated from the call's start has run out.
+    const claimOrder = senders.map((sender) => sender.email);
+    const turns = claimOrder.map(() => {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
+    });
+    const clock = fixedClock(NOW);
+    const heldWhileSending: Array<{ row: boolean; sender: boolean }> = [];
+    const leftAt = new Map<string, string>();
+    const slow = mailWorkDeps(database.db, database.dialect, {
+      clock,
+      smtp: smtpWith(async (mail) => {
+        const turn = claimOrder.indexOf(mail.from.address);
+        if (turn > 0) await turns[turn - 1].promise;
+        clock.advance(10_000);
+        const nowIso = clock.now().toISOString();
+        const row = await database.db
+          .selectFrom('warmup_messages')
+          .select(['lease_expires_at', 'sender_mailbox_id'])
+          .where('message_id', '=', mail.messageId)
+          .executeTakeFirstOrThrow();
+        const lease = await database.db
+          .selectFrom('leases')
+          .select('expires_at')
+          .where('key', '=', `send:${row.sender_mailbox_id}`)
+          .executeTakeFirst();
+        heldWhileSending.push({
+          row: row.lease_expires_at !== null && row.lease_expires_at > nowIso,
+          sender: lease !== undefined && lease.expires_at > nowIso,
+        });
+        leftAt.set(mail.messageId, nowIso);
+        turns[turn].resolve();
+      }),
+    });
+
+    expect(await sendDueMessages(slow, { now: NOW, ignoreSchedule: true })).toMatchObject({ claimed: 8, sent: 8 });
+    expect(heldWhileSending).toHaveLength(8);
+    expect(heldWhileSending.filter((held) => !held.row || !held.sender)).toEqual([]);
+    // and each send is dated when it left, not at the call's start: the next send's gap is measured from there
+    const sent = await database.db.selectFrom('warmup_messages').select(['message_id', 'sent_at']).execute();
+    const logged = await database.db
+      .selectFrom('interactions')
+      .select(['message_id', 'occurred_at'])
+      .where('type', '=', 'sent')
+      .execute();
+    expect(sent).toHaveLength(8);
+    expect(logged).toHaveLength(8);
+    for (const row of sent) expect(row.sent_at! >= leftAt.get(row.message_id)!, row.message_id).toBe(true);
+    for (const row of logged) expect(row.occurred_at >= leftAt.get(row.message_id!)!, row.message_id!).toBe(true);
+    expect(Math.max(...sent.map((row) => Date.parse(row.sent_at!)))).toBe(NOW.getTime() + 80_000);
+  });
+
   it('never has two lanes on one sender, also when its rows take more than one claim', async () => {
     await insertPlan(database.db, erin, '2026-03-12', 200);
     const ids: string[] = [];
@@ -670,20 +749,13 @@ describe('sendDueMessages', () => {
     );
     const sending = new Map<string, number>();
     let overlaps = 0;
-    deps.smtp = (config) => {
-      const session = smtp.factory(config);
-      return {
-        send: async (mail) => {
-          const inFlight = (sending.get(mail.from.address) ?? 0) + 1;
-          sending.set(mail.from.address, inFlight);
-          if (inFlight > 1) overlaps += 1;
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          sending.set(mail.from.address, inFlight - 1);
-          return session.send(mail);
-        },
-        close: () => session.close(),
-      };
-    };
+    deps.smtp = smtpWith(async (mail) => {
+      const inFlight = (sending.get(mail.from.address) ?? 0) + 1;
+      sending.set(mail.from.address, inFlight);
+      if (inFlight > 1) overlaps += 1;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      sending.set(mail.from.address, inFlight - 1);
+    });
 
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
 

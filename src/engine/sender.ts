@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { utcDay, validTimeZone } from '../calendar.js';
+import { nowSince } from '../clock.js';
 import { inTransaction } from '../db/database.js';
 import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { recordInteraction } from '../interactions/interactions.repository.js';
@@ -72,7 +73,7 @@ import {
 /** What sending needs of the engine. */
 export type SendDeps = Pick<
   EngineDeps,
-  'db' | 'dialect' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
+  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
 >;
 
 export interface SendOptions {
@@ -159,7 +160,9 @@ export async function sendDueMessages(deps: SendDeps, options: SendOptions): Pro
           // a sender with more due rows than one claim takes keeps its lane until they are done
           for (let batch = rows; batch.length > 0; batch = await claims.more(senderId, batch)) {
             summary.claimed += batch.length;
-            await sendGroup(deps, now, senderId, batch, state, summary, heldIds, options);
+            // judged when the lane takes it up: the day, the window and the gap since the last send
+            // are the truth then, not at the call's start
+            await sendGroup(deps, nowSince(deps.clock, now), senderId, batch, state, summary, heldIds, options);
           }
         } finally {
           // closed once the lane is done with the sender, not at the end of the call: a call with
@@ -213,6 +216,10 @@ function senderClaims(deps: SendDeps, options: SendOptions) {
   const passed = new Set<string>();
   let candidates: string[] = [];
   let budget = options.limit ?? Number.POSITIVE_INFINITY;
+  // A lease runs from the moment it is taken, not from the call's start: a call with thousands of
+  // due senders runs for minutes, and a lease dated from its start would have run out when its last
+  // senders were claimed, free for a second worker to send the same rows again.
+  const leaseStart = () => nowSince(deps.clock, now);
 
   const claimOne = async (): Promise<SenderClaim | null> => {
     for (;;) {
@@ -223,7 +230,7 @@ function senderClaims(deps: SendDeps, options: SendOptions) {
       const senderId = candidates.shift()!;
       if (inFlight.has(senderId) || passed.has(senderId)) continue;
       const key = senderLeaseKey(senderId);
-      if (!(await acquireLease(deps.db, key, deps.workerId, deps.settings.leaseMs, now))) {
+      if (!(await acquireLease(deps.db, key, deps.workerId, deps.settings.leaseMs, leaseStart()))) {
         passed.add(senderId);
         continue;
       }
@@ -247,7 +254,7 @@ function senderClaims(deps: SendDeps, options: SendOptions) {
     const rows = await claimDueMessages(deps.db, {
       ...due,
       workerId: deps.workerId,
-      leaseUntil: new Date(now.getTime() + deps.settings.leaseMs),
+      leaseUntil: new Date(leaseStart().getTime() + deps.settings.leaseMs),
       senderId,
       limit: Math.min(CLAIM_BATCH, budget),
     });
@@ -348,7 +355,8 @@ async function sendGroup(
       await handleSendError(deps, now, sender, row, err, state, summary, heldIds, log);
       continue;
     }
-    await markSent(deps, now, sender, row, mail);
+    // dated when it left: the next send's gap is measured from here
+    await markSent(deps, nowSince(deps.clock, now), sender, row, mail);
     await noteSenderWorks(deps, now, sender, state);
     summary.sent += 1;
   }

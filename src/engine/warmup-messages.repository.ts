@@ -347,7 +347,15 @@ export async function storeContentOnce(
   id: string,
   content: { subject: string; body_text: string; body_html: string; template_id: string },
 ): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'body_html'> | undefined> {
-  await db.updateTable('warmup_messages').set(content).where('id', '=', id).where('subject', 'is', null).execute();
+  // the first writer has its text back at once; a later one (or a row gone) reads what is stored
+  const written = await db
+    .updateTable('warmup_messages')
+    .set(content)
+    .where('id', '=', id)
+    .where('subject', 'is', null)
+    .returning(['subject', 'body_text', 'body_html'])
+    .executeTakeFirst();
+  if (written) return written;
   return db
     .selectFrom('warmup_messages')
     .select(['subject', 'body_text', 'body_html'])

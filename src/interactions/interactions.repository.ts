@@ -49,24 +49,29 @@ function rollupEffects(input: InteractionInput): Array<{ mailboxId: string; colu
   }
 }
 
-/** Adds 1 to one daily counter of a mailbox; a mailbox deleted meanwhile is skipped, not an error. */
+/** Adds 1 to daily counters of a mailbox (one statement for all of them); a mailbox deleted meanwhile is skipped, not an error. */
 export async function incrementDaily(
   trx: Kysely<Database>,
   mailboxId: string,
   day: string,
-  column: DailyCounter,
+  counters: DailyCounter | readonly DailyCounter[],
 ): Promise<void> {
+  const columns = typeof counters === 'string' ? [counters] : [...counters];
   await trx
     .insertInto('daily_stats')
-    .columns(['mailbox_id', 'workspace_id', 'day', column])
+    .columns(['mailbox_id', 'workspace_id', 'day', ...columns])
     .expression((eb) =>
       eb
         .selectFrom('mailboxes')
-        .select((s) => ['id', 'workspace_id', s.val(day).as('day'), sql.lit(1).as(column)])
+        .select((s) => ['id', 'workspace_id', s.val(day).as('day'), ...columns.map((column) => sql.lit(1).as(column))])
         .where('id', '=', mailboxId),
     )
     .onConflict((oc) =>
-      oc.columns(['mailbox_id', 'day']).doUpdateSet({ [column]: sql`daily_stats.${sql.ref(column)} + 1` }),
+      oc
+        .columns(['mailbox_id', 'day'])
+        .doUpdateSet(
+          Object.fromEntries(columns.map((column) => [column, sql<number>`daily_stats.${sql.ref(column)} + 1`])),
+        ),
     )
     .execute();
 }
@@ -126,11 +131,13 @@ export async function recordInteraction(trx: Kysely<Database>, input: Interactio
   if (!inserted) return false;
   // Rows are locked in mailbox-id order: a receipt moves the recipient's and the sender's rows, and
   // two receipts in opposite directions would otherwise deadlock on PostgreSQL.
-  const effects = rollupEffects(input).sort((a, b) =>
-    a.mailboxId < b.mailboxId ? -1 : a.mailboxId > b.mailboxId ? 1 : 0,
-  );
-  for (const effect of effects) {
-    await incrementDaily(trx, effect.mailboxId, day, effect.column);
+  // One statement per mailbox row: a receipt's own counters (received, received_<placement>) move together.
+  const byMailbox = new Map<string, DailyCounter[]>();
+  for (const effect of rollupEffects(input)) {
+    byMailbox.set(effect.mailboxId, [...(byMailbox.get(effect.mailboxId) ?? []), effect.column]);
+  }
+  for (const mailboxId of [...byMailbox.keys()].sort()) {
+    await incrementDaily(trx, mailboxId, day, byMailbox.get(mailboxId)!);
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { formatterFor } from '../calendar.js';
 // The Date header as a person's mail client writes it: the local time of the sender's zone with
 // its own offset (`Thu, 12 Mar 2026 15:20:00 +0100`), not UTC with `+0000` whatever the zone.
 
@@ -8,16 +9,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** Minutes the zone is ahead of UTC at `at` (negative west of Greenwich). */
 export function zoneOffsetMinutes(at: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(at);
+  const parts = formatterFor(timeZone).formatToParts(at);
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
   const whole = Math.floor(at.getTime() / 1000) * 1000;

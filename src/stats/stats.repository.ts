@@ -2,7 +2,8 @@ import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysel
 import type { Database } from '../db/schema.js';
 import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
-import { addDays } from '../calendar.js';
+import { addDays, eachDay } from '../calendar.js';
+import { jsonRows, jsonRowsOf } from '../db/json-rows.js';
 import type { Placement } from '../interactions/interactions.schemas.js';
 import { PLACEMENT_COUNTERS, RECEIVED_PLACEMENT_COUNTERS, rollupColumn } from '../interactions/workspace-rollup.js';
 import { DAY_COUNT_COLUMNS, TOTAL_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
@@ -114,10 +115,22 @@ function meanScore(sum: unknown, count: unknown): number | null {
  * order depends on the PostgreSQL collation and would differ between the two dialects.
  */
 export function byEmail(a: { id: string; email: string }, b: { id: string; email: string }): number {
-  const left = a.email.toLowerCase();
-  const right = b.email.toLowerCase();
+  return compareEmails(a.email, a.id, b.email, b.id);
+}
+
+function compareEmails(aEmail: string, aId: string, bEmail: string, bId: string): number {
+  const left = aEmail.toLowerCase();
+  const right = bEmail.toLowerCase();
   if (left !== right) return left < right ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return aId < bId ? -1 : aId > bId ? 1 : 0;
+}
+
+/** `byEmail` for rows that name their mailbox `mailboxId`. */
+export function byMailboxEmail(
+  a: { mailboxId: string; email: string },
+  b: { mailboxId: string; email: string },
+): number {
+  return compareEmails(a.email, a.mailboxId, b.email, b.mailboxId);
 }
 
 export interface MailboxCheckRow {
@@ -462,43 +475,60 @@ export function createStatsRepository(db: Kysely<Database>) {
               on ${sql.ref(`${alias}.workspace_id`)} = ${workspaceId} and ${sql.ref(`${alias}.day`)} = ${day}
               and ${sql.ref(`${alias}.mailbox_id`)} = m.id`
           : sql``;
+      // The days after the mark: usually yesterday and today, each joined by key (one index entry
+      // per mailbox); a longer run (a workspace not folded yet) summed per mailbox.
+      const liveStart = mark !== '' && addDays(mark, 1) > range.startDate ? addDays(mark, 1) : range.startDate;
+      const liveDayList = liveStart <= range.endDate ? eachDay({ startDate: liveStart, endDate: range.endDate }) : [];
+      const byKey = liveDayList.length <= 2;
+      const liveAliases = byKey ? liveDayList.map((_, index) => `live${index}`) : ['live'];
+      const liveJoins = byKey
+        ? sql.join(
+            liveDayList.map(
+              (day, index) => sql`left join daily_stats ${sql.raw(`live${index}`)}
+                on ${sql.ref(`live${index}.workspace_id`)} = ${workspaceId} and ${sql.ref(`live${index}.day`)} = ${day}
+                and ${sql.ref(`live${index}.mailbox_id`)} = m.id`,
+            ),
+            sql` `,
+          )
+        : sql`left join (
+            select mailbox_id, ${sql.join(PLACEMENT_COUNTERS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}
+            from daily_stats
+            where workspace_id = ${workspaceId} ${onlyMailbox(sql.ref('mailbox_id'))}
+              and day > ${mark} and day >= ${range.startDate} and day <= ${range.endDate}
+            group by mailbox_id
+          ) live on live.mailbox_id = m.id`;
       const sumOf = (column: (typeof PLACEMENT_COUNTERS)[number]) => {
-        const [live, upto, since] = ['live', 'upto', 'since'].map(
-          (alias) => sql`coalesce(${sql.ref(`${alias}.${column}`)}, 0)`,
-        );
-        const sum = folded ? sql`${live} + ${upto} - ${since}` : live;
-        return sql`cast(${sum} as integer) as ${sql.ref(column)}`;
+        const of = (alias: string) => sql`coalesce(${sql.ref(`${alias}.${column}`)}, 0)`;
+        const parts = liveAliases.map(of);
+        if (folded) parts.push(sql`${of('upto')} - ${of('since')}`);
+        return sql`cast(${parts.length === 0 ? sql`0` : sql.join(parts, sql` + `)} as integer)`;
       };
-      // Only the columns the answer needs: turning 1,000 rows into objects costs more than the SQL.
-      const { rows } = await sql<
-        Pick<MailboxListing, 'id' | 'email' | 'provider'> & Record<(typeof PLACEMENT_COUNTERS)[number], number>
-      >`select m.id, m.email, m.provider, ${sql.join(PLACEMENT_COUNTERS.map(sumOf))}
+      // One row per mailbox with only what the answer needs, all of them in one JSON value:
+      // turning 10,000 rows into objects column by column costs more than the SQL (db/json-rows.ts).
+      const { rows } = await sql<{ rows: unknown }>`select ${jsonRows(db, [
+        sql`m.id`,
+        sql`m.email`,
+        sql`m.provider`,
+        ...PLACEMENT_COUNTERS.map(sumOf),
+      ])} as rows
         from mailboxes m
         ${runningOn('upto', end)}
         ${runningOn('since', before)}
-        left join (
-          select mailbox_id, ${sql.join(PLACEMENT_COUNTERS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}
-          from daily_stats
-          where workspace_id = ${workspaceId} ${onlyMailbox(sql.ref('mailbox_id'))}
-            and day > ${mark} and day >= ${range.startDate} and day <= ${range.endDate}
-          group by mailbox_id
-        ) live on live.mailbox_id = m.id
+        ${liveJoins}
         where m.workspace_id = ${workspaceId} ${onlyMailbox(sql.ref('m.id'))}`.execute(db);
-      return rows.sort(byEmail).map((row) => ({
-        mailboxId: row.id,
-        email: row.email,
-        provider: row.provider,
-        inbox: row.inbox,
-        spam: row.spam,
-        promotions: row.promotions,
-        other: row.other,
-        receivedPlacement: {
-          inbox: row.received_inbox,
-          spam: row.received_spam,
-          promotions: row.received_promotions,
-          other: row.received_other,
-        },
-      }));
+      const mailboxes = jsonRowsOf<[string, string, ProviderId, ...number[]]>(rows[0]?.rows).map(
+        (row): MailboxPlacement => ({
+          mailboxId: row[0],
+          email: row[1],
+          provider: row[2],
+          inbox: row[3]!,
+          spam: row[4]!,
+          promotions: row[5]!,
+          other: row[6]!,
+          receivedPlacement: { inbox: row[7]!, spam: row[8]!, promotions: row[9]!, other: row[10]! },
+        }),
+      );
+      return mailboxes.sort(byMailboxEmail);
     },
 
     /** The scores recorded on `day` (for one mailbox, or every mailbox of the workspace that has one). */
@@ -552,37 +582,49 @@ export function createStatsRepository(db: Kysely<Database>) {
      * mailbox. Unordered.
      */
     async mailboxesOnDay(workspaceId: string, day: string, dayBefore: string) {
-      const rows = await db
-        .selectFrom('mailboxes as m')
-        .leftJoin('daily_stats as d', (join) => join.onRef('d.mailbox_id', '=', 'm.id').on('d.day', '=', day))
-        .leftJoin('daily_stats as p', (join) => join.onRef('p.mailbox_id', '=', 'm.id').on('p.day', '=', dayBefore))
-        .select([
-          'm.id',
-          'm.email',
-          'm.status',
-          'd.sent',
-          'd.received',
-          'd.inbox',
-          'd.spam',
-          'd.replied',
-          'd.promoted_to_primary',
-          'd.reputation',
-          'p.reputation as previous_reputation',
-        ])
-        .where('m.workspace_id', '=', workspaceId)
-        .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        email: row.email,
-        status: row.status,
-        sent: Number(row.sent ?? 0),
-        received: Number(row.received ?? 0),
-        inbox: Number(row.inbox ?? 0),
-        spam: Number(row.spam ?? 0),
-        replied: Number(row.replied ?? 0),
-        promotedToPrimary: Number(row.promoted_to_primary ?? 0),
-        reputation: nullableNumber(row.reputation),
-        previousReputation: nullableNumber(row.previous_reputation),
+      // Joined by (workspace, day, mailbox): on SQLite one entry of an index that holds the counters.
+      const rollupOn = (alias: string, onDay: string) =>
+        sql`left join daily_stats ${sql.raw(alias)} on ${sql.ref(`${alias}.workspace_id`)} = ${workspaceId}
+          and ${sql.ref(`${alias}.day`)} = ${onDay} and ${sql.ref(`${alias}.mailbox_id`)} = m.id`;
+      const zeroOr = (column: string) => sql`coalesce(${sql.ref(`d.${column}`)}, 0)`;
+      // All the rows in one JSON value (db/json-rows.ts): 10,000 row objects cost more than the SQL.
+      const { rows } = await sql<{ rows: unknown }>`select ${jsonRows(db, [
+        sql`m.id`,
+        sql`m.email`,
+        sql`m.status`,
+        ...['sent', 'received', 'inbox', 'spam', 'replied', 'promoted_to_primary'].map(zeroOr),
+        sql`d.reputation`,
+        sql`p.reputation`,
+      ])} as rows
+        from mailboxes m
+        ${rollupOn('d', day)}
+        ${rollupOn('p', dayBefore)}
+        where m.workspace_id = ${workspaceId}`.execute(db);
+      type Row = [
+        string,
+        string,
+        MailboxStatus,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number | null,
+        number | null,
+      ];
+      return jsonRowsOf<Row>(rows[0]?.rows).map((row) => ({
+        id: row[0],
+        email: row[1],
+        status: row[2],
+        sent: row[3],
+        received: row[4],
+        inbox: row[5],
+        spam: row[6],
+        replied: row[7],
+        promotedToPrimary: row[8],
+        reputation: row[9],
+        previousReputation: row[10],
       }));
     },
 

@@ -637,6 +637,34 @@ describe('GET /api/stats/daily-summary', () => {
     expect(first.reputationChange).toBe(20);
   });
 
+  it('lists no mailboxes for a workspace without any, and every status and email exactly as stored', async () => {
+    const empty = await t.createWorkspace('summary without mailboxes');
+    const none = ok<{ summary: Record<string, unknown> }>(await get('/api/stats/daily-summary', empty)).summary;
+    expect(none).toMatchObject({ activeMailboxes: 0, pausedMailboxes: 0, errorMailboxes: 0, sent: 0, mailboxes: [] });
+    expect(
+      ok<{ placement: { byMailbox: unknown[] } }>(await get('/api/stats/placement', empty)).placement.byMailbox,
+    ).toEqual([]);
+
+    const team = await t.createWorkspace('summary statuses');
+    const zoe = await insertMailbox(team.id, 'Zoë "Ops" Ünal@ümlaut.test', 'gmail', { status: 'error' });
+    const yan = await insertMailbox(team.id, 'yan\\ops@x.test', 'outlook');
+    await message(yan, zoe, '2026-03-15T08:00:00Z', 'spam');
+    const { summary } = ok<{ summary: { errorMailboxes: number; activeMailboxes: number; mailboxes: unknown[] } }>(
+      await get('/api/stats/daily-summary', team),
+    );
+    expect(summary.activeMailboxes).toBe(1);
+    expect(summary.errorMailboxes).toBe(1);
+    expect(summary.mailboxes).toMatchObject([
+      { mailboxId: yan, email: 'yan\\ops@x.test', status: 'active', sent: 1, spam: 1, reputation: null },
+      { mailboxId: zoe, email: 'Zoë "Ops" Ünal@ümlaut.test', status: 'error', received: 1, sent: 0 },
+    ]);
+    const { placement } = ok<{ placement: { byMailbox: unknown[] } }>(await get('/api/stats/placement', team));
+    expect(placement.byMailbox).toStrictEqual([
+      { mailboxId: yan, email: 'yan\\ops@x.test', total: 1, inbox: 0, spam: 1, inboxRate: 0 },
+      { mailboxId: zoe, email: 'Zoë "Ops" Ünal@ümlaut.test', total: 0, inbox: 0, spam: 0, inboxRate: 0 },
+    ]);
+  });
+
   it('rejects a malformed or impossible date and unknown parameters', async () => {
     expectProblem(await get('/api/stats/daily-summary?date=2026-02-29'), 400, 'validation_error', '/query/date');
     expectProblem(await get('/api/stats/daily-summary?date=15.03.2026'), 400, 'validation_error', '/query/date');

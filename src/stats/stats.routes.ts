@@ -164,7 +164,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
           return reply
             .header('Content-Disposition', attachment(report.range, 'pdf'))
             .type('application/pdf')
-            .send(renderReportPdf(report));
+            .send(await renderReportPdf(report));
         }
         const { range, rows } = await stats.exportRows(request.workspaceId, query);
         reply.header('Content-Disposition', attachment(range, format));

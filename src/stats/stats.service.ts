@@ -12,7 +12,7 @@ import { placementTestsBetween } from '../placement-tests/placement-tests.reposi
 import type { PlacementTest } from '../placement-tests/placement-tests.schemas.js';
 import { placementTestView } from '../placement-tests/placement-tests.service.js';
 import {
-  byEmail,
+  byMailboxEmail,
   createStatsRepository,
   type DayTotals,
   type MailboxCheckRow,
@@ -465,21 +465,23 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
               promotedToPrimary: row.promotedToPrimary,
               reputation: future ? null : (row.reputation ?? row.previousReputation ?? older.get(row.id) ?? null),
             }))
-            .sort((a, b) => byEmail({ id: a.mailboxId, email: a.email }, { id: b.mailboxId, email: b.email }));
+            .sort(byMailboxEmail);
         };
         let reputationChange = 0;
-        const [counts, series, mailboxes] = await Promise.all([
-          repository.mailboxCounts(workspaceId, date),
-          dailySeries(workspaceId, { startDate: date, endDate: date }),
+        // The day's counters as the analytics series has them (the workspace rollup once folded);
+        // the mailboxes by status from the listing itself, not from a second read of every mailbox.
+        const [day, mailboxes] = await Promise.all([
+          repository.rangeTotals(workspaceId, { startDate: date, endDate: date }),
           collect(),
         ]);
-        const [day] = series.daily as [DailyRow];
+        const byStatus: Record<MailboxStatus, number> = { active: 0, paused: 0, error: 0 };
+        for (const mailbox of mailboxes) byStatus[mailbox.status] += 1;
         return {
           date,
           ...dayCountsOf(day),
-          activeMailboxes: counts.active,
-          pausedMailboxes: counts.paused,
-          errorMailboxes: counts.error,
+          activeMailboxes: byStatus.active,
+          pausedMailboxes: byStatus.paused,
+          errorMailboxes: byStatus.error,
           reputationChange,
           mailboxes,
         };

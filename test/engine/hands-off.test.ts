@@ -184,26 +184,30 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
       async () => {
         await cycles(8);
 
-        // A person answers a warmup thread by hand: olive's owner replies to a warmup email she got
-        // (from owen or opal: whom the planner drew as her partners is chance).
+        // A person answers a warmup thread by hand: the owner of a mailbox replies to a warmup email
+        // it got from another of the mailboxes that do not answer automatically (which of them wrote
+        // to which is the planner's draw: a day of two sends may leave out any one partner).
+        const people = [owen, olive, opal];
+        const idsOf = people.map((u) => ids.get(u.email)!);
         const thread = await db
           .selectFrom('warmup_messages')
           .selectAll()
-          .where('sender_mailbox_id', 'in', [ids.get(owen.email)!, ids.get(opal.email)!])
-          .where('recipient_mailbox_id', '=', ids.get(olive.email)!)
+          .where('sender_mailbox_id', 'in', idsOf)
+          .where('recipient_mailbox_id', 'in', idsOf)
           .where('status', '=', 'sent')
           .orderBy('sent_at')
           .executeTakeFirstOrThrow();
-        const writer = [owen, opal].find((u) => ids.get(u.email) === thread.sender_mailbox_id)!;
-        const humanId = '<hand-written-1@owner-two.test>';
-        const smtp = createSmtpSender(mailServerConfigs(stack, olive).smtp, { timeoutMs: 10_000 });
+        const writer = people.find((u) => ids.get(u.email) === thread.sender_mailbox_id)!;
+        const replier = people.find((u) => ids.get(u.email) === thread.recipient_mailbox_id)!;
+        const humanId = `<hand-written-1@${replier.email.split('@')[1]}>`;
+        const smtp = createSmtpSender(mailServerConfigs(stack, replier).smtp, { timeoutMs: 10_000 });
         try {
           await smtp.send({
-            from: { address: olive.email },
+            from: { address: replier.email },
             to: { address: writer.email },
             subject: `Re: ${thread.subject ?? ''}`,
-            text: 'Thanks, I will call you tomorrow. Olive',
-            html: '<p>Thanks, I will call you tomorrow. Olive</p>',
+            text: 'Thanks, I will call you tomorrow.',
+            html: '<p>Thanks, I will call you tomorrow.</p>',
             messageId: humanId,
             inReplyTo: thread.message_id,
             references: [thread.message_id],

@@ -29,6 +29,7 @@ describe('the outlook of a planned mailbox', () => {
       db: t.database.db,
       random: seededRandom(3),
       logger: silentLogger,
+      clock: t.clock,
       workerId: 'outlook',
       settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
     };

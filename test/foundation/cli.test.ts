@@ -35,6 +35,18 @@ async function get(path: string, key?: string) {
 }
 
 describe('warmup CLI', () => {
+  it('serve answers with the dashboard, found from the built server as from the sources', async () => {
+    const res = await fetch(`${baseUrl}/`);
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('<div id="app"></div>');
+    // the built bundle, not the source page
+    expect(page).not.toContain('main.tsx');
+    const script = page.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
+  });
+
   it('serve makes WARMUP_API_KEY valid for the default workspace', async () => {
     const res = await get('/api/workspace', 'bootstrap-key-for-tests-0123456789abcdef');
     expect(res.status).toBe(200);

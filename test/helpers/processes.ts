@@ -67,9 +67,10 @@ export function startWarmup(
   env: Record<string, string>,
   ready: RegExp,
   timeoutMs = 30_000,
+  nodeArgs: readonly string[] = [],
 ): Promise<RunningProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARMUP_BIN, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, WARMUP_BIN, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

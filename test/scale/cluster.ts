@@ -117,6 +117,8 @@ export interface WorkerOptions {
   /** Everything planned for the day is due now (the test runs a whole day in seconds). */
   ignoreSchedule: boolean;
   logLevel?: string;
+  /** Options for node itself (a benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 /** The command line of a worker with these options (the engine's test knobs). */
@@ -163,6 +165,8 @@ export async function startWorker(
     workerArgs(options),
     { ...env, LOG_LEVEL: options.logLevel ?? 'debug' },
     /warmup worker started/,
+    30_000,
+    options.nodeArgs,
   );
   const started = logLines(process.output()).find(
     (line) => typeof line.msg === 'string' && line.msg.startsWith('warmup worker started'),

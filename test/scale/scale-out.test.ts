@@ -139,7 +139,7 @@ describe.skipIf(skipReason !== null)(
         db.selectFrom('mailboxes').select(['id', 'sync_claimed_until']).where('sync_owner', '=', workerId).execute(),
         db
           .selectFrom('warmup_messages')
-          .select(['id', 'lease_expires_at'])
+          .select(['id', 'lease_expires_at', 'plan_day'])
           .where('lease_owner', '=', workerId)
           .where('status', '=', 'planned')
           .execute(),
@@ -273,9 +273,11 @@ describe.skipIf(skipReason !== null)(
       // and the day's budget sends the replies the next day. Taking sends over is the next test's.)
       expect(totals.filter((w) => w.received > 0).length, JSON.stringify(totals)).toBeGreaterThan(1);
 
-      // No mailbox was ever open in two IMAP sessions at once (Dovecot's own log), over many sessions.
+      // No mailbox was ever open in two IMAP sessions at once (Dovecot's own log), over several sessions
+      // a mailbox (every cycle reads every mailbox here; how many cycles the day takes depends on the
+      // machine's speed: 30 sessions for 10 mailboxes on a quiet one).
       const sessions = await expectOneSessionPerMailbox(logFrom);
-      expect(sessions.length).toBeGreaterThan(3 * users.length);
+      expect(sessions.length).toBeGreaterThanOrEqual(2 * users.length);
       console.info(
         `scale-out day: ${state.initial} planned + ${state.replies} replies, ${sessions.length} IMAP sessions; per worker ${JSON.stringify(totals)}`,
       );
@@ -306,6 +308,8 @@ describe.skipIf(skipReason !== null)(
         doneAt?: number;
       }
       const held: Held[] = [];
+      // replies a victim had moved to a later day before it died (see below)
+      const movedOn: Array<{ id: string; victimId: string; killAt: number }> = [];
       const kills: Array<{ victim: string; killAt: number; leases: string[]; rows: number }> = [];
 
       // Watches the held work until another worker has finished it; 50 ms resolution.
@@ -334,8 +338,22 @@ describe.skipIf(skipReason !== null)(
         // What the dead worker still holds is exactly what nobody may touch until its lease expires.
         const left = await heldBy(installation, victim.workerId);
         await addWorker(installation, options);
-        if (left.leases.length === 0 && left.rows.length === 0) continue; // it let go just before the kill
-        kills.push({ victim: victim.label, killAt, leases: left.leases.map((l) => l.key), rows: left.rows.length });
+        // the day the installation plans (its mailboxes are all on UTC)
+        const { day: planDay } = await db
+          .selectFrom('mailbox_plans')
+          .select((eb) => eb.fn.max('day').as('day'))
+          .executeTakeFirstOrThrow();
+        // A reply the day's budget had no room for, which the victim had already moved to a later day,
+        // keeps its lease until the end of the victim's call: nobody has it to take over today; its
+        // lease runs out and that day's sender claims it (checked at the end).
+        movedOn.push(
+          ...left.rows
+            .filter((row) => row.plan_day > (planDay ?? ''))
+            .map((row) => ({ id: row.id, victimId: victim.workerId, killAt })),
+        );
+        const rows = left.rows.filter((row) => row.plan_day <= (planDay ?? ''));
+        if (left.leases.length === 0 && rows.length === 0) continue; // it let go just before the kill
+        kills.push({ victim: victim.label, killAt, leases: left.leases.map((l) => l.key), rows: rows.length });
         const killedAtIso = new Date(killAt).toISOString();
         const victimId = victim.workerId;
         const leaseTakenOver = (key: string) => async () => {
@@ -381,18 +399,13 @@ describe.skipIf(skipReason !== null)(
             });
           }
         }
-        for (const row of left.rows) {
+        for (const row of rows) {
           const status = () =>
             db
               .selectFrom('warmup_messages')
               .select(['status', 'lease_owner', 'plan_day'])
               .where('id', '=', row.id)
               .executeTakeFirstOrThrow();
-          // the day the installation plans (its mailboxes are all on UTC)
-          const { day: planDay } = await db
-            .selectFrom('mailbox_plans')
-            .select((eb) => eb.fn.max('day').as('day'))
-            .executeTakeFirstOrThrow();
           held.push({
             kill: kills.length,
             what: `send ${row.id}`,
@@ -412,14 +425,34 @@ describe.skipIf(skipReason !== null)(
       }
       expect(kills.length, 'three kills of a worker holding work').toBe(3);
 
-      const state = await runDay(installation, 90_000);
-      await waitFor(
-        async () => (held.every((h) => h.doneAt !== undefined) ? true : undefined),
-        30_000,
-        () => JSON.stringify(held),
-      );
-      watching = false;
-      await watcher;
+      let state: WorkState;
+      try {
+        state = await runDay(installation, 90_000);
+        await waitFor(
+          async () => (held.every((h) => h.doneAt !== undefined) ? true : undefined),
+          30_000,
+          () => JSON.stringify(held),
+        );
+      } finally {
+        // no query outlives the test's database
+        watching = false;
+        await watcher;
+      }
+      // What a victim had moved to a later day is still planned, for that day. The victim's lease on it
+      // runs out at most one lease after the kill; then a live worker may take it (with the schedule
+      // ignored, tomorrow's rows are due), so another worker may hold it by now.
+      const later = await db
+        .selectFrom('warmup_messages')
+        .select(['id', 'status', 'lease_owner', 'lease_expires_at'])
+        .where('id', 'in', ['', ...movedOn.map((row) => row.id)])
+        .execute();
+      expect(later).toHaveLength(movedOn.length);
+      for (const row of later) {
+        const { victimId, killAt } = movedOn.find((moved) => moved.id === row.id)!;
+        expect(row.status).toBe('planned');
+        if (row.lease_owner === victimId)
+          expect(Date.parse(row.lease_expires_at!), row.id).toBeLessThanOrEqual(killAt + leaseMs);
+      }
       for (const worker of installation.workers) await stopProcess(worker.process, 'SIGTERM');
       // Killed mid-sync or not, a mailbox never had two IMAP sessions at once.
       await expectOneSessionPerMailbox(logFrom);

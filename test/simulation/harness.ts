@@ -8,8 +8,10 @@
  * plan as the engine recorded it, and when each mailbox was active, paused or the engine down.
  */
 import { sql, type Kysely } from 'kysely';
-import { addDays, localTimeToUtc, validTimeZone } from '../../src/calendar.js';
-import type { Database } from '../../src/db/schema.js';
+import { addDays, canonicalTimeZone, localTimeToUtc, validTimeZone } from '../../src/calendar.js';
+import { newId } from '../../src/db/ids.js';
+import type { Database, MailboxRow } from '../../src/db/schema.js';
+import { encryptSecret, loadSecretKey } from '../../src/mailboxes/credentials.js';
 import { pino } from 'pino';
 import { fixedClock } from '../../src/clock.js';
 import { createEngine, createEngineDeps, type CycleSummary, type Engine } from '../../src/engine/engine.js';
@@ -75,13 +77,30 @@ function eventsOf(pool: SimPool): Event[] {
  * or send-window opening of any mailbox since the last cycle, no create/pause/resume — changes nothing
  * but sync bookkeeping, so the cycles that do run are the ones a real worker would run at those
  * moments, on the same grid of jittered intervals. Likewise a mailbox with nothing to find or act
- * on is left out of a cycle's sync (its `next_sync_at` parked far ahead, and put back as it was
- * when it has mail): such a sync only notes that it happened. At least one cycle runs every
+ * on is left out of a cycle's sync (its `next_sync_at` and `sync_due_at` parked far ahead, and put
+ * back as they were when it has mail): such a sync only notes that it happened. At least one cycle runs every
  * three hours.
  * `WARMUP_SIM_EVERY_CYCLE=1` turns both shortcuts off.
  */
 const PARKED = '9999-12-31T00:00:00.000Z';
 const MAX_IDLE_MS = 3 * 60 * 60_000;
+
+/*
+ * Pools of this many mailboxes or more are created in bulk, and proven at once. Through the
+ * service, each creation reads the workspace's mailboxes (the limit's count, the outlook's week of
+ * stats): quadratic over a pool created one by one, a quarter of a 10,000-mailbox run. And the
+ * engine proves 20 new mailboxes a cycle, so in a run of days most of such a pool would wait for its
+ * round trip and never plan or send. What a large pool tests is the volume bounds and partner rules
+ * with every mailbox planning, sending and receiving; the proof round trip is covered by the small
+ * pools and the engine's own tests. So the first mailbox is created through the service (the row a
+ * real creation writes), and the others as copies of it written straight into the table, each with
+ * its own address, id, settings, password (encrypted for its id) and creation time; all are marked
+ * proven as they are created. Smaller pools go through the service and the engine's round trip, as
+ * before: their seeds replay the same.
+ */
+export const BULK_POOL_SIZE = 1_000;
+const BULK_CHUNK = 250;
+const SIM_PASSWORD = 'simulated-password';
 
 /** Local midnights and send-window openings of every mailbox over the run, sorted. */
 function calendarEdges(pool: SimPool): number[] {
@@ -146,34 +165,62 @@ async function workDue(db: Kysely<Database>, at: Date, withMail: Set<string>): P
   return proof !== undefined;
 }
 
-/** Parks the syncs of active mailboxes without mail, and puts back those that have mail again. */
+/** What a parked mailbox's sync times were, to be put back when it has mail again. */
+interface ParkedSync {
+  nextSyncAt: string | null;
+  syncDueAt: string;
+}
+
+/** Mailboxes parked or put back in one statement. */
+const PARK_CHUNK = 500;
+
+/**
+ * Parks the syncs of active mailboxes without mail, and puts back those that have mail again.
+ * Parked means both times far ahead: `next_sync_at`, which keeps the claim from taking the mailbox,
+ * and `sync_due_at`, by which the claim reads the due mailboxes from its index, so it never walks
+ * over the parked ones (with thousands of them, every claim would). Mail sent to a parked mailbox,
+ * or a resume, pulls its `sync_due_at` earlier as usual; putting it back keeps the earlier of that
+ * and the time it had.
+ */
 async function parkIdleSyncs(
   db: Kysely<Database>,
   withMail: Set<string>,
-  parked: Map<string, string | null>,
+  parked: Map<string, ParkedSync>,
 ): Promise<void> {
   const active = await db
     .selectFrom('mailboxes')
-    .select(['id', 'next_sync_at'])
+    .select(['id', 'next_sync_at', 'sync_due_at'])
     .where('status', '=', 'active')
     .execute();
+  const toPark = new Map<string, ParkedSync>();
   for (const mailbox of active) {
-    const isParked = mailbox.next_sync_at === PARKED;
-    if (!isParked) parked.delete(mailbox.id);
-    if (withMail.has(mailbox.id)) {
-      if (isParked) {
-        await db
-          .updateTable('mailboxes')
-          .set({ next_sync_at: parked.get(mailbox.id) ?? null })
-          .where('id', '=', mailbox.id)
-          .execute();
-        parked.delete(mailbox.id);
+    const saved = parked.get(mailbox.id);
+    // parked by us, and not moved by the engine since (a failed sync's backoff sets its own time)
+    const isParked = saved !== undefined && mailbox.next_sync_at === PARKED;
+    if (saved !== undefined && (!isParked || withMail.has(mailbox.id))) {
+      const syncDueAt = mailbox.sync_due_at < saved.syncDueAt ? mailbox.sync_due_at : saved.syncDueAt;
+      await db
+        .updateTable('mailboxes')
+        .set({ next_sync_at: isParked ? saved.nextSyncAt : mailbox.next_sync_at, sync_due_at: syncDueAt })
+        .where('id', '=', mailbox.id)
+        .execute();
+      parked.delete(mailbox.id);
+      if (!withMail.has(mailbox.id)) {
+        toPark.set(mailbox.id, { nextSyncAt: isParked ? saved.nextSyncAt : mailbox.next_sync_at, syncDueAt });
       }
-    } else if (!isParked) {
-      parked.set(mailbox.id, mailbox.next_sync_at);
-      await db.updateTable('mailboxes').set({ next_sync_at: PARKED }).where('id', '=', mailbox.id).execute();
+    } else if (saved === undefined && !withMail.has(mailbox.id)) {
+      toPark.set(mailbox.id, { nextSyncAt: mailbox.next_sync_at, syncDueAt: mailbox.sync_due_at });
     }
   }
+  const ids = [...toPark.keys()];
+  for (let i = 0; i < ids.length; i += PARK_CHUNK) {
+    await db
+      .updateTable('mailboxes')
+      .set({ next_sync_at: PARKED, sync_due_at: PARKED })
+      .where('id', 'in', ids.slice(i, i + PARK_CHUNK))
+      .execute();
+  }
+  for (const [id, times] of toPark) parked.set(id, times);
 }
 
 function normalizeId(id: string): string {
@@ -237,14 +284,85 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
       cycleErrors: [],
     };
 
-    async function apply(event: Event): Promise<void> {
+    const bulk = pool.mailboxes.length >= BULK_POOL_SIZE;
+    const secretKey = loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: database.dataDir });
+    let template: MailboxRow | null = null;
+    let pendingCreates: Event[] = [];
+
+    /** The pending creations of a large pool: copies of the first created row, proven at once. */
+    async function flushCreates(): Promise<void> {
+      const creates = pendingCreates;
+      pendingCreates = [];
+      let rest = creates;
+      if (template === null && creates.length > 0) {
+        const first = creates[0];
+        await apply(first, true);
+        const firstId = byEmail.get(first.mailbox.email)?.id ?? '';
+        await database.db
+          .updateTable('mailboxes')
+          .set({ proven_at: first.at.toISOString(), proof_note: null })
+          .where('id', '=', firstId)
+          .execute();
+        template = await database.db
+          .selectFrom('mailboxes')
+          .selectAll()
+          .where('id', '=', firstId)
+          .executeTakeFirstOrThrow();
+        rest = creates.slice(1);
+      }
+      if (template === null) return;
+      for (const event of rest) world.addAccount(event.mailbox.email, event.mailbox.spamRate);
+      const { id: _id, email: _email, email_normalized: _normalized, ...copied } = template;
+      const templateWarmup = JSON.parse(template.warmup) as Record<string, unknown>;
+      // the servers' login name is the address, as the service resolves it
+      const server = (json: string, email: string) =>
+        JSON.stringify({ ...(JSON.parse(json) as object), username: email });
+      for (let i = 0; i < rest.length; i += BULK_CHUNK) {
+        const values = rest.slice(i, i + BULK_CHUNK).map(({ at, mailbox }) => {
+          const id = newId('mbx', at.getTime());
+          const created = at.toISOString();
+          const warmup = {
+            ...templateWarmup,
+            ...mailbox.warmup,
+            timezone: canonicalTimeZone(mailbox.warmup.timezone) ?? mailbox.warmup.timezone,
+          };
+          const history: MailboxHistory = { id, spec: mailbox, activeFrom: [at], pausedAt: [] };
+          histories.set(id, history);
+          byEmail.set(mailbox.email, history);
+          return {
+            ...copied,
+            id,
+            email: mailbox.email,
+            email_normalized: mailbox.email.toLowerCase(),
+            imap: server(copied.imap, mailbox.email),
+            smtp: server(copied.smtp, mailbox.email),
+            password_encrypted: encryptSecret(secretKey, SIM_PASSWORD, id),
+            warmup: JSON.stringify(warmup),
+            created_at: created,
+            updated_at: created,
+            proven_at: created,
+            proof_note: null,
+          };
+        });
+        await database.db.insertInto('mailboxes').values(values).execute();
+      }
+    }
+
+    async function apply(event: Event, direct = false): Promise<void> {
+      if (bulk && !direct) {
+        if (event.kind === 'create') {
+          pendingCreates.push(event);
+          return;
+        }
+        await flushCreates();
+      }
       clock.set(event.at);
       const { mailbox } = event;
       if (event.kind === 'create') {
         world.addAccount(mailbox.email, mailbox.spamRate);
         const created = await services.mailboxes.create(workspace.id, {
           email: mailbox.email,
-          password: 'simulated-password',
+          password: SIM_PASSWORD,
           provider: 'custom',
           connectionType: 'imap',
           imap: { host: 'imap.mail.sim', port: 993, secure: true },
@@ -271,7 +389,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
 
     const events = eventsOf(pool);
     const edges = calendarEdges(pool);
-    const parked = new Map<string, string | null>();
+    const parked = new Map<string, ParkedSync>();
     let next = 0;
     let edge = 0;
     let engines: Engine[] | null = null;
@@ -284,6 +402,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
         await apply(events[next++]);
         eventsSinceCycle = true;
       }
+      await flushCreates();
       let edgePassed = false;
       while (edge < edges.length && edges[edge] <= at) {
         edgePassed ||= edges[edge] > lastCycle;

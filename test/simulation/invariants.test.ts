@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WorldSend } from './mail-world.js';
 import type { DayPlan, MailboxHistory, PoolRun } from './harness.js';
-import { checkInvariants, type InvariantName } from './invariants.js';
+import { checkInvariants, coverage, type InvariantName } from './invariants.js';
 import type { SimMailbox, SimPool } from './scenario.js';
 
 const START = new Date('2026-03-02T00:00:00.000Z'); // a Monday
@@ -155,5 +155,24 @@ describe('the simulation invariants', () => {
       [c.email]: { '2026-03-02': plan(1) },
     });
     expect(checkInvariants(run)).toEqual([]);
+  });
+
+  it('count the mailbox-days they covered', () => {
+    // 14 days from Monday 2 March, midnight UTC: a in UTC has 14 local days; b, created on the
+    // third day in Tokyo (UTC+9), has its days from 4 March up to the 16th (the run ends at 09:00
+    // there); c in Los Angeles (UTC−8) from 1 March, the local day the run begins in, to the 15th
+    const a = mailbox('a@one.sim');
+    const b = mailbox('b@two.sim', { timezone: 'Asia/Tokyo' });
+    b.createAt = at('2026-03-03', '20:00');
+    const c = mailbox('c@three.sim', { timezone: 'America/Los_Angeles' });
+    const sends = [
+      send(a.email, b.email, at('2026-03-05', '01:00')),
+      send(a.email, c.email, at('2026-03-05', '02:00')),
+      send(a.email, c.email, at('2026-03-06', '02:00')),
+      send(c.email, a.email, at('2026-03-06', '02:00')), // 5 March in Los Angeles
+      send(b.email, b.email, at('2026-03-06', '03:00')), // its round trip: not warmup mail
+    ];
+    const run = runOf([a, b, c], sends, {});
+    expect(coverage(run)).toEqual({ mailboxDays: 14 + 13 + 15, sendingDays: 3, sendingMailboxes: 2 });
   });
 });

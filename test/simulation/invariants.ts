@@ -266,6 +266,35 @@ export function checkInvariants(run: PoolRun): Violation[] {
   return violations;
 }
 
+/** How much of the run the checks covered. */
+export interface Coverage {
+  /** Local days each mailbox existed in the run, summed over the mailboxes. */
+  mailboxDays: number;
+  /** Of those, the days on which the mailbox sent warmup mail. */
+  sendingDays: number;
+  /** Mailboxes that sent warmup mail at all. */
+  sendingMailboxes: number;
+}
+
+export function coverage(run: PoolRun): Coverage {
+  let mailboxDays = 0;
+  const lastInstant = new Date(run.pool.end.getTime() - 1);
+  for (const history of run.mailboxes.values()) {
+    const tz = validTimeZone(history.spec.warmup.timezone);
+    const last = localDay(lastInstant, tz);
+    for (let day = localDay(history.activeFrom[0], tz); day <= last; day = addDays(day, 1)) mailboxDays += 1;
+  }
+  const sending = new Set<string>();
+  const sendingDays = new Set<string>();
+  const zoneOf = new Map([...run.mailboxes.values()].map((h) => [h.spec.email.toLowerCase(), h.spec.warmup.timezone]));
+  for (const send of run.sends) {
+    if (send.from === send.to) continue;
+    sending.add(send.from);
+    sendingDays.add(`${send.from} ${localDay(send.at, validTimeZone(zoneOf.get(send.from) ?? 'UTC'))}`);
+  }
+  return { mailboxDays, sendingDays: sendingDays.size, sendingMailboxes: sending.size };
+}
+
 /** A few lines per invariant broken: the seed to rerun, the mailbox, the day and the sends. */
 export function reportViolations(run: PoolRun, violations: Violation[], rerun: string, perInvariant = 3): string {
   const counts = new Map<string, number>();

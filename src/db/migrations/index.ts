@@ -27,6 +27,7 @@ import * as planInbound from './026-plan-inbound.js';
 import * as promotedToPrimary from './027-promoted-to-primary.js';
 import * as planDue from './028-plan-due.js';
 import * as senderClaims from './029-sender-claims.js';
+import * as statsCoveringIndexes from './030-stats-covering-indexes.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '027-promoted-to-primary': promotedToPrimary,
   '028-plan-due': planDue,
   '029-sender-claims': senderClaims,
+  '030-stats-covering-indexes': statsCoveringIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
