@@ -143,7 +143,10 @@ describeWithMailStack('people differ, on the real mail stack', () => {
           .where('thread_id', '=', toRex)
           .where('turn', '=', 3)
           .executeTakeFirst();
-        return third?.found_at != null && (await row(toPia)).engaged_at !== null;
+        // Rex files Pia's first message at a time of his own, which can come after the third turn arrives
+        return (
+          third?.found_at != null && (await row(toPia)).engaged_at !== null && (await row(toRex)).engaged_at !== null
+        );
       };
 
       while (!(await threadDone())) {
