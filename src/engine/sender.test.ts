@@ -737,6 +737,47 @@ describe('sendDueMessages', () => {
     expect(Math.max(...sent.map((row) => Date.parse(row.sent_at!)))).toBe(NOW.getTime() + 80_000);
   });
 
+  it('judges each sender’s window when a lane takes it up, not at the call’s start', async () => {
+    // eight senders, a new thread each, due before the window's end (18:00 UTC); the call starts 25 s before it
+    const windowEnd = new Date('2026-03-12T18:00:00Z');
+    const callStart = new Date(windowEnd.getTime() - 25_000);
+    const senders: MailboxRow[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      const sender = await insertMailbox(database.db, erin.workspace_id, { email: `w${i}@whisky${i}.test` });
+      await insertPlan(database.db, sender, '2026-03-12', 100);
+      senders.push(sender);
+    }
+    for (const [i, sender] of senders.entries())
+      await insertMessage(database.db, {
+        sender,
+        recipient: senders[(i + 1) % senders.length],
+        dueAt: new Date(callStart.getTime() - minutes(10) + i * 1000),
+      });
+    // Each send keeps a far-away provider's 10 s. Four lanes take up the first four senders at the
+    // call's start; a lane takes up the next sender only once its own has sent, so the seventh and
+    // eighth are taken up after at least three and four sends: 18:00:05 or later, past the window.
+    const clock = fixedClock(callStart);
+    const slow = mailWorkDeps(database.db, database.dialect, {
+      clock,
+      smtp: smtpWith(async () => {
+        clock.advance(10_000);
+      }),
+    });
+
+    await sendDueMessages(slow, { now: callStart, ignoreSchedule: false });
+    const sentFrom = new Set(smtp.sent.map((s) => s.mail.from.address));
+    for (const sender of senders.slice(0, 4)) expect(sentFrom.has(sender.email), sender.email).toBe(true);
+    for (const sender of senders.slice(6)) {
+      expect(sentFrom.has(sender.email), sender.email).toBe(false);
+      const [row] = await database.db
+        .selectFrom('warmup_messages')
+        .select(['status', 'last_error'])
+        .where('sender_mailbox_id', '=', sender.id)
+        .execute();
+      expect(row).toEqual({ status: 'expired', last_error: REASON_NO_ROOM });
+    }
+  });
+
   it('never has two lanes on one sender, also when its rows take more than one claim', async () => {
     await insertPlan(database.db, erin, '2026-03-12', 200);
     const ids: string[] = [];
