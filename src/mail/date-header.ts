@@ -1,6 +1,6 @@
-import { formatterFor } from '../calendar.js';
 // The Date header as a person's mail client writes it: the local time of the sender's zone with
 // its own offset (`Thu, 12 Mar 2026 15:20:00 +0100`), not UTC with `+0000` whatever the zone.
+import { formatterFor } from '../calendar.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
