@@ -15,5 +15,5 @@ COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-ENTRYPOINT ["node", "bin/warmup.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "bin/warmup.js"]
 CMD ["serve"]

@@ -11,7 +11,7 @@
 // Smaller sizes run first, to show how the time grows.
 //
 //   npm run bench -- --only planner [-- --quick]
-//   (standalone: node --import tsx bench/planner.bench.ts [--mailboxes 100000] [--budget 120] [--tsx])
+//   (standalone: node --import tsx bench/planner.bench.ts [--mailboxes 100000] [--budget 120] [--tsx] [--v8-defaults])
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +30,7 @@ import { limitHeapGrowth } from '../src/engine/heap-growth.js';
 import { planDay } from '../src/engine/planner.js';
 import { seededRandom } from '../src/engine/random.js';
 import { machine } from '../test/scale/cluster.js';
-import { buildBundle } from '../src/server-build.mjs';
+import { buildBundle, SERVER_NODE_FLAGS } from '../src/server-build.mjs';
 
 export interface PlannerBenchOptions {
   /** 10,000 mailboxes for the main run instead of 100,000. */
@@ -152,7 +152,9 @@ async function runChild(mailboxes: number, budgetSeconds: number): Promise<Plann
   const script = process.argv.includes('--tsx')
     ? ['--import', 'tsx', fileURLToPath(import.meta.url)]
     : [await builtChildScript()];
-  const child = spawn(process.execPath, [...script, '--child', dataDir], {
+  // started as every warmup process is (src/server-build.mjs); --v8-defaults: with V8's own young generation
+  const flags = process.argv.includes('--v8-defaults') ? [] : SERVER_NODE_FLAGS;
+  const child = spawn(process.execPath, [...flags, ...script, '--child', dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const run: PlannerRun = {

@@ -13,6 +13,16 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const sources = join(repo, 'src');
 export const BUILT_SERVER = join(repo, 'dist', 'server', 'warmup.mjs');
 
+/**
+ * The V8 flags every warmup process is started with: the package's `start` script, the bin's
+ * shebang and the image's entrypoint carry them (a running process cannot set them itself).
+ * A young generation of at most 3 × 4 MB instead of V8's 3 × 16 MB: planning keeps a batch of
+ * mailboxes alive across many young collections, so V8 grew it to its maximum and kept it there;
+ * capped, a process planning 20,000 mailboxes peaked 49 MB lower at the same CPU
+ * (bench/planner.bench.ts, "The young generation capped at 4 MB" in BENCHMARKS.md).
+ */
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /** The newest modification time under src/ (the dashboard's bundle is not a source of the server). */
 function newestSource(dir) {
   let newest = 0;

@@ -4,6 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import { promisify } from 'node:util';
+import { SERVER_NODE_FLAGS } from '../../src/server-build.mjs';
 import { runWarmup } from '../helpers/processes.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -69,5 +73,29 @@ describe('the built server', () => {
     // the next user who may write builds it again
     expect((await runWarmup(['help'], {})).code).toBe(0);
     expect(fs.readFileSync(built, 'utf8')).not.toContain('WARMUP_TEST_BUILT_MARK');
+  });
+
+  it('every way the service starts gives its process the same V8 flags', async () => {
+    const flags = SERVER_NODE_FLAGS.join(' ');
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(pkg.scripts.start).toBe(`node ${flags} bin/warmup.js serve`);
+    const dockerfile = fs.readFileSync(path.join(repo, 'Dockerfile'), 'utf8');
+    const entrypoint = ['node', ...SERVER_NODE_FLAGS, 'bin/warmup.js'].map((part) => JSON.stringify(part));
+    expect(dockerfile).toContain(`ENTRYPOINT [${entrypoint.join(', ')}]`);
+    const bin = path.join(repo, 'bin/warmup.js');
+    expect(fs.readFileSync(bin, 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+
+    // and the bin run as a program (npx warmup, an installed bin) gets them through its shebang
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-flags-'));
+    try {
+      const report = path.join(dir, 'report.cjs');
+      fs.writeFileSync(report, 'process.stderr.write(JSON.stringify(process.execArgv) + "\\n");\n');
+      const { stderr } = await promisify(execFile)(bin, ['help'], {
+        env: { ...process.env, NODE_OPTIONS: `--require ${report}` },
+      });
+      expect(JSON.parse(stderr.split('\n')[0])).toEqual([...SERVER_NODE_FLAGS]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../src/server-build.mjs';
 
 export const WARMUP_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/warmup.js');
 
@@ -33,7 +34,7 @@ export function runWarmup(
   input?: string,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARMUP_BIN, ...args], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, WARMUP_BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
       ...as,
@@ -70,7 +71,7 @@ export function startWarmup(
   nodeArgs: readonly string[] = [],
 ): Promise<RunningProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, WARMUP_BIN, ...args], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, WARMUP_BIN, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -19,7 +19,7 @@ import { createEngineDeps } from '../../src/engine/engine.js';
 import { PAIR_LIMIT_PER_WEEK, INBOUND_SLACK, emailDomain } from '../../src/engine/partners.js';
 import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';
-import { buildBundle } from '../../src/server-build.mjs';
+import { buildBundle, SERVER_NODE_FLAGS } from '../../src/server-build.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -63,7 +63,8 @@ export interface PlannerProcess {
 
 /** Starts a planner process on the database of `env` (DATABASE_URL); resolves once it is connected and waiting. */
 export async function startPlanner(env: Record<string, string>, options: PlannerOptions): Promise<PlannerProcess> {
-  const child = spawn(process.execPath, [await builtSelf(), '--child', JSON.stringify(options)], {
+  // started as a worker is (src/server-build.mjs)
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, await builtSelf(), '--child', JSON.stringify(options)], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
