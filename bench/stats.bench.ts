@@ -10,7 +10,7 @@
 //    days: rollups make query time follow mailboxes × days, not messages.
 //
 //   npm run bench -- --only stats [--quick]            (TEST_DATABASE_URL adds PostgreSQL)
-//   (standalone: node --import tsx bench/stats.bench.ts [--quick] [--dialect sqlite|postgres]
+//   (standalone: node --import tsx bench/stats.bench.ts [--quick] [--dialect sqlite|postgres] [--v8-defaults]
 //    [--mailboxes N] [--days N] [--no-growth] [--rollups-only])
 //
 // --rollups-only writes the rollups (`daily_stats`) without the raw interactions they count: the
@@ -37,6 +37,7 @@ import { requireAccess } from '../src/http/auth.js';
 import { createServices, type Services } from '../src/services.js';
 import { exportCsv } from '../src/stats/export-csv.js';
 import { renderReportPdf } from '../src/stats/export-pdf.js';
+import { SERVER_NODE_FLAGS } from '../src/server-build.mjs';
 import {
   historyOfDay,
   insertMailboxes,
@@ -383,7 +384,9 @@ interface ServerChild {
 }
 
 async function startServerChild(location: BenchDatabase['location'], cacheMs: number): Promise<ServerChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+  // started as every warmup process is (src/server-build.mjs); --v8-defaults: with V8's own young generation
+  const flags = process.argv.includes('--v8-defaults') ? [] : SERVER_NODE_FLAGS;
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
     env: { ...process.env, BENCH_SERVE: JSON.stringify({ ...location, cacheMs }) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
