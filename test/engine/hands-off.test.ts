@@ -111,10 +111,16 @@ function ownerMessage(account: MailUser, messageId: string, subject: string): st
   ].join('\r\n');
 }
 
-/** Dovecot's closing line of every IMAP session of `account`: what it fetched and expunged. */
+/**
+ * Dovecot's closing line of every IMAP session of `account`: what it fetched and expunged. The user is
+ * read from the test stack's logout format: Dovecot sometimes drops the `imap(user)` prefix of a
+ * process that exits at once.
+ */
 function sessionLines(account: MailUser): string[] {
   const log = readFileSync(join(stack.dir, 'log/dovecot.log'), 'utf8');
-  return log.split('\n').filter((line) => line.includes(`imap(${account.email})`) && line.includes(' expunged='));
+  return log
+    .split('\n')
+    .filter((line) => line.includes(' expunged=') && line.includes(` user=<${account.email}> session=<`));
 }
 
 function counter(line: string, name: string): number {

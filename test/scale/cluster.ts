@@ -419,6 +419,13 @@ export function dovecotLog(stack: MailStack): string[] {
   return readFileSync(path.join(stack.dir, 'log', 'dovecot.log'), 'utf8').split('\n');
 }
 
+/**
+ * A session's closing line: `imap(user)<pid><session>: Info: Disconnected: … session=<session>`. Dovecot
+ * sometimes drops the prefix of a process that exits at once (`imap: Info: Disconnected: …`), so the
+ * session is read from the test stack's logout format, at the line's end.
+ */
+const CLOSING_LINE = /\bimap(?:\([^)]*\)<\d+><[^>]*>)?: Info: Disconnected: .* session=<([^>]+)>$/;
+
 /** IMAP sessions of these users that logged in at or after line `fromLine` (Login … Disconnected, keyed by session id). */
 export function parseImapSessions(lines: readonly string[], users: readonly MailUser[], fromLine = 0): ImapSession[] {
   const wanted = new Set(users.map((u) => u.email.toLowerCase()));
@@ -429,8 +436,8 @@ export function parseImapSessions(lines: readonly string[], users: readonly Mail
       sessions.set(login[2], { user: login[1].toLowerCase(), session: login[2], loginLine: index, logoutLine: null });
       return;
     }
-    const out = /imap\(([^)]+)\)<\d+><([^>]+)>: Info: Disconnected/.exec(line);
-    const known = out ? sessions.get(out[2]) : undefined;
+    const out = CLOSING_LINE.exec(line);
+    const known = out ? sessions.get(out[1]) : undefined;
     if (known && known.logoutLine === null) known.logoutLine = index;
   });
   return [...sessions.values()];
