@@ -40,6 +40,8 @@ import { MAIL_USERS, type MailUser } from '../test/mailstack/users.js';
 import {
   API_KEY,
   SECRET_KEY,
+  dovecotLog,
+  imapSessions,
   logLines,
   machine,
   sleep,
@@ -89,6 +91,8 @@ export interface WorkersRun {
   workerStartCpuSeconds: number | null;
   /** Warnings and errors the workers logged, by message (with the first error's text). */
   problems: Record<string, number>;
+  /** IMAP sessions the workers opened to the mailboxes from the load's commit on (Dovecot's log). */
+  imapSessions: number;
 }
 
 export interface WorkersBenchResult {
@@ -136,7 +140,7 @@ export async function runWorkersBench(options: WorkersBenchOptions = {}): Promis
     runs.push(run);
     log(
       `workers=${run.workers} messages=${run.messages} sent in ${(run.sentMs / 1000).toFixed(1)} s, processed in ${(run.doneMs / 1000).toFixed(1)} s ` +
-        `→ ${run.messagesPerSecond.toFixed(1)} msg/s (×${run.speedup} vs 1 worker); sent per worker ${run.sentByWorker.join('/')}; CPU ${Math.round(run.cpuBusy * 100)} % busy` +
+        `→ ${run.messagesPerSecond.toFixed(1)} msg/s (×${run.speedup} vs 1 worker); sent per worker ${run.sentByWorker.join('/')}; ${run.imapSessions} IMAP sessions; CPU ${Math.round(run.cpuBusy * 100)} % busy` +
         `; workers' CPU ${workCpuText(run)}; load average ${os.loadavg()[0].toFixed(1)}` +
         (Object.keys(run.problems).length > 0 ? `; worker warnings/errors: ${JSON.stringify(run.problems)}` : ''),
     );
@@ -185,6 +189,7 @@ async function oneRun(
     // Let every worker reach its loop (they start at a random offset), then put the whole load in at once.
     await sleep(1_000);
     const workerStartCpuSeconds = processCpuSeconds(workers.map((w) => w.pid));
+    const logFrom = dovecotLog(stack).length - 1;
     const messages = await insertLoad(database, perMailbox);
     const start = Date.now();
     const cpuBefore = cpuTimes();
@@ -219,6 +224,7 @@ async function oneRun(
       workerCpuSeconds,
       workerStartCpuSeconds,
       problems: problemsOf(workers),
+      imapSessions: imapSessions(stack, users, logFrom).length,
     };
   } catch (error) {
     log(
@@ -405,11 +411,11 @@ export function workersReport(result: WorkersBenchResult | null): string {
         ? `${result.latencyMs} ms round trip added to every IMAP and SMTP exchange`
         : 'mail servers on loopback, no added latency'),
     '',
-    "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | machine CPU busy | workers' CPU (start + load, per message) |",
-    '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    "| workers | messages | all sent | all processed | messages/s | vs 1 worker | sent per worker | IMAP sessions | machine CPU busy | workers' CPU (start + load, per message) |",
+    '|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|',
     ...result.runs.map(
       (r) =>
-        `| ${r.workers} | ${r.messages} | ${(r.sentMs / 1000).toFixed(1)} s | ${(r.doneMs / 1000).toFixed(1)} s | ${r.messagesPerSecond.toFixed(1)} | ×${r.speedup.toFixed(2)} | ${r.sentByWorker.join(' / ')} | ${Math.round(r.cpuBusy * 100)} % | ${workCpuText(r)} |`,
+        `| ${r.workers} | ${r.messages} | ${(r.sentMs / 1000).toFixed(1)} s | ${(r.doneMs / 1000).toFixed(1)} s | ${r.messagesPerSecond.toFixed(1)} | ×${r.speedup.toFixed(2)} | ${r.sentByWorker.join(' / ')} | ${r.imapSessions} | ${Math.round(r.cpuBusy * 100)} % | ${workCpuText(r)} |`,
     ),
   ];
   for (const run of result.runs) {
