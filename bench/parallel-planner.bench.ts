@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../src/db/database.js';
 import { planBucketsFor } from '../src/engine/planner.js';
 import { machine } from '../test/scale/cluster.js';
+import { cpuTimes } from './workers.bench.js';
 import { seedPool, startPlanner, type PlannerReport } from '../test/scale/planners.js';
 import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 
@@ -36,6 +37,12 @@ export interface ParallelPlannerRun {
   wallMs: number;
   /** CPU of the planner processes while planning, summed. */
   cpuMs: number;
+  /**
+   * Busy CPU time of the whole machine while planning (every core: the planners, PostgreSQL and
+   * anything else), and its share of the cores' time.
+   */
+  machineBusyMs: number;
+  machineBusy: number;
   planners: PlannerReport[];
   /** Plan rows of the day afterwards, and the distinct mailboxes among them. */
   plans: number;
@@ -113,9 +120,11 @@ async function runWorkers(baseUrl: string, mailboxes: number, workers: number): 
     );
     const loadAverage = os.loadavg()[0];
     const started = performance.now();
+    const cpuBefore = cpuTimes();
     for (const planner of planners) planner.go();
     const reports = await Promise.all(planners.map((p) => p.done));
     const wallMs = performance.now() - started;
+    const cpuAfter = cpuTimes();
     const plans = await database.db.selectFrom('mailbox_plans').select('mailbox_id').execute();
     const messages = await database.db
       .selectFrom('warmup_messages')
@@ -126,6 +135,8 @@ async function runWorkers(baseUrl: string, mailboxes: number, workers: number): 
       seedMs,
       wallMs,
       cpuMs: reports.reduce((sum, r) => sum + r.cpuMs, 0),
+      machineBusyMs: cpuAfter.busy - cpuBefore.busy,
+      machineBusy: (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total),
       planners: reports,
       plans: plans.length,
       distinctMailboxes: new Set(plans.map((p) => p.mailbox_id)).size,
@@ -147,12 +158,13 @@ export function parallelPlannerReport(result: ParallelPlannerBenchResult | null)
     `${cpus} CPUs (${model}), ${memoryGb} GB RAM, Node ${result.node}; PostgreSQL on the same machine; ` +
       `${result.mailboxes.toLocaleString('en-US')} active mailboxes in ${result.buckets} buckets, each run on a fresh schema`,
     '',
-    '| workers | planned (plan rows / distinct mailboxes) | messages | wall clock | planner CPU (sum) | per planner: mailboxes, wall, CPU | load average at start |',
-    '|---:|---:|---:|---:|---:|---|---:|',
+    '| workers | planned (plan rows / distinct mailboxes) | messages | wall clock | planner CPU (sum) | machine CPU busy | per planner: mailboxes, wall, CPU | load average at start |',
+    '|---:|---:|---:|---:|---:|---:|---|---:|',
     ...result.runs.map(
       (r) =>
         `| ${r.workers} | ${r.plans.toLocaleString('en-US')} / ${r.distinctMailboxes.toLocaleString('en-US')} | ${r.messages.toLocaleString('en-US')} | ` +
         `${(r.wallMs / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ` +
+        `${(r.machineBusyMs / 1000).toFixed(1)} s (${Math.round(r.machineBusy * 100)} %) | ` +
         `${r.planners.map((p) => `${p.mailboxes.toLocaleString('en-US')}, ${(p.wallMs / 1000).toFixed(1)} s, ${(p.cpuMs / 1000).toFixed(1)} s`).join('; ')} | ${r.loadAverage.toFixed(1)} |`,
     ),
   ];
