@@ -158,4 +158,17 @@ describeWithMailStack('IMAP on a Gmail-like server (X-GM-EXT-1)', () => {
     const [again] = await session.findMessages([archived.id], { includeFolders: ['Warmup'] });
     expect(again?.folder).toBe('Warmup');
   });
+
+  it('looks for mail already filed in Warmup neither there nor in All Mail, which shows the filed copy too', async () => {
+    const filed = message('filed before');
+    server.deliver(gwen.email, filed.raw);
+    const session = await open(server);
+    const [inbox] = await session.findMessages([filed.id]);
+    await session.move(inbox!.folder, inbox!.uid, await session.ensureFolder('Warmup'));
+    const look = () => session.findMessages([filed.id], { includeFolders: ['Warmup'], elsewhereOnly: [filed.id] });
+    expect(await look()).toEqual([]);
+    // delivered again: the copy in the inbox is found, not the filed one
+    server.deliver(gwen.email, filed.raw);
+    expect((await look()).map((x) => x.folder)).toEqual(['INBOX']);
+  });
 });

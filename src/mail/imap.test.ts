@@ -455,6 +455,36 @@ describeWithMailStack('IMAP against the local mail stack', () => {
     expect(filed).toMatchObject({ folder: path, role: 'other' });
   });
 
+  it('looks for mail already filed in Warmup only elsewhere: a second copy is found, the filed copy left alone', async () => {
+    const path = await benSession.ensureFolder(WARMUP_FOLDER);
+    const finished = mail(ann, ben);
+    const unnoted = mail(ann, ben);
+    await annSmtp.send(finished);
+    await annSmtp.send(unnoted);
+    // both filed into Warmup; the second by a sync that stopped before noting it
+    for (const { folder, uid } of (await waitForAll(benSession, [finished.messageId, unnoted.messageId])).found) {
+      await benSession.move(folder, uid, path);
+    }
+    const look = () =>
+      benSession.findMessages([finished.messageId, unnoted.messageId], {
+        includeFolders: [path],
+        elsewhereOnly: [finished.messageId],
+        everyCopy: true,
+      });
+    expect(await look()).toEqual([expect.objectContaining({ messageId: unnoted.messageId, folder: path })]);
+
+    // the same message delivered again lands in the inbox: that copy is found
+    await annSmtp.send(finished);
+    await waitForAll(benSession, [finished.messageId]);
+    const found = await look();
+    expect(found.map((x) => [x.messageId, x.folder]).sort()).toEqual(
+      [
+        [finished.messageId, 'INBOX'],
+        [unnoted.messageId, path],
+      ].sort(),
+    );
+  });
+
   it('a reply carries In-Reply-To and References back to the sender', async () => {
     const original = mail(ann, ben);
     await annSmtp.send(original);

@@ -188,6 +188,12 @@ export interface FolderMessage {
 export interface FindMessagesOptions {
   /** Also search these folders (e.g. WARMUP_FOLDER), which are otherwise skipped. */
   includeFolders?: string[];
+  /**
+   * Of the messages looked for, those already filed in `includeFolders`: looked for only in the
+   * other folders (a second copy delivered there), so the filed copies are not fetched every time.
+   * An \All folder (which shows the filed copy too) is not searched for them either.
+   */
+  elsewhereOnly?: string[];
   /** Only messages that arrived on or after this day (IMAP SINCE). */
   since?: Date;
   /**
@@ -655,9 +661,19 @@ class Session implements ImapSession {
       f.specialUse === '\\All' ? 6 : isIncluded(f) && rank[f.role] >= 3 ? 5 : rank[f.role];
     candidates.sort((a, b) => order(a) - order(b));
 
+    const elsewhere = new Set((opts.elsewhereOnly ?? []).map(normalizeMessageId));
+    // What to look for in a folder: not what is filed in it already, nor in an \All folder, which
+    // shows the filed copy too (Gmail's All Mail holds every labelled message).
+    const wantedIn = (folder: FolderInfo): Map<string, string> =>
+      (isIncluded(folder) || folder.specialUse === '\\All') && elsewhere.size > 0
+        ? new Map([...remaining].filter(([norm]) => !elsewhere.has(norm)))
+        : remaining;
+
     const found: FoundMessage[] = [];
     for (const folder of candidates) {
       if (remaining.size === 0) break;
+      const wanted = wantedIn(folder);
+      if (wanted.size === 0) continue;
       await this.inFolder(
         folder.path,
         async (client) => {
@@ -667,8 +683,8 @@ class Session implements ImapSession {
           // found in this folder: further copies here are reported too (everyCopy), not elsewhere
           const foundHere = new Map<string, string>();
           const searches = searchesFor(
-            [...remaining.keys()],
-            [...byParent.keys()].filter((parent) => byParent.get(parent)!.some((h) => remaining.has(h.norm))),
+            [...wanted.keys()],
+            [...byParent.keys()].filter((parent) => byParent.get(parent)!.some((h) => wanted.has(h.norm))),
           );
           const seenUids = new Set<number>();
           for (const terms of searches) {
@@ -687,9 +703,10 @@ class Session implements ImapSession {
             );
             for (const msg of messages) {
               const fields = msg.headers ? headerFields(msg.headers.toString('latin1').slice(0, MAX_HEADER_CHARS)) : [];
-              const match = identify(msg, fields, remaining, byParent, opts.everyCopy ? foundHere : undefined);
+              const match = identify(msg, fields, wanted, byParent, opts.everyCopy ? foundHere : undefined);
               if (!match) continue; // a substring hit on another id (or a second copy)
               remaining.delete(match.norm);
+              wanted.delete(match.norm);
               foundHere.set(match.norm, match.original);
               const message = toFoundMessage(msg, match.original, folder, fields, match.by);
               if (gmail && msg.labels) message.labels = [...msg.labels];

@@ -363,10 +363,11 @@ export class FakeImap {
       folders: async () => infos(),
       findMessages: async (ids: string[], opts: FindMessagesOptions = {}) => {
         const included = new Set(opts.includeFolders ?? []);
+        const elsewhere = new Set(opts.elsewhereOnly ?? []);
         const out: FoundMessage[] = [];
         for (const id of ids) {
           for (const [path, folder] of account.folders) {
-            if (path === 'Warmup' && !included.has(path)) continue;
+            if (path === 'Warmup' && (!included.has(path) || elsewhere.has(id))) continue;
             const m = folder.messages.find((x) => x.messageId === id);
             if (m) {
               out.push(found(path, folder.role, m, id));
