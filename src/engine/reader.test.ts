@@ -414,6 +414,24 @@ describe('syncMailboxes', () => {
     expect(replies).toHaveLength(1);
   });
 
+  it('leaves warmup mail its owner moved into a folder of their own where the owner put it', async () => {
+    const row = await sentToFrank('INBOX');
+    deps.random = always;
+    await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
+    const frankBox = imap.account('frank@foxtrot.test');
+    expect(frankBox.locate(row.message_id)?.folder).toBe('Warmup');
+    // the owner files it into Archive
+    frankBox.folders.set('Archive', { role: 'archive', specialUse: '\\Archive', messages: [] });
+    const filed = frankBox.take('Warmup', frankBox.locate(row.message_id)!.message.uid);
+    frankBox.folder('Archive').messages.push(filed);
+
+    // more mail comes, so the next sync reads the mailbox again, and the first message is finished
+    await sentToFrank('INBOX', { subject: 'Next' });
+    const next = await syncMailboxes(deps, { now: at(minutes(1)), ignoreSchedule: true });
+    expect(next).toMatchObject({ received: 1, filed: 1 });
+    expect(frankBox.locate(row.message_id)?.folder).toBe('Archive');
+  });
+
   it('sometimes only reads: no flag, no reply, still filed', async () => {
     await database.db
       .updateTable('mailboxes')

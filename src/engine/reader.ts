@@ -464,10 +464,10 @@ async function readMail(context: SessionContext, pending: PendingMessageRow[]): 
     )
   ).filter((id) => !byMessageId.has(id));
   // Warmup is searched too: a message filed there by a sync that crashed before noting it is finished.
-  // Finished mail is filed there already: only a second copy elsewhere is looked for.
+  // Finished mail is filed already: only a second copy, where deliveries land, is looked for.
   const found = await session.findMessages([...byMessageId.keys(), ...finished], {
     includeFolders: [WARMUP_FOLDER],
-    elsewhereOnly: finished,
+    filedAlready: finished,
     everyCopy: true,
     threads: threadHintsOf(pending),
   });

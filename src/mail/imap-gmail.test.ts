@@ -165,7 +165,7 @@ describeWithMailStack('IMAP on a Gmail-like server (X-GM-EXT-1)', () => {
     const session = await open(server);
     const [inbox] = await session.findMessages([filed.id]);
     await session.move(inbox!.folder, inbox!.uid, await session.ensureFolder('Warmup'));
-    const look = () => session.findMessages([filed.id], { includeFolders: ['Warmup'], elsewhereOnly: [filed.id] });
+    const look = () => session.findMessages([filed.id], { includeFolders: ['Warmup'], filedAlready: [filed.id] });
     expect(await look()).toEqual([]);
     // delivered again: the copy in the inbox is found, not the filed one
     server.deliver(gwen.email, filed.raw);

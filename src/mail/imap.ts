@@ -189,11 +189,11 @@ export interface FindMessagesOptions {
   /** Also search these folders (e.g. WARMUP_FOLDER), which are otherwise skipped. */
   includeFolders?: string[];
   /**
-   * Of the messages looked for, those already filed in `includeFolders`: looked for only in the
-   * other folders (a second copy delivered there), so the filed copies are not fetched every time.
-   * An \All folder (which shows the filed copy too) is not searched for them either.
+   * Of the messages looked for, those filed already: looked for only where a further delivery lands
+   * (inbox, spam, promotions), as a second copy. Their filed copy is not fetched again, and a copy
+   * the owner moved to a folder of their own stays where the owner put it.
    */
-  elsewhereOnly?: string[];
+  filedAlready?: string[];
   /** Only messages that arrived on or after this day (IMAP SINCE). */
   since?: Date;
   /**
@@ -323,6 +323,8 @@ const SENT_NAMES = new Set(['sent', 'sent items', 'sent mail', 'sent messages'])
 const TRASH_NAMES = new Set(['trash', 'deleted items', 'deleted messages', 'bin']);
 const DRAFT_NAMES = new Set(['drafts', 'draft']);
 const ARCHIVE_NAMES = new Set(['archive', 'archives', 'all mail']);
+/** Where a delivery lands: the only folders a second copy of mail filed already is looked for in. */
+export const DELIVERY_ROLES: ReadonlySet<FolderRole> = new Set(['inbox', 'spam', 'promotions']);
 
 /** The role of a folder from its SPECIAL-USE flag, else from its name. */
 export function classifyFolder(folder: {
@@ -661,12 +663,12 @@ class Session implements ImapSession {
       f.specialUse === '\\All' ? 6 : isIncluded(f) && rank[f.role] >= 3 ? 5 : rank[f.role];
     candidates.sort((a, b) => order(a) - order(b));
 
-    const elsewhere = new Set((opts.elsewhereOnly ?? []).map(normalizeMessageId));
-    // What to look for in a folder: not what is filed in it already, nor in an \All folder, which
-    // shows the filed copy too (Gmail's All Mail holds every labelled message).
+    const filed = new Set((opts.filedAlready ?? []).map(normalizeMessageId));
+    // Mail filed already is not looked for in Warmup or Gmail's All Mail (which show the filed copy),
+    // nor in the owner's folders.
     const wantedIn = (folder: FolderInfo): Map<string, string> =>
-      (isIncluded(folder) || folder.specialUse === '\\All') && elsewhere.size > 0
-        ? new Map([...remaining].filter(([norm]) => !elsewhere.has(norm)))
+      filed.size > 0 && !DELIVERY_ROLES.has(folder.role)
+        ? new Map([...remaining].filter(([norm]) => !filed.has(norm)))
         : remaining;
 
     const found: FoundMessage[] = [];

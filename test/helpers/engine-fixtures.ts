@@ -17,6 +17,7 @@ import type {
   ImapSession,
   ScanMark,
 } from '../../src/mail/imap.js';
+import { DELIVERY_ROLES } from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
 import type { EngineDeps } from '../../src/engine/engine.js';
 import { seededRandom } from '../../src/engine/random.js';
@@ -363,11 +364,12 @@ export class FakeImap {
       folders: async () => infos(),
       findMessages: async (ids: string[], opts: FindMessagesOptions = {}) => {
         const included = new Set(opts.includeFolders ?? []);
-        const elsewhere = new Set(opts.elsewhereOnly ?? []);
+        const filed = new Set(opts.filedAlready ?? []);
         const out: FoundMessage[] = [];
         for (const id of ids) {
           for (const [path, folder] of account.folders) {
-            if (path === 'Warmup' && (!included.has(path) || elsewhere.has(id))) continue;
+            if (path === 'Warmup' && !included.has(path)) continue;
+            if (filed.has(id) && !DELIVERY_ROLES.has(folder.role)) continue;
             const m = folder.messages.find((x) => x.messageId === id);
             if (m) {
               out.push(found(path, folder.role, m, id));
