@@ -164,6 +164,18 @@ export async function buildApp({
     done();
   });
 
+  // A stop waits for the requests in flight. Their keep-alive connections go idle once answered, and
+  // a client may hold an idle one open for a minute, holding up the stop: each is closed as it goes idle.
+  let idleSweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', (done) => {
+    idleSweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(idleSweep);
+    done();
+  });
+
   // An empty body with a JSON content type is "no body", so optional bodies may be omitted.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // JSON only: any other body (text/plain included) is a 415.

@@ -127,10 +127,13 @@ describe('warmup CLI', () => {
     // machine the headers may still wait in the socket, and a connection with no request yet is
     // rightly closed at shutdown.
     const body = JSON.stringify({ subject: 'Hello {recipient_first_name}', body: 'See you {day_of_week}.' });
+    // a client that keeps its connection open after the answer, as a browser does: the stop must not wait for it
+    const agent = new http.Agent({ keepAlive: true, timeout: 60_000 });
     const inFlight = new Promise<number>((resolve, reject) => {
       const req = http.request(
         `${baseUrl}/api/templates/preview`,
         {
+          agent,
           method: 'POST',
           headers: {
             authorization: 'Bearer bootstrap-key-for-tests-0123456789abcdef',
@@ -153,7 +156,9 @@ describe('warmup CLI', () => {
       req.flushHeaders();
     });
     expect(await inFlight).toBe(200);
+    // 1 would mean the stop outlasted its bound and the process gave up
     expect(await running.exited).toEqual({ code: 0, signal: null });
+    agent.destroy();
     await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
   });
 });
