@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -164,11 +165,23 @@ export async function buildApp({
     done();
   });
 
-  // A stop waits for the requests in flight. Their keep-alive connections go idle once answered, and
-  // a client may hold an idle one open for a minute, holding up the stop: each is closed as it goes idle.
+  // A stop waits for the requests in flight, and for nothing else. A connection kept alive after its
+  // answer, or opened and never used (a load balancer's spare, a port check), would hold it up until
+  // the client lets go or Node's header timeout (a minute): each is closed as soon as it is so.
+  // (Node's closeIdleConnections counts a connection that has sent nothing yet as busy.)
+  const connections = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   let idleSweep: NodeJS.Timeout | undefined;
+  const closeUnused = (): void => {
+    app.server.closeIdleConnections();
+    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+  };
   app.addHook('preClose', (done) => {
-    idleSweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    closeUnused();
+    idleSweep = setInterval(closeUnused, 100).unref();
     done();
   });
   app.addHook('onClose', (_instance, done) => {

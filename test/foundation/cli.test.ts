@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runWarmup, startWarmup, type RunningProcess } from '../helpers/processes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -127,8 +128,12 @@ describe('warmup CLI', () => {
     // machine the headers may still wait in the socket, and a connection with no request yet is
     // rightly closed at shutdown.
     const body = JSON.stringify({ subject: 'Hello {recipient_first_name}', body: 'See you {day_of_week}.' });
-    // a client that keeps its connection open after the answer, as a browser does: the stop must not wait for it
+    // A client that keeps its connection open after the answer, as a browser does, and one that
+    // connects and says nothing, as a load balancer's spare connection: the stop waits for neither.
     const agent = new http.Agent({ keepAlive: true, timeout: 60_000 });
+    const silent = net.connect(Number(new URL(baseUrl).port), '127.0.0.1');
+    await new Promise((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+    silent.on('error', () => undefined);
     const inFlight = new Promise<number>((resolve, reject) => {
       const req = http.request(
         `${baseUrl}/api/templates/preview`,
@@ -157,8 +162,9 @@ describe('warmup CLI', () => {
     });
     expect(await inFlight).toBe(200);
     // 1 would mean the stop outlasted its bound and the process gave up
-    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(await running.exited, running.output()).toEqual({ code: 0, signal: null });
     agent.destroy();
+    silent.destroy();
     await expect(fetch(`${baseUrl}/health`)).rejects.toThrow();
   });
 });
