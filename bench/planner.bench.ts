@@ -25,7 +25,7 @@ import { fixedClock } from '../src/clock.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/db/ids.js';
 import type { MailboxesTable } from '../src/db/schema.js';
-import { createEngineDeps } from '../src/engine/engine.js';
+import { createEngineDeps } from '../src/engine/engine-deps.js';
 import { limitHeapGrowth } from '../src/engine/heap-growth.js';
 import { planDay } from '../src/engine/planner.js';
 import { seededRandom } from '../src/engine/random.js';

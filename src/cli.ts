@@ -3,14 +3,14 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   closeOnSignals,
   createEngineFor,
-  createWebhookDispatcherFor,
   createLogger,
   openMigratedDatabase,
   openRuntime,
   startServer,
 } from './main.js';
 import { fixedClock, systemClock } from './clock.js';
-import { runOnce, type EngineSettings } from './engine/engine.js';
+import type { EngineSettings } from './engine/engine-deps.js';
+import { runOnce } from './jobs/job-list.js';
 import { formatChecks, hasFailure, runDoctor } from './doctor.js';
 import { createMetrics } from './metrics/metrics.js';
 import { listenForMetrics } from './metrics/metrics.routes.js';
@@ -64,15 +64,18 @@ const program = new Command('warmup').description('Self-hosted email warmup serv
 
 program
   .command('serve')
-  .description('serve the API and dashboard, and run the warmup engine in the same process')
-  .option('--no-engine', 'serve without the warmup engine (scale-out API replica)')
+  .description('serve the API and dashboard, and run every background job (the job list) in the same process')
+  .option(
+    '--no-engine',
+    'serve the API and dashboard only, and run no background job (scale-out API replica; cron mode)',
+  )
   .action(async (options: { engine: boolean }) => {
     const settings = config();
     const logger = createLogger(settings);
     const server = await startServer(settings, logger);
     const engine = options.engine
       ? createEngineFor(
-          { ...server, logger, clock: systemClock },
+          { ...server, logger, clock: systemClock, config: settings },
           {
             onStep: server.metrics.observeStep,
             onCycle: server.metrics.observeCycle,
@@ -80,28 +83,20 @@ program
           },
         )
       : undefined;
-    const webhooks = engine
-      ? createWebhookDispatcherFor({
-          ...server,
-          logger,
-          clock: systemClock,
-          config: settings,
-          workerId: engine.deps.workerId,
-        })
-      : undefined;
     engine?.start();
-    webhooks?.start();
     if (engine) logger.info({ workerId: engine.deps.workerId }, 'warmup engine started');
-    // The engine and the webhook dispatcher first: they give their claims back, which needs the database.
+    // The jobs first: they give their claims back, which needs the database.
     closeOnSignals(logger, async () => {
-      await Promise.all([engine?.stop(), webhooks?.stop()]);
+      await engine?.stop();
       await server.close();
     });
   });
 
 program
   .command('worker')
-  .description('run the warmup engine alone (scale-out: any number of workers on one PostgreSQL database)')
+  .description(
+    'run every background job (the job list) without the API (scale-out: any number of workers on one PostgreSQL database)',
+  )
   .option('--interval <ms>', 'pause between engine cycles (default 120000)', milliseconds)
   .option(
     '--lease <ms>',
@@ -116,18 +111,15 @@ program
     const { database } = runtime;
     const metrics = createMetrics({ db: database.db, clock: systemClock });
     const engine = createEngineFor(
-      { ...runtime, logger },
+      { ...runtime, logger, config: settings },
       {
         onStep: metrics.observeStep,
         onCycle: metrics.observeCycle,
         intervalMs: options.interval,
         ignoreSchedule: options.ignoreSchedule,
         settings: { ...engineSettings(settings), ...(options.lease ? { leaseMs: options.lease } : {}) },
+        webhookSettings: options.lease ? { leaseMs: options.lease } : {},
       },
-    );
-    const webhooks = createWebhookDispatcherFor(
-      { ...runtime, logger, config: settings, workerId: engine.deps.workerId },
-      options.lease ? { leaseMs: options.lease } : {},
     );
     const metricsServer =
       settings.metricsToken && settings.metricsPort
@@ -138,21 +130,22 @@ program
           })
         : undefined;
     engine.start();
-    webhooks.start();
     logger.info(
       { workerId: engine.deps.workerId },
       `warmup worker started (${database.dialect === 'sqlite' ? 'SQLite: run no other engine on this database' : 'PostgreSQL'})`,
     );
     closeOnSignals(logger, async () => {
       metricsServer?.close();
-      await Promise.all([engine.stop(), webhooks.stop()]);
+      await engine.stop();
       await database.close();
     });
   });
 
 program
   .command('run-once')
-  .description('run one whole engine cycle (plan, send, sync, reputation), print a JSON summary and exit')
+  .description(
+    'run every background job once (engine steps, scheduled events, daily checks, webhook delivery), print a JSON summary and exit',
+  )
   .option('--at <time>', 'business time of the cycle, ISO 8601 (default: now)')
   .option(
     '--ignore-schedule',
@@ -168,7 +161,7 @@ program
     const logger = createLogger(settings, { stderr: true });
     const runtime = await openRuntime(settings, at ? fixedClock(at) : systemClock, logger);
     const { database } = runtime;
-    const engine = createEngineFor({ ...runtime, logger }, { settings: engineSettings(settings) });
+    const engine = createEngineFor({ ...runtime, logger, config: settings }, { settings: engineSettings(settings) });
     // A signal lets the running step finish, skips the rest and gives the leases back.
     const stop = (): void => void engine.stop();
     process.once('SIGTERM', stop);

@@ -9,18 +9,14 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/databas
 import { sql } from 'kysely';
 import { loadMailPolicy } from './mail/policy.js';
 import { createServices, type Services } from './services.js';
-import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
+import { createEngineDeps, type EngineWiring } from './engine/engine-deps.js';
+import { createEngine, type Engine, type EngineOptions } from './jobs/job-list.js';
 import { limitHeapGrowth } from './engine/heap-growth.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { loadSecretKey } from './mailboxes/credentials.js';
 import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
-import {
-  createWebhookDispatcher,
-  DEFAULT_WEBHOOK_SETTINGS,
-  type WebhookDispatcher,
-  type WebhookSettings,
-} from './webhooks/webhook-dispatcher.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-delivery.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
 /**
@@ -77,12 +73,20 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
   return { database, services, clock };
 }
 
-/** The warmup engine over the app's database and services: what `serve`, `worker` and `run-once` run. */
+/**
+ * The job list over the app's database, services and settings (jobs/job-list.ts): the engine's
+ * steps, the webhook outbox, the scheduled events and the daily DNS and blocklist checks. The
+ * same list for `serve`, `worker` and `run-once`; one worker id for all of its leases and claims,
+ * so a stop gives every one of them back. Without the settings (tests of the engine alone) the
+ * list has the engine's steps only.
+ */
 export function createEngineFor(
-  parts: { database: DatabaseHandle; services: Services; logger: Logger; clock: Clock },
-  overrides: Pick<EngineWiring, 'random' | 'workerId' | 'settings'> & EngineOptions = {},
+  parts: { database: DatabaseHandle; services: Services; logger: Logger; clock: Clock; config?: Config },
+  overrides: Pick<EngineWiring, 'random' | 'workerId' | 'settings'> &
+    Omit<EngineOptions, 'webhooks' | 'checks'> & { webhookSettings?: Partial<WebhookSettings> } = {},
 ): Engine {
-  const { random, workerId, settings, ...options } = overrides;
+  const { random, workerId, settings, webhookSettings, ...options } = overrides;
+  const { config } = parts;
   limitHeapGrowth();
   const deps = createEngineDeps({
     db: parts.database.db,
@@ -95,34 +99,22 @@ export function createEngineFor(
     workerId,
     settings,
   });
-  return createEngine(deps, options);
-}
-
-/**
- * The webhook outbox's delivery loop: it runs wherever an engine runs (`serve`, `worker`), with
- * the engine's worker id, so its claims are given back with the engine's on shutdown.
- */
-export function createWebhookDispatcherFor(
-  parts: { database: DatabaseHandle; logger: Logger; clock: Clock; config: Config; workerId: string },
-  settings: Partial<WebhookSettings> = {},
-): WebhookDispatcher {
-  return createWebhookDispatcher({
-    db: parts.database.db,
-    dialect: parts.database.dialect,
-    clock: parts.clock,
-    logger: parts.logger,
-    secretKey: loadSecretKey({ secretKey: parts.config.secretKey, dataDir: parts.config.dataDir }),
-    policy: loadMailPolicy(parts.config.mail),
-    workerId: parts.workerId,
-    dailyChecks: {
-      resolve: createDnsResolver({ servers: parts.config.dnsServers }),
-      pauseAfterMs: parts.config.dnsPauseHours * 3_600_000,
-      blocklistZones: blocklistZones(parts.config.blocklists),
+  if (!config) return createEngine(deps, options);
+  return createEngine(deps, {
+    ...options,
+    webhooks: {
+      secretKey: loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
+      policy: loadMailPolicy(config.mail),
+      settings: {
+        ...DEFAULT_WEBHOOK_SETTINGS,
+        ...(config.webhookRetrySchedule ? { retryDelaysMs: config.webhookRetrySchedule } : {}),
+        ...webhookSettings,
+      },
     },
-    settings: {
-      ...DEFAULT_WEBHOOK_SETTINGS,
-      ...(parts.config.webhookRetrySchedule ? { retryDelaysMs: parts.config.webhookRetrySchedule } : {}),
-      ...settings,
+    checks: {
+      resolve: createDnsResolver({ servers: config.dnsServers }),
+      pauseAfterMs: config.dnsPauseHours * 3_600_000,
+      blocklistZones: blocklistZones(config.blocklists),
     },
   });
 }

@@ -5,9 +5,8 @@ import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engi
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { StatementCounter } from '../../test/helpers/statement-counter.js';
 import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
-import type { EngineDeps } from './engine.js';
+import type { EngineDeps } from './engine-deps.js';
 import { applyHealthGuard } from './health.js';
-import { releaseAllLeases } from './leases.js';
 import {
   claimJudgements,
   claimMailboxConnection,
@@ -15,6 +14,7 @@ import {
   finishSyncClaim,
   pullSyncDue,
   releaseMailboxConnection,
+  releaseSyncClaims,
 } from './mailbox-engine-state.repository.js';
 import { planDay } from './planner.js';
 import { IDLE_CHECK_MS, syncMailboxes } from './reader.js';
@@ -185,7 +185,7 @@ describe('work is claimed, not scanned', () => {
       await db.selectFrom('mailboxes').select('sync_owner').where('id', '=', held).executeTakeFirstOrThrow(),
     ).toEqual({ sync_owner: 'late' });
     // a worker that stops gives its mailboxes back, due at once
-    await releaseAllLeases(db, 'late');
+    await releaseSyncClaims(db, 'late');
     const released = await db
       .selectFrom('mailboxes')
       .select(['sync_owner', 'sync_due_at'])

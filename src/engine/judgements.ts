@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { utcDay, addDays } from '../calendar.js';
-import type { EngineDeps } from './engine.js';
+import type { EngineDeps } from './engine-deps.js';
 import { claimJudgements, finishJudgements, type Judgement } from './mailbox-engine-state.repository.js';
 
 /** Mailboxes judged per claimed bucket. */

@@ -14,11 +14,11 @@ import {
   spreadSendTimes,
   type PlanDeps,
 } from './planner.js';
-import { DEFAULT_ENGINE_SETTINGS } from './engine.js';
+import { DEFAULT_ENGINE_SETTINGS } from './engine-deps.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
 import { INBOUND_SLACK } from './partners.js';
-import { acquireLease } from './leases.js';
+import { acquireLease } from '../jobs/leases.js';
 
 const HOUR = 3_600_000;
 

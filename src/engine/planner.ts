@@ -4,8 +4,8 @@ import { nowSince } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
-import type { EngineDeps } from './engine.js';
-import { acquireLease, withLease } from './leases.js';
+import type { EngineDeps } from './engine-deps.js';
+import { acquireLease, withLease } from '../jobs/leases.js';
 import {
   forgetInboundBefore,
   inboundKey,

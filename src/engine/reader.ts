@@ -36,8 +36,8 @@ import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { Receiver } from '../verdicts/receiver-verdict.js';
 import { recordReceiverVerdict } from '../verdicts/record-verdict.js';
 import { clientProfileOf } from './client-profile.js';
-import { forEachClaimed } from './concurrency.js';
-import type { EngineDeps } from './engine.js';
+import { forEachClaimed } from '../jobs/concurrency.js';
+import type { EngineDeps } from './engine-deps.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
 import {
   claimSyncs,

@@ -23,8 +23,8 @@ import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { RenderedMessage } from '../templates/render.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import { retryDelayMs } from './backoff.js';
-import { forEachClaimed } from './concurrency.js';
-import type { EngineDeps } from './engine.js';
+import { forEachClaimed } from '../jobs/concurrency.js';
+import type { EngineDeps } from './engine-deps.js';
 import {
   findDayPlan,
   findMailbox,
@@ -54,7 +54,7 @@ import {
   rescheduleMessage,
   storeContentOnce,
 } from './warmup-messages.repository.js';
-import { acquireLease, releaseLease } from './leases.js';
+import { acquireLease, releaseLease } from '../jobs/leases.js';
 import {
   judgeDueSends,
   localDaySpan,

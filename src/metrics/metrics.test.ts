@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { createEngine, type CycleSummary } from '../engine/engine.js';
-import { acquireLease } from '../engine/leases.js';
+import { createEngine, type CycleSummary } from '../jobs/job-list.js';
+import { acquireLease } from '../jobs/leases.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { createStackMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { insertMailbox, insertMessage, insertWorkspace } from '../../test/helpers/engine-fixtures.js';

@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { utcDay } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
-import type { CycleSummary, EngineStep } from '../engine/engine.js';
+import { ENGINE_LOOP, type CycleSummary } from '../jobs/job-list.js';
 import {
   TODAY_COUNT_COLUMNS,
   countClaimedMessages,
@@ -27,10 +27,10 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Counts what one engine cycle did, from the summary it returns. */
+  /** Counts what one pass over the job list did, from its summary; times the engine cycles among them. */
   observeCycle(summary: CycleSummary): void;
-  /** How long one engine step took, and whether it threw. */
-  observeStep(step: EngineStep, durationMs: number, failed: boolean): void;
+  /** How long one job (an engine step, webhook delivery, the checks…) took, and whether it threw. */
+  observeStep(step: string, durationMs: number, failed: boolean): void;
   /** One answered HTTP request; `route` is the route's pattern (`/api/mailboxes/:id`), never the raw URL. */
   observeRequest(method: string, route: string, statusCode: number, durationMs: number): void;
   /** The exposition text. */
@@ -73,7 +73,7 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
   });
   const steps = new Histogram({
     name: 'warmup_engine_step_duration_seconds',
-    help: 'Duration of engine steps in this process',
+    help: 'Duration of the jobs of this process: the engine steps, webhook delivery, scheduled events, daily checks',
     labelNames: ['step', 'result'] as const,
     buckets: ENGINE_BUCKETS,
     registers: [registry],
@@ -147,7 +147,8 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
   return {
     registry,
     observeCycle(summary) {
-      cycles.observe(summary.durationMs / 1000);
+      // the passes of the other cadences (webhook delivery every few seconds) are not engine cycles
+      if (summary.loop === ENGINE_LOOP || summary.loop === 'all') cycles.observe(summary.durationMs / 1000);
       planned.inc(summary.plan?.messages ?? 0);
       for (const send of [summary.send, summary.replies]) {
         if (!send) continue;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { LOG_REDACT_PATHS } from '../app.js';
 import { fixedClock } from '../clock.js';
-import { createEngine, type Engine } from '../engine/engine.js';
+import { createEngine, type Engine } from '../jobs/job-list.js';
 import { verifyImap } from '../mail/imap.js';
 import { verifySmtp } from '../mail/smtp.js';
 import { loadSecretKey, decryptSecret } from '../mailboxes/credentials.js';

@@ -10,7 +10,7 @@ import { verdictSummary, type VerdictSummary } from '../verdicts/verdicts.servic
 import { workspaceBlocklists, type WorkspaceBlocklists } from '../checks/checks.repository.js';
 import { placementTestsBetween } from '../placement-tests/placement-tests.repository.js';
 import type { PlacementTest } from '../placement-tests/placement-tests.schemas.js';
-import { placementTestView } from '../placement-tests/placement-tests.service.js';
+import { placementTestView } from '../placement-tests/placement-test-view.js';
 import {
   byMailboxEmail,
   createStatsRepository,

@@ -1,17 +1,17 @@
 // Where the events come from. A mailbox's state change is written into the outbox where it
-// happens (mailboxes/mailbox-state.ts). The daily ones are noticed by the dispatcher's pass, by any
-// worker: each carries a dedupe key, so it is made once however many workers notice it.
+// happens (mailboxes/mailbox-state.ts), and so is a failing daily check (checks/daily-checks.ts).
+// The daily ones here are noticed by the `events` job, in any worker: each carries a dedupe key,
+// so it is made once however many workers notice it.
 import { sql, type Kysely } from 'kysely';
 import { addDays, utcDay } from '../calendar.js';
 import type { DailyStatsTable, Database, MailboxRow } from '../db/schema.js';
-import { runDueChecks, type DailyChecksSettings } from '../checks/daily-checks.js';
-import { enqueueEvent } from './webhooks.repository.js';
+import { enqueueEvent, subscribedWorkspaces } from './webhooks.repository.js';
 import type { WebhookEventType } from './webhooks.schemas.js';
 
 /** A reputation this many points below the day before's is `reputation.dropped`. */
 export const REPUTATION_DROP_POINTS = 10;
 
-function mailboxRef(row: Pick<MailboxRow, 'id' | 'email' | 'name'>) {
+export function mailboxRef(row: Pick<MailboxRow, 'id' | 'email' | 'name'>) {
   return { id: row.id, email: row.email, name: row.name };
 }
 
@@ -39,20 +39,6 @@ export async function emitMailboxStatusEvent(
   });
 }
 
-/** Workspaces with an enabled endpoint that subscribes to `type`. */
-async function subscribedWorkspaces(db: Kysely<Database>, type: WebhookEventType): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhook_endpoints')
-    .select(['workspace_id', 'events'])
-    .where('enabled', '=', 1)
-    .execute();
-  return [
-    ...new Set(
-      rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type)).map((row) => row.workspace_id),
-    ),
-  ];
-}
-
 async function eventExists(db: Kysely<Database>, dedupeKey: string): Promise<boolean> {
   return (
     (await db.selectFrom('webhook_events').select('id').where('dedupe_key', '=', dedupeKey).executeTakeFirst()) !==
@@ -75,8 +61,9 @@ type SummaryCount = keyof typeof SUMMARY_COUNTS;
 const SUMMARY_COUNT_NAMES = Object.keys(SUMMARY_COUNTS) as SummaryCount[];
 
 /** `daily.summary` of the UTC day before `now`, once per workspace. */
-async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<void> {
+async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<number> {
   const day = addDays(utcDay(now), -1);
+  let queued = 0;
   for (const workspaceId of await subscribedWorkspaces(db, 'daily.summary')) {
     const dedupeKey = `daily.summary:${workspaceId}:${day}`;
     if (await eventExists(db, dedupeKey)) continue;
@@ -97,22 +84,25 @@ async function emitDailySummaries(db: Kysely<Database>, now: Date): Promise<void
     const totals = Object.fromEntries(
       SUMMARY_COUNT_NAMES.map((name) => [name, mailboxes.reduce((sum, mailbox) => sum + mailbox[name], 0)]),
     );
-    await enqueueEvent(db, {
+    const deliveries = await enqueueEvent(db, {
       workspaceId,
       type: 'daily.summary',
       at: now,
       dedupeKey,
       data: { day, totals, mailboxes },
     });
+    if (deliveries.length > 0) queued += 1;
   }
+  return queued;
 }
 
 /** `reputation.dropped` for a mailbox whose reputation today is REPUTATION_DROP_POINTS below yesterday's, once a day. */
-async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<void> {
+async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<number> {
   const today = utcDay(now);
   const yesterday = addDays(today, -1);
   const workspaces = await subscribedWorkspaces(db, 'reputation.dropped');
-  if (workspaces.length === 0) return;
+  if (workspaces.length === 0) return 0;
+  let queued = 0;
   const dropped = await db
     .selectFrom('mailboxes as m')
     .innerJoin('daily_stats as s', (join) => join.onRef('s.mailbox_id', '=', 'm.id').on('s.day', '=', yesterday))
@@ -132,7 +122,7 @@ async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<voi
     )
     .execute();
   for (const row of dropped) {
-    await enqueueEvent(db, {
+    const deliveries = await enqueueEvent(db, {
       workspaceId: row.workspace_id,
       type: 'reputation.dropped',
       at: now,
@@ -144,66 +134,19 @@ async function emitReputationDrops(db: Kysely<Database>, now: Date): Promise<voi
         day: today,
       },
     });
+    if (deliveries.length > 0) queued += 1;
   }
+  return queued;
 }
 
-/**
- * The daily DNS checks (checks/daily-checks.ts, which also pause and resume mailboxes by the DNS
- * rule): each failing check of a mailbox whose workspace subscribes is a `check.failed` event, at
- * most once a day per mailbox and check (the first one the day it goes from pass to fail). A new
- * blocklist listing is one too, once per listing: not again each day it stays listed, and again
- * only once it was cleared and listed anew.
- */
-async function emitCheckFailures(db: Kysely<Database>, settings: DailyChecksSettings, now: Date): Promise<void> {
-  const today = utcDay(now);
-  const checked = await runDueChecks(db, settings, now);
-  if (checked.length === 0) return;
-  const workspaces = new Set(await subscribedWorkspaces(db, 'check.failed'));
-  for (const { mailbox, domain, checks, newListings } of checked.filter((c) =>
-    workspaces.has(c.mailbox.workspace_id),
-  )) {
-    for (const listing of newListings) {
-      await enqueueEvent(db, {
-        workspaceId: mailbox.workspace_id,
-        type: 'check.failed',
-        at: now,
-        dedupeKey: `check.failed:blocklist:${mailbox.id}:${listing.zone}:${listing.subject}:${listing.listedSince}`,
-        data: {
-          mailbox: mailboxRef(mailbox),
-          domain,
-          check: 'blocklist',
-          status: 'listed',
-          zone: listing.zone,
-          kind: listing.kind,
-          listed: listing.subject,
-          detail: listing.detail,
-          listedSince: listing.listedSince,
-          delistUrl: listing.delistUrl,
-          fix: listing.delistUrl
-            ? `Find out why ${listing.subject} is listed on ${listing.zone}, stop the cause, then ask for removal at ${listing.delistUrl}.`
-            : `Find out why ${listing.subject} is listed on ${listing.zone}, stop the cause, then ask that list for removal.`,
-        },
-      });
-    }
-    for (const check of checks.filter((c) => c.status === 'fail')) {
-      await enqueueEvent(db, {
-        workspaceId: mailbox.workspace_id,
-        type: 'check.failed',
-        at: now,
-        dedupeKey: `check.failed:${mailbox.id}:${check.check}:${today}`,
-        data: { mailbox: mailboxRef(mailbox), domain, ...check, day: today },
-      });
-    }
-  }
+export interface ScheduledEventsSummary {
+  /** `daily.summary` events queued (one per subscribed workspace and day). */
+  summaries: number;
+  /** `reputation.dropped` events queued. */
+  reputationDrops: number;
 }
 
-/** The events that come from time passing: run by every dispatcher pass (the DNS checks only when configured). */
-export async function emitScheduledEvents(
-  db: Kysely<Database>,
-  now: Date,
-  dailyChecks?: DailyChecksSettings,
-): Promise<void> {
-  await emitDailySummaries(db, now);
-  await emitReputationDrops(db, now);
-  if (dailyChecks) await emitCheckFailures(db, dailyChecks, now);
+/** The events that come from time passing: the `events` job of the job list. */
+export async function emitScheduledEvents(db: Kysely<Database>, now: Date): Promise<ScheduledEventsSummary> {
+  return { summaries: await emitDailySummaries(db, now), reputationDrops: await emitReputationDrops(db, now) };
 }

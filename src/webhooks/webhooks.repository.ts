@@ -338,3 +338,17 @@ export async function pruneEvents(db: Kysely<Database>, before: Date): Promise<v
     )
     .execute();
 }
+
+/** Workspaces with an enabled endpoint that subscribes to `type`. */
+export async function subscribedWorkspaces(db: Kysely<Database>, type: WebhookEventType): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['workspace_id', 'events'])
+    .where('enabled', '=', 1)
+    .execute();
+  return [
+    ...new Set(
+      rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type)).map((row) => row.workspace_id),
+    ),
+  ];
+}

@@ -1,6 +1,6 @@
 // Webhooks end to end over real HTTP: a local receiver that checks every signature with the
 // Standard Webhooks library, goes down (connection refused, then 503) and comes back; deliveries
-// driven by the dispatcher under an injected clock; and a worker process killed mid-delivery,
+// driven by the delivery job under an injected clock; and a worker process killed mid-delivery,
 // whose delivery another worker finishes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +19,10 @@ import { noteSenderEvidence } from '../engine/sender-evidence.js';
 import { DEFAULT_WARMUP } from '../mailboxes/warmup-settings.js';
 import { startWarmup, type RunningProcess } from '../../test/helpers/processes.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../../test/helpers/test-app.js';
-import { createWebhookDispatcher, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-dispatcher.js';
+import { applyDnsPauseRule } from '../mailboxes/dns-pause-rule.js';
+import { runDueChecks, type DailyChecksSettings } from '../checks/daily-checks.js';
+import { deliverDueWebhooks, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-delivery.js';
+import { emitScheduledEvents } from './webhook-events.js';
 import type { WebhookDelivery } from './webhooks.schemas.js';
 
 const silent = pino({ level: 'silent' });
@@ -156,22 +159,23 @@ describe('webhook delivery', () => {
   // real time: receivers refuse a signature timestamp more than 5 minutes off their own clock
   const clock = fixedClock(new Date());
   const settings: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, retryDelaysMs: [1_000, 2_000, 4_000] };
-  let dispatcher: ReturnType<typeof createWebhookDispatcher>;
+  let deliver: () => Promise<{ delivered: number; retried: number; failed: number }>;
 
   beforeAll(async () => {
     testApp = await createTestApp({ clock, mailPolicy: LOOPBACK_POLICY });
     await receiver.start();
-    dispatcher = createWebhookDispatcher({
+    const deps = {
       db: testApp.database.db,
       dialect: testApp.database.dialect,
       clock,
       logger: silent,
       secretKey: loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: testApp.database.dataDir }),
       policy: LOOPBACK_POLICY,
-      workerId: 'test-dispatcher',
+      workerId: 'test-delivery',
       settings,
       random: () => 0,
-    });
+    };
+    deliver = () => deliverDueWebhooks(deps);
   });
   afterEach(async () => {
     receiver.received.length = 0;
@@ -212,7 +216,7 @@ describe('webhook delivery', () => {
       { at },
     );
     await applyMailboxEvent(testApp.database.db, mailbox.id, { type: 'resumed', at }, { at });
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 2, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 2, retried: 0, failed: 0 });
 
     // sent side by side: receivers get no order guarantee (the payload's timestamp orders them)
     expect(receiver.received.map((r) => [r.body.type, r.verified]).sort()).toEqual([
@@ -236,7 +240,7 @@ describe('webhook delivery', () => {
     ]);
     expect(log.map((d) => d.id).sort()).toEqual(receiver.received.map((r) => r.id).sort());
     // nothing left to send
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
   });
 
   it('a signature made with another secret does not verify', async () => {
@@ -244,7 +248,7 @@ describe('webhook delivery', () => {
     receiver.secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const mailbox = await insertMailbox(testApp.database.db, testApp.workspace.id, { email: 'x@hook-two.test' });
     await applyMailboxEvent(testApp.database.db, mailbox.id, { type: 'stopped', lastError: 'x' }, { at: clock.now() });
-    await dispatcher.runOnce();
+    await deliver();
     expect(receiver.received.map((r) => r.verified)).toEqual([false]);
   });
 
@@ -266,21 +270,21 @@ describe('webhook delivery', () => {
       );
     }
     // down: nothing listens
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 3, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 3, failed: 0 });
     // not due again before its backoff
     clock.advance(500);
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
     // up but failing: 503
     await receiver.start(port);
     receiver.answer = () => 503;
     clock.advance(600);
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 3, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 3, failed: 0 });
     // healthy again
     receiver.answer = () => 200;
     clock.advance(2_100);
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 3, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 3, retried: 0, failed: 0 });
     clock.advance(60_000);
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
 
     const log = await deliveries(webhookId);
     expect(log).toHaveLength(3);
@@ -310,13 +314,13 @@ describe('webhook delivery', () => {
     await applyMailboxEvent(testApp.database.db, mailbox.id, { type: 'stopped', lastError: 'x' }, { at: clock.now() });
     const outcomes = [];
     for (let i = 0; i < 4; i += 1) {
-      outcomes.push(await dispatcher.runOnce());
+      outcomes.push(await deliver());
       clock.advance(5_000);
     }
     expect(outcomes.map((o) => o.failed)).toEqual([0, 0, 0, 1]);
     const [delivery] = await deliveries(webhookId);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, lastError: 'the endpoint answered 500' });
-    expect(await dispatcher.runOnce()).toEqual({ delivered: 0, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
   });
 
   it('test-sends to one endpoint on demand, whatever it subscribes to', async () => {
@@ -324,7 +328,7 @@ describe('webhook delivery', () => {
     const sent = await testApp.workspace.request({ method: 'POST', url: `/api/webhooks/${webhookId}/test` });
     expect(sent.statusCode, sent.body).toBe(202);
     expect(sent.json()).toMatchObject({ delivery: { eventType: 'webhook.test', status: 'pending', attempts: 0 } });
-    await dispatcher.runOnce();
+    await deliver();
     expect(receiver.received.map((r) => [r.body.type, r.verified])).toEqual([['webhook.test', true]]);
   });
 
@@ -348,8 +352,10 @@ describe('webhook delivery', () => {
       })
       .execute();
     await db.updateTable('mailboxes').set({ reputation: 65 }).where('id', '=', mailbox.id).execute();
-    await dispatcher.runOnce();
-    await dispatcher.runOnce();
+    await emitScheduledEvents(db, clock.now());
+    await deliver();
+    await emitScheduledEvents(db, clock.now());
+    await deliver();
     const types = receiver.received.map((r) => r.body.type).sort();
     expect(types).toEqual(['daily.summary', 'reputation.dropped']);
     const summary = receiver.received.find((r) => r.body.type === 'daily.summary')!.body.data;
@@ -447,7 +453,8 @@ describe('check.failed from the daily checks, through a DNS server on loopback',
   let dns: TestDnsServer;
   let testApp: TestApp;
   const receiver = new Receiver();
-  let dispatcher: ReturnType<typeof createWebhookDispatcher>;
+  let deliver: () => Promise<unknown>;
+  let checks: DailyChecksSettings;
 
   beforeAll(async () => {
     dns = await startDnsServer({
@@ -459,7 +466,7 @@ describe('check.failed from the daily checks, through a DNS server on loopback',
     });
     testApp = await createTestApp({ mailPolicy: LOOPBACK_POLICY, dnsServers: [dns.address] });
     await receiver.start();
-    dispatcher = createWebhookDispatcher({
+    const deps = {
       db: testApp.database.db,
       dialect: testApp.database.dialect,
       clock,
@@ -469,12 +476,13 @@ describe('check.failed from the daily checks, through a DNS server on loopback',
       workerId: 'test-checks',
       settings: { ...DEFAULT_WEBHOOK_SETTINGS, retryDelaysMs: [1_000, 2_000, 4_000] },
       random: () => 0,
-      dailyChecks: {
-        resolve: createDnsResolver({ servers: [dns.address] }),
-        pauseAfterMs: 0,
-        blocklistZones: blocklistZones({ ipZones: ['bl.lists.test'], domainZones: ['dbl.spamhaus.org'] }),
-      },
-    });
+    };
+    deliver = () => deliverDueWebhooks(deps);
+    checks = {
+      resolve: createDnsResolver({ servers: [dns.address] }),
+      pauseAfterMs: 0,
+      blocklistZones: blocklistZones({ ipZones: ['bl.lists.test'], domainZones: ['dbl.spamhaus.org'] }),
+    };
   });
   afterAll(async () => {
     await receiver.stop();
@@ -482,11 +490,16 @@ describe('check.failed from the daily checks, through a DNS server on loopback',
     await dns?.close();
   });
 
-  /** The dispatcher's passes of one day (the checks, then the deliveries); what reached the receiver. */
+  /** The jobs' passes of one day (the checks, then the deliveries); what reached the receiver. */
   async function day(n: number) {
     clock.set(new Date(Date.parse('2026-03-02T08:00:00.000Z') + n * DAY));
     const before = receiver.received.length;
-    for (let i = 0; i < 3; i += 1) await dispatcher.runOnce();
+    const { db } = testApp.database;
+    for (let i = 0; i < 3; i += 1) {
+      const now = clock.now();
+      await runDueChecks(db, checks, now, { afterCheck: (checked) => applyDnsPauseRule(db, checked, checks, now) });
+      await deliver();
+    }
     // (signed with the simulated day's timestamp: outside the verifier's tolerance of the real clock)
     return receiver.received.slice(before).map((r) => r.body);
   }

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecretKey } from '../../src/mailboxes/credentials.js';
-import { createWebhookDispatcher, DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-dispatcher.js';
+import { deliverDueWebhooks, DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-delivery.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
 import {
   chromiumAvailable,
@@ -80,7 +80,7 @@ describe.runIf(runBrowser)('webhooks page in Chromium', () => {
 
     await card.getByRole('button', { name: 'Send test event' }).click();
     await card.getByText('not tried yet').waitFor();
-    const dispatcher = createWebhookDispatcher({
+    await deliverDueWebhooks({
       db: t.database.db,
       dialect: t.database.dialect,
       clock: t.clock,
@@ -90,7 +90,6 @@ describe.runIf(runBrowser)('webhooks page in Chromium', () => {
       workerId: 'page-test',
       settings: DEFAULT_WEBHOOK_SETTINGS,
     });
-    await dispatcher.runOnce();
     await card.getByRole('button', { name: 'Refresh log' }).click();
     await card.getByText('delivered').first().waitFor();
     const testSends = received.filter((r) => JSON.parse(r.body).type === 'webhook.test');

@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database, MailboxRow } from '../../src/db/schema.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type Engine } from '../../src/jobs/job-list.js';
 import { planDay } from '../../src/engine/planner.js';
 import { MIN_SEND_GAP_MS } from '../../src/engine/send-budget.js';
 import { sendDueMessages } from '../../src/engine/sender.js';

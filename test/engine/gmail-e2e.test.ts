@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type CycleSummary, type Engine } from '../../src/jobs/job-list.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import { countOpenMessages, createStackMailbox, planDayWith, proveAll, testEngineDeps } from '../helpers/engine.js';
 import {

@@ -16,7 +16,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type Engine } from '../../src/jobs/job-list.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
 import { openImapSession, WARMUP_FOLDER } from '../../src/mail/imap.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, localDay } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
-import type { EngineDeps } from '../../src/engine/engine.js';
+import type { EngineDeps } from '../../src/engine/engine-deps.js';
 import { isWakingHours } from '../../src/engine/habits.js';
 import { newMessageId } from '../../src/engine/planner.js';
 import { syncMailboxes, type SyncSummary } from '../../src/engine/reader.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type Engine } from '../../src/jobs/job-list.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import type { PlacementTest } from '../../src/placement-tests/placement-tests.schemas.js';
 import { planDay } from '../../src/engine/planner.js';

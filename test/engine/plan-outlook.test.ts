@@ -2,7 +2,7 @@
 // dashboard can show it) instead of a line in the server log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
-import { DEFAULT_ENGINE_SETTINGS } from '../../src/engine/engine.js';
+import { DEFAULT_ENGINE_SETTINGS } from '../../src/engine/engine-deps.js';
 import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { createMailbox, proveAll, silentLogger } from '../helpers/engine.js';

@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type Engine } from '../../src/jobs/job-list.js';
 import { clientProfileOf, type ClientProfileName } from '../../src/engine/client-profile.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import { createSmtpSender } from '../../src/mail/smtp.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type CycleSummary, type Engine } from '../../src/jobs/job-list.js';
 import { MIN_SEND_GAP_MS } from '../../src/engine/send-budget.js';
 import { createStackMailbox, testEngineDeps } from '../helpers/engine.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';

@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { runOnce, type CycleSummary } from '../../src/engine/engine.js';
+import { runOnce, type CycleSummary } from '../../src/jobs/job-list.js';
 import { PAIR_LIMIT_PER_WEEK } from '../../src/engine/partners.js';
 import { addDays } from '../../src/calendar.js';
 import { dailyTarget } from '../../src/engine/planner.js';

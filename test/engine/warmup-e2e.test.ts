@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
-import { createEngine, type CycleSummary, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type CycleSummary, type Engine } from '../../src/jobs/job-list.js';
 import { newMessageId, planDay } from '../../src/engine/planner.js';
 import { clientProfileOf } from '../../src/engine/client-profile.js';
 import { syncMailboxes } from '../../src/engine/reader.js';

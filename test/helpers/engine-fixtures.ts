@@ -19,7 +19,7 @@ import type {
 } from '../../src/mail/imap.js';
 import { DELIVERY_ROLES } from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
-import type { EngineDeps } from '../../src/engine/engine.js';
+import type { EngineDeps } from '../../src/engine/engine-deps.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { fixedClock } from '../../src/clock.js';
 import { DEFAULT_TEMPLATES } from '../../src/templates/default-templates.js';

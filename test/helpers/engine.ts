@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { expect } from 'vitest';
-import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine.js';
+import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine-deps.js';
 import type { Database } from '../../src/db/schema.js';
 import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';

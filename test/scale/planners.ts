@@ -15,7 +15,7 @@ import { fixedClock } from '../../src/clock.js';
 import { localDay } from '../../src/calendar.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Database, MailboxesTable } from '../../src/db/schema.js';
-import { createEngineDeps } from '../../src/engine/engine.js';
+import { createEngineDeps } from '../../src/engine/engine-deps.js';
 import { PAIR_LIMIT_PER_WEEK, INBOUND_SLACK, emailDomain } from '../../src/engine/partners.js';
 import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';

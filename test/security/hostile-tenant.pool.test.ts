@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays } from '../../src/calendar.js';
 import { fixedClock } from '../../src/clock.js';
 import type { Database } from '../../src/db/schema.js';
-import { runOnce } from '../../src/engine/engine.js';
+import { runOnce } from '../../src/jobs/job-list.js';
 import { FOREIGN_EVIDENCE_BOUND } from '../../src/engine/evidence.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { reputationScore } from '../../src/engine/reputation.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { fixedClock } from '../clock.js';
 import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import { createEngine, cycleLogLevel, type CycleSummary } from './engine.js';
+import { createEngine, cycleLogLevel, type CycleSummary } from './job-list.js';
 import { acquireLease } from './leases.js';
 
 // The mail work is replaced here: these tests are about the cycle around it (the real sender and
@@ -13,7 +13,7 @@ const mail = vi.hoisted(() => ({
   syncImpl: async (_signal?: AbortSignal): Promise<void> => {},
 }));
 
-vi.mock('./sender.js', () => ({
+vi.mock('../engine/sender.js', () => ({
   sendDueMessages: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean; signal?: AbortSignal }) => {
     mail.calls.push(`send ${options.now.toISOString()} ${options.ignoreSchedule}`);
     await mail.sendImpl(options.signal);
@@ -21,7 +21,7 @@ vi.mock('./sender.js', () => ({
   },
 }));
 
-vi.mock('./reader.js', () => ({
+vi.mock('../engine/reader.js', () => ({
   syncMailboxes: async (_deps: unknown, options: { now: Date; ignoreSchedule: boolean; signal?: AbortSignal }) => {
     mail.calls.push(`sync ${options.now.toISOString()} ${options.ignoreSchedule}`);
     await mail.syncImpl(options.signal);
@@ -179,6 +179,7 @@ describe('cycleLogLevel', () => {
     at: AT,
     workerId: 'w',
     ignoreSchedule: false,
+    loop: 'engine',
     prove: null,
     plan: { ran: true, mailboxes: 0, messages: 0 },
     send: { claimed: 0, sent: 0, bounced: 0, failed: 0, retried: 0, deferred: 0, dropped: 0, mailboxErrors: [] },

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../test/helpers/engine.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../engine/random.js';
 import { createScheduler } from './scheduler.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -24,6 +24,7 @@ describe('createScheduler', () => {
     let maxRunning = 0;
     let cycles = 0;
     const scheduler = createScheduler({
+      name: 'test',
       intervalMs: 1,
       jitter: 0.5,
       random: seededRandom(1),
@@ -49,6 +50,7 @@ describe('createScheduler', () => {
     let started = 0;
     let finished = 0;
     const scheduler = createScheduler({
+      name: 'test',
       intervalMs: 1,
       jitter: 0,
       random: seededRandom(1),
@@ -75,6 +77,7 @@ describe('createScheduler', () => {
   it('stop cuts the wait between cycles short', async () => {
     let cycles = 0;
     const scheduler = createScheduler({
+      name: 'test',
       intervalMs: 60_000,
       jitter: 0,
       random: seededRandom(1),
@@ -94,6 +97,7 @@ describe('createScheduler', () => {
   it('goes on after a failing cycle, and can be started again after a stop', async () => {
     let cycles = 0;
     const scheduler = createScheduler({
+      name: 'test',
       intervalMs: 1,
       jitter: 0,
       random: seededRandom(1),

@@ -1,14 +1,15 @@
 import type { Logger } from 'pino';
-import type { Random } from './random.js';
 
 const MAX_START_DELAY_MS = 5_000;
 
 export interface SchedulerOptions {
+  /** Names the loop in its log lines (`<name> cycle failed`). */
+  name: string;
   /** Pause between the end of one cycle and the start of the next. */
   intervalMs: number;
   /** ± this fraction of the interval, so workers started together drift apart. */
   jitter: number;
-  random: Random;
+  random: () => number;
   logger: Logger;
   cycle: () => Promise<unknown>;
 }
@@ -26,7 +27,7 @@ export interface Scheduler {
  * it paces the process, while the cycles themselves take business time from the injected clock.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
-  const { intervalMs, jitter, random, logger, cycle } = options;
+  const { name, intervalMs, jitter, random, logger, cycle } = options;
   let running = false;
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -52,7 +53,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       try {
         await cycle();
       } catch (error) {
-        logger.error({ err: error }, 'engine cycle failed');
+        logger.error({ err: error }, `${name} cycle failed`);
       }
       if (!running) break;
       await sleep(delay(intervalMs));

@@ -1,4 +1,5 @@
-// Delivers the outbox: claims due deliveries (any number of workers share them through leases),
+// Delivers the outbox (a job of the job list, every few seconds in `serve` and `worker`, once per
+// `run-once`): claims due deliveries (any number of workers share them through leases),
 // signs each per Standard Webhooks, POSTs it, logs the attempt and either finishes the delivery or
 // schedules the next attempt. At least once: a delivery is finished only after a 2xx was seen, so
 // a worker that dies mid-request leaves it to be claimed again when its lease expires (with the
@@ -6,26 +7,17 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import type { DailyChecksSettings } from '../checks/daily-checks.js';
 import type { Clock } from '../clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { forEachLimited } from '../engine/concurrency.js';
-import { createScheduler } from '../engine/scheduler.js';
+import { forEachLimited } from '../jobs/concurrency.js';
 import type { MailPolicy } from '../mail/policy.js';
 import { decryptSecret } from '../mailboxes/credentials.js';
-import { emitScheduledEvents } from './webhook-events.js';
 import { postWebhook } from './webhook-http.js';
-import {
-  claimDueDeliveries,
-  pruneEvents,
-  recordAttempt,
-  releaseDeliveryClaims,
-  type DueDelivery,
-} from './webhooks.repository.js';
+import { claimDueDeliveries, pruneEvents, recordAttempt, type DueDelivery } from './webhooks.repository.js';
 
 export interface WebhookSettings {
-  /** Pause between two passes over the outbox. */
+  /** Pause between two passes over the outbox (in `serve` and `worker`). */
   intervalMs: number;
   /** How long a claim on a delivery holds before another worker may take it over. */
   leaseMs: number;
@@ -46,7 +38,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   retentionMs: 30 * 24 * 3_600_000,
 };
 
-export interface WebhookDispatcherDeps {
+export interface WebhookDeliveryDeps {
   db: Kysely<Database>;
   dialect: Dialect;
   clock: Clock;
@@ -58,11 +50,6 @@ export interface WebhookDispatcherDeps {
   workerId: string;
   settings: WebhookSettings;
   random?: () => number;
-  /**
-   * The daily DNS checks (behind `check.failed` and the DNS pause rule) run in these passes, which
-   * every engine process makes; without settings they do not run.
-   */
-  dailyChecks?: DailyChecksSettings;
 }
 
 export interface DeliverySummary {
@@ -86,7 +73,7 @@ export function signedHeaders(secret: string, id: string, at: Date, body: string
 
 /** One pass: every due delivery, claimed in batches, until none is left or the signal fires. */
 export async function deliverDueWebhooks(
-  deps: WebhookDispatcherDeps,
+  deps: WebhookDeliveryDeps,
   options: { signal?: AbortSignal } = {},
 ): Promise<DeliverySummary> {
   const summary: DeliverySummary = { delivered: 0, retried: 0, failed: 0 };
@@ -111,7 +98,7 @@ export async function deliverDueWebhooks(
 }
 
 async function attempt(
-  deps: WebhookDispatcherDeps,
+  deps: WebhookDeliveryDeps,
   delivery: DueDelivery,
   signal: AbortSignal | undefined,
 ): Promise<'delivered' | 'pending' | 'failed' | undefined> {
@@ -157,46 +144,10 @@ function jittered(delayMs: number, random: (() => number) | undefined): number {
   return Math.round(delayMs * (1 + 0.1 * (random ?? Math.random)()));
 }
 
-export interface WebhookDispatcher {
-  /** One pass: the scheduled events, then every due delivery. */
-  runOnce(): Promise<DeliverySummary>;
-  start(): void;
-  /** Stops at once: requests in flight are dropped and their claims given back. */
-  stop(): Promise<void>;
-}
-
-export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
-  let abort = new AbortController();
-  let lastPrune = 0;
-
-  async function runOnce(): Promise<DeliverySummary> {
-    const now = deps.clock.now();
-    await emitScheduledEvents(deps.db, now, deps.dailyChecks);
-    if (now.getTime() - lastPrune > 3_600_000) {
-      lastPrune = now.getTime();
-      await pruneEvents(deps.db, new Date(now.getTime() - deps.settings.retentionMs));
-    }
-    return deliverDueWebhooks(deps, { signal: abort.signal });
-  }
-
-  const scheduler = createScheduler({
-    intervalMs: deps.settings.intervalMs,
-    jitter: 0.2,
-    random: deps.random ?? Math.random,
-    logger: deps.logger,
-    cycle: runOnce,
-  });
-
-  return {
-    runOnce,
-    start() {
-      if (abort.signal.aborted) abort = new AbortController();
-      scheduler.start();
-    },
-    async stop() {
-      abort.abort();
-      await scheduler.stop();
-      await releaseDeliveryClaims(deps.db, deps.workerId);
-    },
-  };
+/** Events (and their delivery logs) past the retention, none of whose deliveries is pending, are removed. */
+export async function removeExpiredEvents(
+  deps: Pick<WebhookDeliveryDeps, 'db' | 'settings'>,
+  now: Date,
+): Promise<void> {
+  await pruneEvents(deps.db, new Date(now.getTime() - deps.settings.retentionMs));
 }

@@ -10,23 +10,19 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, PlacementTestCopyRow } from '../db/schema.js';
-import type { EngineDeps } from '../engine/engine.js';
-import { withLease } from '../engine/leases.js';
-import {
-  claimMailboxConnection,
-  findDayPlan,
-  releaseMailboxConnection,
-} from '../engine/mailbox-engine-state.repository.js';
-import { displayName } from '../engine/message-content.js';
-import { isSendDay, localDaySpan, MIN_SEND_GAP_MS, sendDayOf, sendWindow } from '../engine/send-budget.js';
-import { loadSendsOfDay } from '../engine/warmup-messages.repository.js';
+import type { EngineDeps } from './engine-deps.js';
+import { withLease } from '../jobs/leases.js';
+import { claimMailboxConnection, findDayPlan, releaseMailboxConnection } from './mailbox-engine-state.repository.js';
+import { displayName } from './message-content.js';
+import { isSendDay, localDaySpan, MIN_SEND_GAP_MS, sendDayOf, sendWindow } from './send-budget.js';
+import { loadSendsOfDay } from './warmup-messages.repository.js';
 import { openImapSession, type FoundMessage, type ImapSession } from '../mail/imap.js';
 import { createSmtpSender, type SmtpSender } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { receiverVerdict, verdictColumns, type Receiver } from '../verdicts/receiver-verdict.js';
 import { enqueueEvent } from '../webhooks/webhooks.repository.js';
-import { findPlacementTestById } from './placement-tests.repository.js';
-import { placementTestView } from './placement-tests.service.js';
+import { findPlacementTestById } from '../placement-tests/placement-tests.repository.js';
+import { placementTestView } from '../placement-tests/placement-test-view.js';
 
 /** A copy not found this long after it was sent is `missing`. */
 export const PLACEMENT_MISSING_AFTER_MS = 30 * 60_000;

@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { releaseSyncClaims } from './mailbox-engine-state.repository.js';
-import { releaseAllMessageLeases } from './warmup-messages.repository.js';
 
-/** Identifies one engine process in lease rows: host, pid and a random suffix. */
+/** Identifies one worker process in lease rows: host, pid and a random suffix. */
 export function newWorkerId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
@@ -43,11 +41,12 @@ export async function releaseLease(db: Kysely<Database>, key: string, owner: str
   await db.deleteFrom('leases').where('key', '=', key).where('owner', '=', owner).execute();
 }
 
-/** Releases every lease of a worker: on SIGTERM, so its work is taken over at once. */
-export async function releaseAllLeases(db: Kysely<Database>, owner: string): Promise<void> {
+/**
+ * Releases every named lease of a worker: on SIGTERM, so its work is taken over at once. (The
+ * claims jobs keep in their own rows are given back by each job's `release`.)
+ */
+export async function releaseLeasesOf(db: Kysely<Database>, owner: string): Promise<void> {
   await db.deleteFrom('leases').where('owner', '=', owner).execute();
-  await releaseAllMessageLeases(db, owner);
-  await releaseSyncClaims(db, owner);
 }
 
 /** Runs `work` while holding the lease; returns undefined without running it when the lease is taken. */
