@@ -13,10 +13,11 @@
  * Permanent ones (a refused login, a 5xx policy rejection) count; three in a row on one side stop
  * the mailbox until the user fixes the cause.
  *
- * The DNS rule (checks/daily-checks.ts) pauses an active mailbox whose SPF or DMARC has failed for
- * a sustained period (`dns-failed`) and resumes it once both pass again (`dns-fixed`); `pausedFor`
- * tells that pause from the owner's, which only the owner ends. The state change and the webhook
- * event it makes are written in one transaction, so a crash between them cannot lose the event.
+ * The DNS rule (dns-pause-rule.ts, run after each daily check) pauses an active mailbox whose SPF
+ * or DMARC has failed for a sustained period (`dns-failed`) and resumes it once both pass again
+ * (`dns-fixed`); `pausedFor` tells that pause from the owner's, which only the owner ends. The
+ * state change and the webhook event it makes are written in one transaction, so a crash between
+ * them cannot lose the event.
  */
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';

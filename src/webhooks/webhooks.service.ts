@@ -179,7 +179,7 @@ export function createWebhooksService({ db, clock, secretKey, mailPolicy = DEFAU
       return { webhook: toWebhook(row), secret };
     },
 
-    /** Queues a `webhook.test` event for this endpoint alone (enabled or not); the dispatcher sends it. */
+    /** Queues a `webhook.test` event for this endpoint alone (enabled or not); the `webhooks` job delivers it. */
     async sendTest(workspaceId: string, id: string): Promise<WebhookDelivery> {
       const endpoint = await existing(workspaceId, id);
       const [deliveryId] = await enqueueEvent(db, {
