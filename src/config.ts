@@ -134,16 +134,22 @@ function hostListSetting(name: string, description: string) {
 
 /** Seconds between webhook attempts, comma-separated (`5,300,1800`): 1 to 20 waits of 1 s to 2 days. */
 function retryScheduleSetting(name: string, defaultText: string, description: string) {
-  return setting(name, defaultText, description, (raw) => {
-    if (raw === undefined || raw.trim() === '') return undefined;
-    const waits = raw.split(',').map((part) => Number(part.trim()));
-    if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
-      throw new ConfigError(
-        `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
-      );
-    }
-    return waits.map((wait) => wait * 1000);
-  });
+  return setting(
+    name,
+    defaultText,
+    description,
+    (raw) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      const waits = raw.split(',').map((part) => Number(part.trim()));
+      if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
+        throw new ConfigError(
+          `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
+        );
+      }
+      return waits.map((wait) => wait * 1000);
+    },
+    '1 to 20 waits of 1–172800',
+  );
 }
 
 /** Resolver addresses: `1.1.1.1`, `127.0.0.1:5353`, `::1` or `[::1]:5353`. */
@@ -169,20 +175,26 @@ function dnsServersSetting(name: string, description: string) {
 
 /** A list of DNS zones; unset: `fallback`; `off`: none. */
 function zonesSetting(name: string, fallback: readonly string[], description: string) {
-  return setting(name, `\`${fallback.join(',')}\``, description, (raw) => {
-    if (raw === undefined || raw.trim() === '') return [...fallback];
-    if (raw.trim().toLowerCase() === 'off') return [];
-    const zones = listOf(raw);
-    const bad = zones.find(
-      (zone) => !/^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))+\.?$/i.test(zone),
-    );
-    if (bad !== undefined || zones.length > 20) {
-      throw new ConfigError(
-        `${name} must list up to 20 DNS zones (e.g. zen.spamhaus.org), or be "off", got "${bad ?? raw}"`,
+  return setting(
+    name,
+    `\`${fallback.join(',')}\``,
+    description,
+    (raw) => {
+      if (raw === undefined || raw.trim() === '') return [...fallback];
+      if (raw.trim().toLowerCase() === 'off') return [];
+      const zones = listOf(raw);
+      const bad = zones.find(
+        (zone) => !/^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))+\.?$/i.test(zone),
       );
-    }
-    return zones;
-  });
+      if (bad !== undefined || zones.length > 20) {
+        throw new ConfigError(
+          `${name} must list up to 20 DNS zones (e.g. zen.spamhaus.org), or be "off", got "${bad ?? raw}"`,
+        );
+      }
+      return zones;
+    },
+    'up to 20 zones, or `off`',
+  );
 }
 
 /*
@@ -206,6 +218,7 @@ export const SETTINGS = {
       }
       return raw;
     },
+    '`postgres://…` or `postgresql://…`',
   ),
   bootstrapApiKey: secretSetting(
     'WARMUP_API_KEY',
@@ -341,7 +354,7 @@ export const SETTINGS = {
   spamhausDqsKey: setting(
     'WARMUP_SPAMHAUS_DQS_KEY',
     'unset',
-    'Your Spamhaus Data Query Service key (8 to 64 letters and digits): Spamhaus’s zones are then asked as `<key>.zen.dq.spamhaus.net` / `<key>.dbl.dq.spamhaus.net`. The key is never shown or logged.',
+    'Your Spamhaus Data Query Service key: Spamhaus’s zones are then asked as `<key>.zen.dq.spamhaus.net` / `<key>.dbl.dq.spamhaus.net`. The key is never shown or logged.',
     (key, name) => {
       // never echoed: it is a credential
       if (key !== undefined && !/^[a-z0-9]{8,64}$/i.test(key)) {
@@ -349,11 +362,12 @@ export const SETTINGS = {
       }
       return key;
     },
+    '8 to 64 letters and digits',
   ),
   webhookRetrySchedule: retryScheduleSetting(
     'WARMUP_WEBHOOK_RETRY_SCHEDULE',
     '`5,300,1800,7200,18000,36000,36000`',
-    'Seconds to wait before each retry of a webhook delivery, comma-separated (1 to 20 waits of 1 to 172800 s); after the last one the delivery is `failed` (see [events](events.md)).',
+    'Seconds to wait before each retry of a webhook delivery, comma-separated; after the last one the delivery is `failed` (see [events](events.md)).',
   ),
   metricsToken: secretSetting(
     'WARMUP_METRICS_TOKEN',
