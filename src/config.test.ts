@@ -36,7 +36,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('reads every setting of the README', () => {
+  it('reads every setting of the configuration reference', () => {
     const config = loadConfig({
       PORT: '8080',
       HOST: '0.0.0.0',

@@ -2,8 +2,22 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_DOMAIN_ZONES, DEFAULT_IP_ZONES, type BlocklistSettings } from './checks/blocklists.js';
 import { isValidHostEntry } from './mail/policy.js';
-import { loadOAuthSettings, type OAuthSettings } from './oauth/oauth.config.js';
-import { loadOidcSettings, type OidcSettings } from './oidc/oidc.config.js';
+import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth/oauth.config.js';
+import { loadOidcSettings, OIDC_SETTINGS, type OidcSettings } from './oidc/oidc.config.js';
+import {
+  booleanSetting,
+  choiceSetting,
+  ConfigError,
+  integerSetting,
+  listOf,
+  optionalIntegerSetting,
+  secretSetting,
+  setting,
+  textSetting,
+  type SettingDoc,
+} from './settings.js';
+
+export { ConfigError } from './settings.js';
 
 /** Per-workspace quotas and size limits; each is answered with its own problem+json code. */
 export interface Limits {
@@ -85,112 +99,11 @@ export interface Config {
 
 export type LogFormat = 'auto' | 'pretty' | 'json';
 
-export class ConfigError extends Error {}
-
 /** WARMUP_DNS_PAUSE_HOURS unset: the sustained period after which failing SPF or DMARC pauses warmup (checks/daily-checks.ts). */
 export const DEFAULT_DNS_PAUSE_HOURS = 72;
 
-function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** A secret given in a setting (a key, a token): no spaces, and long enough not to be guessed. */
-function secretSetting(env: NodeJS.ProcessEnv, name: string, minLength: number): string | undefined {
-  const secret = env[name] || undefined;
-  if (secret === undefined) return undefined;
-  if (/\s/.test(secret)) throw new ConfigError(`${name} must not contain spaces`);
-  if (secret.length < minLength) {
-    // Never echo the secret itself: this message ends up in logs.
-    throw new ConfigError(
-      `${name} must be at least ${minLength} characters (it has ${secret.length}); make one with: openssl rand -hex 32`,
-    );
-  }
-  return secret;
-}
-
-/** A comma- or space-separated list of host names, addresses and CIDR ranges. */
-function hostListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
-  const entries = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
-  const bad = entries.find((entry) => !isValidHostEntry(entry));
-  if (bad !== undefined) {
-    throw new ConfigError(`${name} must list host names, IP addresses or CIDR ranges (e.g. 10.0.0.0/8), got "${bad}"`);
-  }
-  return entries;
-}
-
 /** A metrics token shorter than this is refused (a bootstrap key needs MIN_BOOTSTRAP_KEY_LENGTH). */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
-
-/** Seconds between webhook attempts, comma-separated (`5,300,1800`): 1 to 20 waits of 1 s to 2 days. */
-function retryScheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const waits = raw.split(',').map((part) => Number(part.trim()));
-  if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
-    throw new ConfigError(
-      `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
-    );
-  }
-  return waits.map((wait) => wait * 1000);
-}
-
-/** Resolver addresses: `1.1.1.1`, `127.0.0.1:5353`, `::1` or `[::1]:5353`. */
-function dnsServersSetting(env: NodeJS.ProcessEnv, name: string): string[] {
-  const entries = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
-  const valid = (entry: string) => {
-    const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry);
-    const v4port = /^([\d.]+):(\d{1,5})$/.exec(entry);
-    if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2]) <= 65535;
-    if (v4port) return isIP(v4port[1]!) === 4 && Number(v4port[2]) <= 65535;
-    return isIP(entry) !== 0;
-  };
-  const bad = entries.find((entry) => !valid(entry));
-  if (bad !== undefined) {
-    throw new ConfigError(
-      `${name} must list IP addresses, optionally with a port (127.0.0.1:5353, [::1]:5353), got "${bad}"`,
-    );
-  }
-  return entries;
-}
-
-/** A list of DNS zones; unset: `fallback`; `off`: none. */
-function zonesSetting(env: NodeJS.ProcessEnv, name: string, fallback: readonly string[]): string[] {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return [...fallback];
-  if (raw.trim().toLowerCase() === 'off') return [];
-  const zones = raw.split(/[\s,]+/).filter(Boolean);
-  const bad = zones.find(
-    (zone) => !/^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))+\.?$/i.test(zone),
-  );
-  if (bad !== undefined || zones.length > 20) {
-    throw new ConfigError(
-      `${name} must list up to 20 DNS zones (e.g. zen.spamhaus.org), or be "off", got "${bad ?? raw}"`,
-    );
-  }
-  return zones;
-}
-
-function dqsKeySetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const key = env[name] || undefined;
-  // never echoed: it is a credential
-  if (key !== undefined && !/^[a-z0-9]{8,64}$/i.test(key)) {
-    throw new ConfigError(`${name} must be the 8 to 64 letters and digits of your Spamhaus DQS key`);
-  }
-  return key;
-}
 
 /** WARMUP_RETENTION_DAYS unset (engine/retention.ts). */
 export const DEFAULT_RETENTION_DAYS = 180;
@@ -205,18 +118,279 @@ export const MIN_RETENTION_DAYS = 30;
  */
 export const FOLDER_RETENTION_MARGIN_DAYS = 30;
 
+/** A comma- or space-separated list of host names, addresses and CIDR ranges. */
+function hostListSetting(name: string, description: string) {
+  return setting(name, 'unset', description, (raw) => {
+    const entries = listOf(raw);
+    const bad = entries.find((entry) => !isValidHostEntry(entry));
+    if (bad !== undefined) {
+      throw new ConfigError(
+        `${name} must list host names, IP addresses or CIDR ranges (e.g. 10.0.0.0/8), got "${bad}"`,
+      );
+    }
+    return entries;
+  });
+}
+
+/** Seconds between webhook attempts, comma-separated (`5,300,1800`): 1 to 20 waits of 1 s to 2 days. */
+function retryScheduleSetting(name: string, defaultText: string, description: string) {
+  return setting(
+    name,
+    defaultText,
+    description,
+    (raw) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      const waits = raw.split(',').map((part) => Number(part.trim()));
+      if (waits.length > 20 || waits.some((wait) => !Number.isInteger(wait) || wait < 1 || wait > 172_800)) {
+        throw new ConfigError(
+          `${name} must list 1 to 20 waits in whole seconds from 1 to 172800, comma-separated (e.g. 5,300,1800), got "${raw}"`,
+        );
+      }
+      return waits.map((wait) => wait * 1000);
+    },
+    '1 to 20 waits of 1–172800',
+  );
+}
+
+/** Resolver addresses: `1.1.1.1`, `127.0.0.1:5353`, `::1` or `[::1]:5353`. */
+function dnsServersSetting(name: string, description: string) {
+  const valid = (entry: string) => {
+    const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry);
+    const v4port = /^([\d.]+):(\d{1,5})$/.exec(entry);
+    if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2]) <= 65535;
+    if (v4port) return isIP(v4port[1]!) === 4 && Number(v4port[2]) <= 65535;
+    return isIP(entry) !== 0;
+  };
+  return setting(name, "the system's resolvers", description, (raw) => {
+    const entries = listOf(raw);
+    const bad = entries.find((entry) => !valid(entry));
+    if (bad !== undefined) {
+      throw new ConfigError(
+        `${name} must list IP addresses, optionally with a port (127.0.0.1:5353, [::1]:5353), got "${bad}"`,
+      );
+    }
+    return entries;
+  });
+}
+
+/** A list of DNS zones; unset: `fallback`; `off`: none. */
+function zonesSetting(name: string, fallback: readonly string[], description: string) {
+  return setting(
+    name,
+    `\`${fallback.join(',')}\``,
+    description,
+    (raw) => {
+      if (raw === undefined || raw.trim() === '') return [...fallback];
+      if (raw.trim().toLowerCase() === 'off') return [];
+      const zones = listOf(raw);
+      const bad = zones.find(
+        (zone) => !/^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9](?:[a-z0-9-]{0,62}))+\.?$/i.test(zone),
+      );
+      if (bad !== undefined || zones.length > 20) {
+        throw new ConfigError(
+          `${name} must list up to 20 DNS zones (e.g. zen.spamhaus.org), or be "off", got "${bad ?? raw}"`,
+        );
+      }
+      return zones;
+    },
+    'up to 20 zones, or `off`',
+  );
+}
+
+/*
+ * Every setting of the service but the OAuth and OpenID Connect ones (oauth.config.ts,
+ * oidc.config.ts): loadConfig reads them through this table, and docs/reference/configuration.md
+ * is generated from it (`npm run docs:config`) in this order.
+ */
+export const SETTINGS = {
+  port: integerSetting('PORT', 3000, 0, 65535, 'The HTTP port of the API and the dashboard'),
+  host: textSetting('HOST', '127.0.0.1', 'The interface to listen on (`0.0.0.0` in a container).'),
+  dataDir: setting('WARMUP_DATA_DIR', '`./data`', 'Where the SQLite file and the generated secret key live.', (raw) =>
+    path.resolve(raw ?? './data'),
+  ),
+  databaseUrl: setting(
+    'DATABASE_URL',
+    'unset',
+    'A `postgres://` URL switches storage to PostgreSQL ([scale-out](../how-to/scale-out.md)); unset, SQLite in `WARMUP_DATA_DIR`.',
+    (raw) => {
+      if (raw !== undefined && !/^postgres(ql)?:\/\//.test(raw)) {
+        throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+      }
+      return raw;
+    },
+    '`postgres://…` or `postgresql://…`',
+  ),
+  bootstrapApiKey: secretSetting(
+    'WARMUP_API_KEY',
+    MIN_BOOTSTRAP_KEY_LENGTH,
+    'A key valid for the `default` workspace (created on first start); changing it revokes the previous one. A shorter one stops the service from starting.',
+  ),
+  secretKey: textSetting(
+    'WARMUP_SECRET_KEY',
+    undefined,
+    'The 32-byte key (64 hex characters, or base64) that encrypts mailbox passwords and OAuth tokens; unset, the key file `secret.key` in the data directory, made on first start ([key rotation](../how-to/key-rotation.md)).',
+  ),
+  rateLimit: integerSetting(
+    'WARMUP_RATE_LIMIT',
+    1200,
+    0,
+    1_000_000,
+    'Requests a minute per API key; `0` turns the limit off',
+  ),
+  authFailureLimit: integerSetting(
+    'WARMUP_AUTH_FAILURE_LIMIT',
+    20,
+    0,
+    1_000_000,
+    'Requests with a wrong API key or password a minute per client address (per process) before that address gets 429; `0` turns the limit off',
+  ),
+  trustProxy: booleanSetting(
+    'WARMUP_TRUST_PROXY',
+    '`true` takes the client address from `X-Forwarded-For`: set it only behind a reverse proxy that sets that header.',
+  ),
+  maxMailboxes: integerSetting(
+    'WARMUP_MAX_MAILBOXES',
+    DEFAULT_LIMITS.maxMailboxes,
+    1,
+    1_000_000,
+    'Mailboxes per workspace',
+  ),
+  maxTemplates: integerSetting(
+    'WARMUP_MAX_TEMPLATES',
+    DEFAULT_LIMITS.maxTemplates,
+    1,
+    1_000_000,
+    'Templates per workspace, imports included',
+  ),
+  maxPreviewBytes: integerSetting(
+    'WARMUP_MAX_PREVIEW_BYTES',
+    DEFAULT_LIMITS.maxPreviewBytes,
+    64 * 1024,
+    64 * 1024 * 1024,
+    'Bytes of a rendered template preview (subject, body and HTML); the default is 256 KiB',
+  ),
+  maxImportBytes: integerSetting(
+    'WARMUP_MAX_IMPORT_BYTES',
+    DEFAULT_LIMITS.maxImportBytes,
+    64 * 1024,
+    100 * 1024 * 1024,
+    'Bytes of the body of a template import or a mailbox CSV import; the default is 10 MiB',
+  ),
+  statsCacheMs: integerSetting(
+    'WARMUP_STATS_CACHE_MS',
+    0,
+    0,
+    3_600_000,
+    'Milliseconds a statistics answer is served again (per process); `1000` suits a busy dashboard',
+  ),
+  authCacheMs: integerSetting(
+    'WARMUP_AUTH_CACHE_MS',
+    2_000,
+    0,
+    60_000,
+    'Milliseconds each process remembers a valid API key (`0` looks every request up); a key revoked on another replica keeps working there for at most this long, on the replica that revoked it not at all',
+  ),
+  warmupFolderRetentionDays: integerSetting(
+    'WARMUP_FOLDER_RETENTION_DAYS',
+    30,
+    1,
+    3650,
+    'Days the `Warmup` folder keeps warmup mail before the engine removes it (see [Hands off your own mail](../explanation/how-warmup-works.md#hands-off-your-own-mail))',
+  ),
+  retentionDays: integerSetting(
+    'WARMUP_RETENTION_DAYS',
+    DEFAULT_RETENTION_DAYS,
+    0,
+    36500,
+    `Days the database keeps raw history (each mailbox's activity log, \`GET /api/mailboxes/:id/interactions\`, and finished warmup emails) before the engine removes it; \`0\` keeps everything. At least ${MIN_RETENTION_DAYS}, and at least \`WARMUP_FOLDER_RETENTION_DAYS\` + ${FOLDER_RETENTION_MARGIN_DAYS}. Statistics, exports and verdicts do not change (see [Growth and retention](../how-to/scale-out.md#growth-and-retention))`,
+  ),
+  logLevel: choiceSetting(
+    'LOG_LEVEL',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    'info',
+    'At `info`: start-up, engine cycles that did something (`warn` when a send or sync failed), errors, and HTTP requests that failed or took over a second; every request at `debug`',
+  ),
+  logFormat: choiceSetting(
+    'LOG_FORMAT',
+    ['auto', 'pretty', 'json'],
+    'auto',
+    '`pretty`: one readable line per event (time, level, message); `json`: one JSON object per line for a log collector; `auto`: `pretty` on a terminal, `json` otherwise. Both hide the same secrets',
+  ),
+  allowedHosts: hostListSetting(
+    'WARMUP_MAIL_ALLOWED_HOSTS',
+    'Mail hosts (names, addresses or CIDR ranges) a tenant may name although they are internal (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
+  ),
+  plaintextHosts: hostListSetting(
+    'WARMUP_MAIL_PLAINTEXT_HOSTS',
+    'Mail hosts (names or addresses) logged in to without TLS (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
+  ),
+  caFile: setting(
+    'WARMUP_MAIL_CA_FILE',
+    'unset',
+    'A PEM file of extra CAs trusted for mail servers (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
+    (raw) => (raw === undefined ? undefined : path.resolve(raw)),
+  ),
+  dnsServers: dnsServersSetting(
+    'WARMUP_DNS_SERVERS',
+    'The DNS servers the DNS checks ask, comma-separated addresses with an optional port (`1.1.1.1`, `127.0.0.1:5353`, `[::1]:53`).',
+  ),
+  dnsPauseHours: integerSetting(
+    'WARMUP_DNS_PAUSE_HOURS',
+    DEFAULT_DNS_PAUSE_HOURS,
+    0,
+    24 * 365,
+    'Hours of failing SPF or DMARC, without a break, after which warmup pauses until they pass again; `0` never pauses (see [DNS checks](../explanation/deliverability-checks.md#dns-checks))',
+  ),
+  ipZones: zonesSetting(
+    'WARMUP_BLOCKLIST_IP_ZONES',
+    DEFAULT_IP_ZONES,
+    'DNSBL zones the daily run asks about each address a mailbox’s mail was seen sent from, comma-separated; `off`: none (see [Blocklists](../explanation/deliverability-checks.md#blocklists)).',
+  ),
+  domainZones: zonesSetting(
+    'WARMUP_BLOCKLIST_DOMAIN_ZONES',
+    DEFAULT_DOMAIN_ZONES,
+    'Domain blocklist (URIBL) zones the daily run asks about each mailbox’s domain; `off`: none.',
+  ),
+  spamhausDqsKey: setting(
+    'WARMUP_SPAMHAUS_DQS_KEY',
+    'unset',
+    'Your Spamhaus Data Query Service key: Spamhaus’s zones are then asked as `<key>.zen.dq.spamhaus.net` / `<key>.dbl.dq.spamhaus.net`. The key is never shown or logged.',
+    (key, name) => {
+      // never echoed: it is a credential
+      if (key !== undefined && !/^[a-z0-9]{8,64}$/i.test(key)) {
+        throw new ConfigError(`${name} must be the 8 to 64 letters and digits of your Spamhaus DQS key`);
+      }
+      return key;
+    },
+    '8 to 64 letters and digits',
+  ),
+  webhookRetrySchedule: retryScheduleSetting(
+    'WARMUP_WEBHOOK_RETRY_SCHEDULE',
+    '`5,300,1800,7200,18000,36000,36000`',
+    'Seconds to wait before each retry of a webhook delivery, comma-separated; after the last one the delivery is `failed` (see [events](events.md)).',
+  ),
+  metricsToken: secretSetting(
+    'WARMUP_METRICS_TOKEN',
+    MIN_METRICS_TOKEN_LENGTH,
+    'Serves Prometheus metrics at `GET /metrics` to requests with `Authorization: Bearer <token>`; unset, `/metrics` does not exist (see [metrics](metrics.md)).',
+  ),
+  metricsPort: optionalIntegerSetting(
+    'WARMUP_METRICS_PORT',
+    1,
+    65535,
+    'A `warmup worker` serves `GET /metrics` (with `WARMUP_METRICS_TOKEN`) on this port of `HOST`; `serve` serves it on its own port',
+  ),
+} as const;
+
+/** Every setting the service reads, in the order of the configuration reference. */
+export const ALL_SETTINGS: readonly SettingDoc[] = [...Object.values(SETTINGS), ...OAUTH_SETTINGS, ...OIDC_SETTINGS];
+
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
-  }
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
-  }
-  const warmupFolderRetentionDays = integerSetting(env, 'WARMUP_FOLDER_RETENTION_DAYS', 30, 1, 3650);
-  const retentionDays = integerSetting(env, 'WARMUP_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 0, 36500);
+  const read = <K extends keyof typeof SETTINGS>(key: K) =>
+    SETTINGS[key].read(env) as ReturnType<(typeof SETTINGS)[K]['read']>;
+  const warmupFolderRetentionDays = read('warmupFolderRetentionDays');
+  const retentionDays = read('retentionDays');
   const shortestRetention = Math.max(MIN_RETENTION_DAYS, warmupFolderRetentionDays + FOLDER_RETENTION_MARGIN_DAYS);
   if (retentionDays !== 0 && retentionDays < shortestRetention) {
     throw new ConfigError(
@@ -225,60 +399,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `whose warmup mail is recognised by what is kept), got "${env.WARMUP_RETENTION_DAYS}"`,
     );
   }
-  const logFormat = env.LOG_FORMAT || 'auto';
-  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
-    throw new ConfigError(`LOG_FORMAT must be one of auto, pretty, json, got "${logFormat}"`);
-  }
   return {
-    port: integerSetting(env, 'PORT', 3000, 0, 65535),
-    host: env.HOST || '127.0.0.1',
-    dataDir: path.resolve(env.WARMUP_DATA_DIR || './data'),
-    databaseUrl,
-    bootstrapApiKey: secretSetting(env, 'WARMUP_API_KEY', MIN_BOOTSTRAP_KEY_LENGTH),
-    secretKey: env.WARMUP_SECRET_KEY || undefined,
-    rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
-    authFailureLimit: integerSetting(env, 'WARMUP_AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
-    trustProxy: booleanSetting(env, 'WARMUP_TRUST_PROXY'),
+    port: read('port'),
+    host: read('host'),
+    dataDir: read('dataDir'),
+    databaseUrl: read('databaseUrl'),
+    bootstrapApiKey: read('bootstrapApiKey'),
+    secretKey: read('secretKey'),
+    rateLimit: read('rateLimit'),
+    authFailureLimit: read('authFailureLimit'),
+    trustProxy: read('trustProxy'),
     limits: {
-      maxMailboxes: integerSetting(env, 'WARMUP_MAX_MAILBOXES', DEFAULT_LIMITS.maxMailboxes, 1, 1_000_000),
-      maxTemplates: integerSetting(env, 'WARMUP_MAX_TEMPLATES', DEFAULT_LIMITS.maxTemplates, 1, 1_000_000),
-      maxPreviewBytes: integerSetting(
-        env,
-        'WARMUP_MAX_PREVIEW_BYTES',
-        DEFAULT_LIMITS.maxPreviewBytes,
-        64 * 1024,
-        64 * 1024 * 1024,
-      ),
-      maxImportBytes: integerSetting(
-        env,
-        'WARMUP_MAX_IMPORT_BYTES',
-        DEFAULT_LIMITS.maxImportBytes,
-        64 * 1024,
-        100 * 1024 * 1024,
-      ),
+      maxMailboxes: read('maxMailboxes'),
+      maxTemplates: read('maxTemplates'),
+      maxPreviewBytes: read('maxPreviewBytes'),
+      maxImportBytes: read('maxImportBytes'),
     },
-    statsCacheMs: integerSetting(env, 'WARMUP_STATS_CACHE_MS', 0, 0, 3_600_000),
-    authCacheMs: integerSetting(env, 'WARMUP_AUTH_CACHE_MS', 2_000, 0, 60_000),
-    logLevel,
-    logFormat,
+    statsCacheMs: read('statsCacheMs'),
+    authCacheMs: read('authCacheMs'),
+    logLevel: read('logLevel'),
+    logFormat: read('logFormat'),
     oauth: loadOAuthSettings(env),
     oidc: loadOidcSettings(env),
-    dnsServers: dnsServersSetting(env, 'WARMUP_DNS_SERVERS'),
+    dnsServers: read('dnsServers'),
     blocklists: {
-      ipZones: zonesSetting(env, 'WARMUP_BLOCKLIST_IP_ZONES', DEFAULT_IP_ZONES),
-      domainZones: zonesSetting(env, 'WARMUP_BLOCKLIST_DOMAIN_ZONES', DEFAULT_DOMAIN_ZONES),
-      spamhausDqsKey: dqsKeySetting(env, 'WARMUP_SPAMHAUS_DQS_KEY'),
+      ipZones: read('ipZones'),
+      domainZones: read('domainZones'),
+      spamhausDqsKey: read('spamhausDqsKey'),
     },
-    dnsPauseHours: integerSetting(env, 'WARMUP_DNS_PAUSE_HOURS', DEFAULT_DNS_PAUSE_HOURS, 0, 24 * 365),
-    webhookRetrySchedule: retryScheduleSetting(env, 'WARMUP_WEBHOOK_RETRY_SCHEDULE'),
-    metricsPort: env.WARMUP_METRICS_PORT ? integerSetting(env, 'WARMUP_METRICS_PORT', 0, 1, 65535) : undefined,
-    metricsToken: secretSetting(env, 'WARMUP_METRICS_TOKEN', MIN_METRICS_TOKEN_LENGTH),
+    dnsPauseHours: read('dnsPauseHours'),
+    webhookRetrySchedule: read('webhookRetrySchedule'),
+    metricsPort: read('metricsPort'),
+    metricsToken: read('metricsToken'),
     warmupFolderRetentionDays,
     retentionDays,
     mail: {
-      allowedHosts: hostListSetting(env, 'WARMUP_MAIL_ALLOWED_HOSTS'),
-      plaintextHosts: hostListSetting(env, 'WARMUP_MAIL_PLAINTEXT_HOSTS'),
-      caFile: env.WARMUP_MAIL_CA_FILE ? path.resolve(env.WARMUP_MAIL_CA_FILE) : undefined,
+      allowedHosts: read('allowedHosts'),
+      plaintextHosts: read('plaintextHosts'),
+      caFile: read('caFile'),
     },
   };
 }

@@ -230,7 +230,7 @@ async function secretKeyCheck(database: DatabaseHandle, config: Config): Promise
   try {
     key = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   } catch (error) {
-    return { name: 'secret key', status: 'fail', detail: errorText(error), fix: 'see README: Security' };
+    return { name: 'secret key', status: 'fail', detail: errorText(error), fix: 'see docs/how-to/key-rotation.md' };
   }
   const source = config.secretKey ? 'WARMUP_SECRET_KEY' : keyFile;
   if (stored) {

@@ -4,7 +4,7 @@
  * mail servers; each of those can be overridden (a national cloud, a test server), and the generic
  * provider needs them named. Everything downstream receives the parsed result.
  */
-import { ConfigError } from '../config.js';
+import { ConfigError, parseUrl, type SettingDoc } from '../settings.js';
 import type { OAuthProviderId } from './oauth.schemas.js';
 
 export interface OAuthServer {
@@ -73,19 +73,9 @@ const PRESETS: Record<
   }),
 };
 
-export function url(env: NodeJS.ProcessEnv, name: string): string | undefined {
+function url(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new ConfigError(`${name} must be an https:// URL, got "${raw}"`);
-  }
-  return raw.replace(/\/+$/, '');
+  return raw === undefined || raw === '' ? undefined : parseUrl(name, raw);
 }
 
 function server(env: NodeJS.ProcessEnv, prefix: string, fallback: OAuthServer | undefined): OAuthServer | undefined {
@@ -146,6 +136,99 @@ function provider(env: NodeJS.ProcessEnv, id: OAuthProviderId): OAuthProviderSet
   }
   return settings;
 }
+
+const provider_ = '`WARMUP_OAUTH_<PROVIDER>_`';
+
+/*
+ * The settings loadOAuthSettings reads, for the configuration reference. `<PROVIDER>` is GOOGLE,
+ * MICROSOFT or GENERIC; Google and Microsoft come with every one but the client id and secret.
+ */
+export const OAUTH_SETTINGS: readonly SettingDoc[] = [
+  {
+    name: 'WARMUP_PUBLIC_URL',
+    default: 'unset',
+    description:
+      'The address browsers reach Warmup at; needed with OAuth (the redirect URI is `<url>/oauth/callback`) and OpenID Connect sign-in (`<url>/api/session/oidc/callback`). Also what `npm start` prints as the setup address.',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_CLIENT_ID',
+    default: 'unset',
+    description:
+      'With the client secret, turns on "Connect with Google" (GOOGLE), "Connect with Microsoft" (MICROSOFT) or another provider whose mail servers accept XOAUTH2 (GENERIC); see [OAuth set-up](../how-to/oauth.md).',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_CLIENT_SECRET',
+    default: 'unset',
+    description: 'The client secret of that OAuth client; required with the client id.',
+  },
+  {
+    name: 'WARMUP_OAUTH_MICROSOFT_TENANT',
+    default: '`common`',
+    description:
+      'The Microsoft tenant whose accounts may connect: `common` takes work and school accounts (Microsoft 365) and personal ones (Outlook.com); a tenant id or domain limits it to one organisation.',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_NAME',
+    default: 'Google, Microsoft; GENERIC: `your mail provider`',
+    description: "What the dashboard's button says: `Connect with <name>`.",
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_ISSUER',
+    default: 'Google: `https://accounts.google.com`; Microsoft: `https://login.microsoftonline.com/<tenant>/v2.0`',
+    description:
+      'The OpenID Connect issuer whose discovery document names the endpoints. GENERIC needs it, or the two URLs below.',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_AUTHORIZATION_URL',
+    default: 'unset',
+    description: `With ${provider_}TOKEN_URL, the endpoints themselves instead of an issuer.`,
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_TOKEN_URL',
+    default: 'unset',
+    description: `The token endpoint, with ${provider_}AUTHORIZATION_URL.`,
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_REVOCATION_URL',
+    default: 'unset',
+    description: "Where a disconnected mailbox's token is revoked, when the endpoints are named without an issuer.",
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_SCOPES',
+    default: "the provider's mail scopes; GENERIC: `openid email offline_access`",
+    description: 'The scopes asked for, separated by spaces or commas.',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_IMAP_HOST',
+    default: '`imap.gmail.com`, `outlook.office365.com`',
+    description: `The IMAP server of connected mailboxes, with ${provider_}IMAP_PORT and ${provider_}IMAP_SECURE; GENERIC needs all three.`,
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_IMAP_PORT',
+    default: '`993`',
+    description: 'Its port (1–65535).',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_IMAP_SECURE',
+    default: '`true`',
+    description: '`true`: implicit TLS; `false`: STARTTLS.',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_SMTP_HOST',
+    default: '`smtp.gmail.com`, `smtp.office365.com`',
+    description: `The SMTP server of connected mailboxes, with ${provider_}SMTP_PORT and ${provider_}SMTP_SECURE; GENERIC needs all three.`,
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_SMTP_PORT',
+    default: 'Google `465`, Microsoft `587`',
+    description: 'Its port (1–65535).',
+  },
+  {
+    name: 'WARMUP_OAUTH_<PROVIDER>_SMTP_SECURE',
+    default: 'Google `true`, Microsoft `false`',
+    description: '`true`: implicit TLS; `false`: STARTTLS.',
+  },
+];
 
 export function loadOAuthSettings(env: NodeJS.ProcessEnv): OAuthSettings {
   const providers: OAuthSettings['providers'] = {};
