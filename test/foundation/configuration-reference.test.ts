@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_REFERENCE, renderConfigurationReference } from '../../bin/docs-config.js';
 import { ALL_SETTINGS, loadConfig, SETTINGS } from '../../src/config.js';
-import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-dispatcher.js';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-delivery.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const PROVIDERS = ['GOOGLE', 'MICROSOFT', 'GENERIC'];
@@ -88,7 +88,7 @@ describe('the configuration reference (docs/reference/configuration.md)', () => 
     expect([...named].filter((name) => !documented.has(name))).toEqual([]);
   });
 
-  it('states the webhook retry schedule the dispatcher uses when none is set', () => {
+  it('states the webhook retry schedule the webhook delivery uses when none is set', () => {
     const seconds = DEFAULT_WEBHOOK_SETTINGS.retryDelaysMs.map((ms) => ms / 1000).join(',');
     expect(SETTINGS.webhookRetrySchedule.default).toBe(`\`${seconds}\``);
   });
