@@ -41,6 +41,18 @@ export interface Config {
   authFailureLimit: number;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy: boolean;
+  /**
+   * Who may make workspaces through the API. WARMUP_WORKSPACE_CREATION: `owner` (default: the
+   * installation's owner only) or `everyone` (every signed-in person); WARMUP_MAX_WORKSPACES_PER_PERSON:
+   * how many one person may make (default 20). The CLI is not limited.
+   */
+  workspaceCreation: { open: boolean; maxPerPerson: number };
+  /**
+   * The bounded queue every password hash of the API goes through (each takes 64 MiB):
+   * WARMUP_PASSWORD_HASH_CONCURRENCY hashes at once (default 2), WARMUP_PASSWORD_HASH_QUEUE waiting
+   * (default 16); past that, 429 with Retry-After.
+   */
+  passwordHashing: { concurrency: number; maxQueued: number };
   limits: Limits;
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
@@ -105,6 +117,14 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** `owner` (default): only the installation's owner makes workspaces; `everyone`: every signed-in person. */
+function workspaceCreationSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'owner') return false;
+  if (raw === 'everyone') return true;
+  throw new ConfigError(`${name} must be owner or everyone, got "${raw}"`);
 }
 
 /** A secret given in a setting (a key, a token): no spaces, and long enough not to be guessed. */
@@ -239,6 +259,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: integerSetting(env, 'WARMUP_RATE_LIMIT', 1200, 0, 1_000_000),
     authFailureLimit: integerSetting(env, 'WARMUP_AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
     trustProxy: booleanSetting(env, 'WARMUP_TRUST_PROXY'),
+    workspaceCreation: {
+      open: workspaceCreationSetting(env, 'WARMUP_WORKSPACE_CREATION'),
+      maxPerPerson: integerSetting(env, 'WARMUP_MAX_WORKSPACES_PER_PERSON', 20, 1, 100_000),
+    },
+    passwordHashing: {
+      concurrency: integerSetting(env, 'WARMUP_PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+      maxQueued: integerSetting(env, 'WARMUP_PASSWORD_HASH_QUEUE', 16, 0, 10_000),
+    },
     limits: {
       maxMailboxes: integerSetting(env, 'WARMUP_MAX_MAILBOXES', DEFAULT_LIMITS.maxMailboxes, 1, 1_000_000),
       maxTemplates: integerSetting(env, 'WARMUP_MAX_TEMPLATES', DEFAULT_LIMITS.maxTemplates, 1, 1_000_000),
