@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson, type TestPerson } from '../../test/helpers/accounts.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { createAccountsRepository } from './accounts.repository.js';
 
 let t: TestApp;
 let owner: TestPerson;
@@ -182,5 +183,34 @@ describe('access ends when membership ends', () => {
     // promoting again does not raise what was capped
     await owner.request({ method: 'PATCH', url: `/api/workspace/members/${admin.userId}`, payload: { role: 'admin' } });
     expectProblem(await withKey(key.apiKey, 'GET', '/api/keys'), 403, 'forbidden');
+  });
+});
+
+describe('who administers which workspace', () => {
+  it('names the owners and admins of each workspace asked about, never its members or viewers', async () => {
+    const other = await t.createWorkspace('other');
+    const admin = await createPerson(t, other.id, 'admin');
+    await createPerson(t, other.id, 'member');
+    const both = await createPerson(t, other.id, 'owner');
+    await t.database.db
+      .insertInto('memberships')
+      .values({
+        user_id: both.userId,
+        workspace_id: t.workspace.id,
+        role: 'admin',
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    const rows = await createAccountsRepository(t.database.db).administratorsOf([other.id, t.workspace.id]);
+    const ofOther = rows.filter((row) => row.workspaceId === other.id);
+    expect(ofOther.map((row) => [row.userId, row.role]).sort()).toEqual(
+      [
+        [admin.userId, 'admin'],
+        [both.userId, 'owner'],
+      ].sort(),
+    );
+    expect(rows).toContainEqual({ workspaceId: t.workspace.id, userId: both.userId, role: 'admin' });
+    expect(rows).toContainEqual({ workspaceId: t.workspace.id, userId: owner.userId, role: 'owner' });
+    expect(await createAccountsRepository(t.database.db).administratorsOf([])).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Password checks are bounded: a wrong current password counts like a failed sign-in, every hash
 // waits in one bounded queue (429 with Retry-After past it), a stranger's wrong guesses cannot lock
 // the owner's known browser out, and first-run setup on a reachable server needs the log's token.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupTokenRequired } from '../main.js';
@@ -114,6 +115,8 @@ describe('the password queue', () => {
           payload: { currentPassword: 'not my password', newPassword: 'a brand new password' },
         }),
       );
+      // the flood is under way (its hashes queued) when the other person signs in
+      await sleep(100);
       const during = performance.now();
       const signedIn = await flood.app.inject({
         method: 'POST',
@@ -132,8 +135,9 @@ describe('the password queue', () => {
         expectProblem(answer, 429, 'rate_limited');
         expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       }
-      // the sign-in waited behind at most the viewer's 3 hashes, not 32 (a generous bound: 2 cores are shared)
-      expect(duringMs).toBeLessThan(quietMs * 6 + 2_000);
+      // the sign-in waited behind at most the viewer's 3 hashes, not 32 (unbounded: 0.34 s became 5.9 s
+      // here); a generous bound, as the test machine's cores are shared
+      expect(duringMs).toBeLessThan(quietMs * 5 + 1_000);
       console.log(
         `sign-in alone ${Math.round(quietMs)} ms, during 32 wrong password changes ${Math.round(duringMs)} ms`,
       );
