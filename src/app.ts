@@ -13,7 +13,7 @@ import Fastify, {
 } from 'fastify';
 import { bearerToken, createFailedAuthLimiter, hashToken, requireAccess } from './http/auth.js';
 import { readCookie, SESSION_COOKIE } from './http/cookies.js';
-import { createAuthenticationCache } from './http/auth-cache.js';
+import { changesKeyAccess, createAuthenticationCache } from './http/auth-cache.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
@@ -269,10 +269,11 @@ export async function buildApp({
           ? createAuthenticationCache(services.workspaces.authenticate, { ttlMs: authCacheMs })
           : undefined;
       if (authCache) {
-        // a key revoked through this process stops working here at once
-        api.addHook('onResponse', async (request, reply) => {
-          if (request.method === 'DELETE' && reply.statusCode < 300 && request.url.startsWith('/api/keys/'))
-            authCache.clear();
+        // a key revoked or capped through this process changes here at once: before the answer
+        // leaves, so the caller's next request already sees it
+        api.addHook('onSend', async (request, reply, payload) => {
+          if (reply.statusCode < 300 && changesKeyAccess(request.method, request.url)) authCache.clear();
+          return payload;
         });
       }
       requireAccess(

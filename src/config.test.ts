@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       rateLimit: 1200,
       authFailureLimit: 20,
       trustProxy: false,
+      workspaceCreation: { open: false, maxPerPerson: 20 },
+      passwordHashing: { concurrency: 2, maxQueued: 16 },
       limits: DEFAULT_LIMITS,
       statsCacheMs: 0,
       authCacheMs: 2000,
@@ -63,6 +65,10 @@ describe('loadConfig', () => {
       WARMUP_SPAMHAUS_DQS_KEY: 'abcdef0123456789',
       WARMUP_FOLDER_RETENTION_DAYS: '7',
       WARMUP_RETENTION_DAYS: '400',
+      WARMUP_WORKSPACE_CREATION: 'everyone',
+      WARMUP_MAX_WORKSPACES_PER_PERSON: '3',
+      WARMUP_PASSWORD_HASH_CONCURRENCY: '4',
+      WARMUP_PASSWORD_HASH_QUEUE: '64',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -88,6 +94,8 @@ describe('loadConfig', () => {
       },
       warmupFolderRetentionDays: 7,
       retentionDays: 400,
+      workspaceCreation: { open: true, maxPerPerson: 3 },
+      passwordHashing: { concurrency: 4, maxQueued: 64 },
     });
   });
 
@@ -105,6 +113,8 @@ describe('loadConfig', () => {
     [{ WARMUP_SPAMHAUS_DQS_KEY: 'short' }, /WARMUP_SPAMHAUS_DQS_KEY must be the 8 to 64 letters/],
     [{ WARMUP_DNS_PAUSE_HOURS: '-1' }, /WARMUP_DNS_PAUSE_HOURS/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of auto, pretty, json/],
+    [{ WARMUP_WORKSPACE_CREATION: 'anyone' }, /WARMUP_WORKSPACE_CREATION must be one of owner, everyone/],
+    [{ WARMUP_PASSWORD_HASH_CONCURRENCY: '0' }, /WARMUP_PASSWORD_HASH_CONCURRENCY must be an integer between 1/],
     [{ WARMUP_FOLDER_RETENTION_DAYS: '0' }, /WARMUP_FOLDER_RETENTION_DAYS must be an integer between 1/],
     [{ WARMUP_RETENTION_DAYS: '29' }, /WARMUP_RETENTION_DAYS must be 0 \(keep everything\) or at least 60/],
     [

@@ -55,6 +55,18 @@ export interface Config {
   authFailureLimit: number;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy: boolean;
+  /**
+   * Who may make workspaces through the API. WARMUP_WORKSPACE_CREATION: `owner` (default: the
+   * installation's owner only) or `everyone` (every signed-in person); WARMUP_MAX_WORKSPACES_PER_PERSON:
+   * how many one person may make (default 20). The CLI is not limited.
+   */
+  workspaceCreation: { open: boolean; maxPerPerson: number };
+  /**
+   * The bounded queue every password hash of the API goes through (each takes 64 MiB):
+   * WARMUP_PASSWORD_HASH_CONCURRENCY hashes at once (default 2), WARMUP_PASSWORD_HASH_QUEUE waiting
+   * (default 16); past that, 429 with Retry-After.
+   */
+  passwordHashing: { concurrency: number; maxQueued: number };
   limits: Limits;
   /** How long a statistics answer may be served again, in ms; 0 (default) is always fresh. */
   statsCacheMs: number;
@@ -248,6 +260,33 @@ export const SETTINGS = {
     'WARMUP_TRUST_PROXY',
     '`true` takes the client address from `X-Forwarded-For`: set it only behind a reverse proxy that sets that header.',
   ),
+  workspaceCreation: choiceSetting(
+    'WARMUP_WORKSPACE_CREATION',
+    ['owner', 'everyone'],
+    'owner',
+    "Who may make workspaces through the API: `owner`, the installation's owner only; `everyone`, every signed-in person (see [Access, sign-in and setup](../explanation/security.md#access-sign-in-and-setup)). The CLI is not limited",
+  ),
+  maxWorkspacesPerPerson: integerSetting(
+    'WARMUP_MAX_WORKSPACES_PER_PERSON',
+    20,
+    1,
+    100_000,
+    'Workspaces one person may make through the API',
+  ),
+  passwordHashConcurrency: integerSetting(
+    'WARMUP_PASSWORD_HASH_CONCURRENCY',
+    2,
+    1,
+    64,
+    'Password hashes (64 MiB each) a process computes at once',
+  ),
+  passwordHashQueue: integerSetting(
+    'WARMUP_PASSWORD_HASH_QUEUE',
+    16,
+    0,
+    10_000,
+    'Password hashes that may wait for their turn; past that (or past 3 from one caller) the answer is 429 with `Retry-After`',
+  ),
   maxMailboxes: integerSetting(
     'WARMUP_MAX_MAILBOXES',
     DEFAULT_LIMITS.maxMailboxes,
@@ -409,6 +448,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: read('rateLimit'),
     authFailureLimit: read('authFailureLimit'),
     trustProxy: read('trustProxy'),
+    workspaceCreation: {
+      open: read('workspaceCreation') === 'everyone',
+      maxPerPerson: read('maxWorkspacesPerPerson'),
+    },
+    passwordHashing: {
+      concurrency: read('passwordHashConcurrency'),
+      maxQueued: read('passwordHashQueue'),
+    },
     limits: {
       maxMailboxes: read('maxMailboxes'),
       maxTemplates: read('maxTemplates'),

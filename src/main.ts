@@ -69,6 +69,9 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     ...(config.oidc ? { oidc: config.oidc } : {}),
     dnsServers: config.dnsServers,
     ...(logger ? { logger } : {}),
+    workspaceCreation: config.workspaceCreation,
+    passwordQueue: config.passwordHashing,
+    requireSetupToken: setupTokenRequired(config),
   });
   return { database, services, clock };
 }
@@ -153,6 +156,17 @@ function browserAddress(app: FastifyInstance, config: Config): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * First-run setup belongs to whoever opens the page first, so it needs a token from the log unless
+ * only this machine can reach the server: it listens on a loopback address and no proxy forwards
+ * others to it.
+ */
+export function setupTokenRequired(config: Pick<Config, 'host' | 'trustProxy'>): boolean {
+  const host = config.host.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  return !loopback || config.trustProxy;
+}
+
 /** The composition root: config → database → migrations → services → app → listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const { database, services } = await openRuntime(config, systemClock, logger);
@@ -186,7 +200,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const storage = database.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
   const address = browserAddress(app, config);
   logger.info(`Warmup is serving on ${address} (${storage})`);
-  if (await services.accounts.setupRequired()) {
+  const setupToken = services.accounts.setupToken();
+  if ((await services.accounts.setupRequired()) && setupToken) {
+    // the fragment never reaches a server log; the setup page reads it from the address bar
+    logger.info(
+      `First run: open ${address}/#setup-token=${setupToken} in your browser to create the owner account ` +
+        `(setup token ${setupToken}: this server is reachable from other machines, so setting up needs it)`,
+    );
+  } else if (await services.accounts.setupRequired()) {
     logger.info(`First run: open ${address}/ in your browser to create the owner account`);
   } else {
     logger.info(`Open ${address}/ to sign in`);

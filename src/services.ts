@@ -16,7 +16,9 @@ import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
-import { createAccountsService, type LoginLimits } from './accounts/accounts.service.js';
+import { createAccountsService, type LoginLimits, type WorkspaceCreation } from './accounts/accounts.service.js';
+import { createKnownDevices, deriveSetupToken } from './accounts/known-devices.js';
+import { createPasswordQueue, type PasswordQueueSettings } from './accounts/password-queue.js';
 import { createVerdictsService } from './verdicts/verdicts.service.js';
 import { createOidcClient } from './oidc/oidc.client.js';
 import type { OidcSettings } from './oidc/oidc.config.js';
@@ -49,6 +51,12 @@ export interface ServiceDeps {
   loginLimits?: Partial<LoginLimits>;
   /** Sign-in through the operator's OpenID Connect provider (default: off). */
   oidc?: OidcSettings;
+  /** Who may make workspaces, and how many each (default: the installation's owner, 20). */
+  workspaceCreation?: Partial<WorkspaceCreation>;
+  /** The bounded queue every password hash of the API goes through (default: DEFAULT_PASSWORD_QUEUE). */
+  passwordQueue?: Partial<PasswordQueueSettings>;
+  /** First-run setup needs the setup token (the server is reachable from other machines). */
+  requireSetupToken?: boolean;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -68,6 +76,9 @@ export function createServices({
   mailClients,
   loginLimits,
   oidc,
+  workspaceCreation,
+  passwordQueue,
+  requireSetupToken = false,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -76,8 +87,22 @@ export function createServices({
     clock,
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
-  const accounts = createAccountsService({ db, clock, insertWorkspace: workspaces.insertWorkspace, loginLimits });
   const key = loadSecretKey({ secretKey, dataDir });
+  const accounts = createAccountsService({
+    db,
+    clock,
+    insertWorkspace: workspaces.insertWorkspace,
+    keysOfPerson: {
+      list: workspaces.listKeysMadeBy,
+      revoke: workspaces.revokeKeysMadeBy,
+      cap: workspaces.capKeysMadeBy,
+    },
+    knownDevices: createKnownDevices(key),
+    loginLimits,
+    workspaceCreation,
+    passwordQueue: createPasswordQueue(passwordQueue),
+    ...(requireSetupToken ? { setupToken: deriveSetupToken(key) } : {}),
+  });
   const oauthClient = createOAuthClient(oauth);
   const oauthTokens = createOAuthTokens({ db, clock, secretKey: key, client: oauthClient });
   const mailboxes = createMailboxesService({

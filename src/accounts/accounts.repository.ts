@@ -1,10 +1,13 @@
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Database, InvitesTable, SessionsTable, UsersTable } from '../db/schema.js';
-import type { Role } from '../http/access.js';
+import { ROLES, type Role } from '../http/access.js';
 
 export type UserRow = UsersTable;
 export type SessionRow = SessionsTable;
 export type InviteRow = InvitesTable;
+
+/** An invite with the name and email of the person who made it (null when nobody is recorded). */
+export type ListedInviteRow = InviteRow & { maker_name: string | null; maker_email: string | null };
 
 export interface MemberRow {
   userId: string;
@@ -214,18 +217,90 @@ export function createAccountsRepository(db: Kysely<Database>) {
       await trx.insertInto('invites').values(invite).execute();
     },
 
-    /** Invites not yet accepted nor expired, newest first. */
-    async listPendingInvites(workspaceId: string, now: string): Promise<InviteRow[]> {
-      return db
+    /** Invites not yet accepted nor expired, newest first; with `madeBy`, only that person's. */
+    async listPendingInvites(workspaceId: string, now: string, madeBy?: string): Promise<ListedInviteRow[]> {
+      let query = db
         .selectFrom('invites')
-        .selectAll()
+        .leftJoin('users', 'users.id', 'invites.created_by')
+        .selectAll('invites')
+        .select(['users.name as maker_name', 'users.email as maker_email'])
+        .where('invites.workspace_id', '=', workspaceId)
+        .where('invites.accepted_at', 'is', null)
+        .where('invites.expires_at', '>', now);
+      if (madeBy !== undefined) query = query.where('invites.created_by', '=', madeBy);
+      return query.orderBy('invites.created_at', 'desc').orderBy('invites.id', 'desc').limit(100).execute();
+    },
+
+    /** Revokes the open invites the person made in the workspace: their access ends with their membership. */
+    async deleteOpenInvitesMadeBy(trx: Kysely<Database>, workspaceId: string, userId: string): Promise<number> {
+      const result = await trx
+        .deleteFrom('invites')
         .where('workspace_id', '=', workspaceId)
+        .where('created_by', '=', userId)
         .where('accepted_at', 'is', null)
-        .where('expires_at', '>', now)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(100)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Lowers the open invites the person made in the workspace to `role` where they stood higher. */
+    async capOpenInvitesMadeBy(trx: Kysely<Database>, workspaceId: string, userId: string, role: Role): Promise<void> {
+      const above = ROLES.slice(ROLES.indexOf(role) + 1);
+      if (above.length === 0) return;
+      await trx
+        .updateTable('invites')
+        .set({ role })
+        .where('workspace_id', '=', workspaceId)
+        .where('created_by', '=', userId)
+        .where('accepted_at', 'is', null)
+        .where('role', 'in', above)
         .execute();
+    },
+
+    /** The person who set the installation up (or the first owner the CLI made); null when none. */
+    async installationOwner(): Promise<string | null> {
+      const row = await db.selectFrom('installation').select('owner_user_id').where('id', '=', 1).executeTakeFirst();
+      return row?.owner_user_id ?? null;
+    },
+
+    /**
+     * Holds the user's row until the transaction ends, so two of their requests counting what they
+     * made cannot both pass a cap (PostgreSQL; SQLite runs one writing transaction at a time).
+     */
+    async lockUser(trx: Kysely<Database>, userId: string): Promise<void> {
+      if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return;
+      await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    },
+
+    async countWorkspacesCreatedBy(trx: Kysely<Database>, userId: string): Promise<number> {
+      const row = await trx
+        .selectFrom('workspaces')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('created_by', '=', userId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /**
+     * The people who own or administer each of the workspaces: one party behind several workspaces
+     * shows as the same user id in each (evidence from them counts once).
+     */
+    async administratorsOf(
+      workspaceIds: readonly string[],
+    ): Promise<Array<{ workspaceId: string; userId: string; role: 'admin' | 'owner' }>> {
+      if (workspaceIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('memberships')
+        .select(['workspace_id', 'user_id', 'role'])
+        .where('workspace_id', 'in', [...workspaceIds])
+        .where('role', 'in', ['admin', 'owner'])
+        .orderBy('workspace_id')
+        .orderBy('user_id')
+        .execute();
+      return rows.map((row) => ({
+        workspaceId: row.workspace_id,
+        userId: row.user_id,
+        role: row.role === 'owner' ? 'owner' : 'admin',
+      }));
     },
 
     async countPendingInvites(workspaceId: string, now: string): Promise<number> {

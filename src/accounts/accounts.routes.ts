@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
-import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from '../http/cookies.js';
+import { clearSessionCookie, readCookie, SESSION_COOKIE, setScopedCookie, setSessionCookie } from '../http/cookies.js';
 import { Workspace } from '../workspaces/workspaces.schemas.js';
 import {
   AcceptInviteBody,
@@ -13,6 +13,7 @@ import {
   InvitePreview,
   InviteTokenParams,
   Member,
+  MemberAccess,
   MemberList,
   SessionInfo,
   SetupBody,
@@ -22,8 +23,14 @@ import {
   UpdateMemberBody,
   UserIdParams,
 } from './accounts.schemas.js';
-import type { AccountsService, NewSession } from './accounts.service.js';
+import type { AccountsService, Caller, NewSession } from './accounts.service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_S } from './known-devices.js';
+
+/** Where a password check comes from: the client address and the browser's device cookie. */
+function callerOf(request: FastifyRequest): Caller {
+  return { address: request.ip, device: readCookie(request, DEVICE_COOKIE) };
+}
 
 const NoContent = Type.Null({ description: 'Done' });
 
@@ -36,6 +43,15 @@ async function startSession(
   status: number,
 ) {
   setSessionCookie(request, reply, session.token, session.expiresAt);
+  if (session.device) {
+    // sent only to /api (sign-in, invites, password change), where password checks read it
+    setScopedCookie(request, reply, {
+      name: DEVICE_COOKIE,
+      value: session.device,
+      maxAgeS: DEVICE_COOKIE_MAX_AGE_S,
+      path: '/api',
+    });
+  }
   const found = await accounts.authenticateSession(session.token);
   if (!found) throw new Error('a session just made was not found');
   return reply.code(status).send(await accounts.describeSession(found, session.expiresAt));
@@ -56,7 +72,10 @@ export function setupRoutes(accounts: AccountsService): FastifyPluginAsyncTypebo
           response: { 200: SetupStatus },
         },
       },
-      async () => ({ setupRequired: await accounts.setupRequired() }),
+      async () => {
+        const setupRequired = await accounts.setupRequired();
+        return { setupRequired, setupTokenRequired: setupRequired && accounts.setupTokenRequired() };
+      },
     );
 
     app.post(
@@ -68,12 +87,13 @@ export function setupRoutes(accounts: AccountsService): FastifyPluginAsyncTypebo
           operationId: 'setUp',
           summary: 'Create the owner and the first workspace (once)',
           description:
-            'Works once per installation: afterwards, and for the loser of two racing calls, 409 `conflict`. Signs the owner in (sets the session cookie).',
+            'Works once per installation: afterwards, and for the loser of two racing calls, 409 `conflict`. On a server reachable from other machines it needs the setup token printed in the server log (403 `setup_token_invalid`). Signs the owner in (sets the session cookie).',
           body: SetupBody,
-          response: { 201: SessionInfo, ...errorResponses(400, 409, 413, 415) },
+          response: { 201: SessionInfo, ...errorResponses(400, 403, 409, 413, 415, 429) },
         },
       },
-      async (request, reply) => startSession(accounts, request, reply, await accounts.setup(request.body), 201),
+      async (request, reply) =>
+        startSession(accounts, request, reply, await accounts.setup(request.body, callerOf(request)), 201),
     );
   };
 }
@@ -90,13 +110,13 @@ export function sessionRoutes(accounts: AccountsService): FastifyPluginAsyncType
           operationId: 'signIn',
           summary: 'Sign in with email and password',
           description:
-            'Sets the session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS). Failed sign-ins are limited per account and per client address (429 with Retry-After).',
+            'Sets the session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS) and a device cookie that marks the browser as known. Failed sign-ins are limited per account and per client address, and a known browser has a limit of its own, so strangers cannot lock it out (429 with Retry-After); 429 also when the server is busy checking passwords.',
           body: SignInBody,
           response: { 201: SessionInfo, ...errorResponses(400, 401, 413, 415, 429) },
         },
       },
       async (request, reply) =>
-        startSession(accounts, request, reply, await accounts.signIn({ ...request.body, address: request.ip }), 201),
+        startSession(accounts, request, reply, await accounts.signIn({ ...request.body, ...callerOf(request) }), 201),
     );
 
     app.get(
@@ -196,9 +216,10 @@ export function accountRoutes(accounts: AccountsService): FastifyPluginAsyncType
           tags: ['accounts'],
           operationId: 'changePassword',
           summary: 'Change your password',
-          description: 'Every other session of yours ends; this one stays signed in.',
+          description:
+            'Every other session of yours ends; this one stays signed in. A wrong current password counts against the same limit as a failed sign-in (429 with Retry-After).',
           body: ChangePasswordBody,
-          response: { 204: NoContent, ...errorResponses(400, 401, 403, 413, 415) },
+          response: { 204: NoContent, ...errorResponses(400, 401, 403, 413, 415, 429) },
         },
       },
       async (request, reply) => {
@@ -207,6 +228,7 @@ export function accountRoutes(accounts: AccountsService): FastifyPluginAsyncType
           request.sessionId,
           request.body.currentPassword,
           request.body.newPassword,
+          callerOf(request),
         );
         return reply.code(204).send(null);
       },
@@ -225,9 +247,10 @@ export function workspacesRoutes(accounts: AccountsService): FastifyPluginAsyncT
           tags: ['accounts'],
           operationId: 'createWorkspace',
           summary: 'Create a workspace you own',
-          description: 'The session switches to the new workspace.',
+          description:
+            "The session switches to the new workspace. Only the installation's owner may (403 `workspace_creation_closed`) unless WARMUP_WORKSPACE_CREATION=everyone; each person makes at most WARMUP_MAX_WORKSPACES_PER_PERSON (409 `workspace_limit_reached`).",
           body: CreateWorkspaceBody,
-          response: { 201: Type.Object({ workspace: Workspace }), ...errorResponses(400, 401, 403, 413, 415) },
+          response: { 201: Type.Object({ workspace: Workspace }), ...errorResponses(400, 401, 403, 409, 413, 415) },
         },
       },
       async (request, reply) => {
@@ -258,6 +281,23 @@ export function membersRoutes(accounts: AccountsService): FastifyPluginAsyncType
       async (request) => ({ members: await accounts.listMembers(request.workspaceId) }),
     );
 
+    app.get(
+      '/:userId/access',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags: teamTags,
+          operationId: 'getMemberAccess',
+          summary: 'What removing a member revokes',
+          description:
+            'The API keys and open invites the member made in this workspace: removing them revokes all of these. Re-issue a key (`POST /api/keys/{id}/reissue`) first to keep it.',
+          params: UserIdParams,
+          response: { 200: MemberAccess, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => accounts.memberAccess(request.workspaceId, request.params.userId),
+    );
+
     app.patch(
       '/:userId',
       {
@@ -267,7 +307,7 @@ export function membersRoutes(accounts: AccountsService): FastifyPluginAsyncType
           operationId: 'updateMember',
           summary: "Change a member's role",
           description:
-            'Only an owner grants, changes or takes away the owner role (403). The last owner keeps the role (409).',
+            'Only an owner grants, changes or takes away the owner role (403). The last owner keeps the role (409). The API keys and open invites the member made are capped at the new role.',
           params: UserIdParams,
           body: UpdateMemberBody,
           response: { 200: Member, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
@@ -286,7 +326,7 @@ export function membersRoutes(accounts: AccountsService): FastifyPluginAsyncType
           operationId: 'removeMember',
           summary: 'Remove a member',
           description:
-            'Their sessions in this workspace end at once. Only an owner removes an owner (403); the last owner stays (409).',
+            'Their sessions in this workspace end at once, and so do the API keys and open invites they made here (see `getMemberAccess`). Only an owner removes an owner (403); the last owner stays (409).',
           params: UserIdParams,
           response: { 204: NoContent, ...errorResponses(401, 403, 404, 409) },
         },
@@ -318,7 +358,7 @@ export function invitesRoutes(accounts: AccountsService): FastifyPluginAsyncType
       },
       async (request, reply) => {
         const created = await accounts.createInvite(
-          { role: request.role!, userId: request.userId || null },
+          { role: request.role!, userId: request.personId || null },
           request.workspaceId,
           request.body,
         );
@@ -334,7 +374,7 @@ export function invitesRoutes(accounts: AccountsService): FastifyPluginAsyncType
           tags: teamTags,
           operationId: 'listInvites',
           summary: 'List open invites',
-          description: 'Neither accepted nor expired, newest first, at most 100; never a token.',
+          description: 'Neither accepted nor expired, newest first, at most 100, with who made each; never a token.',
           response: { 200: InviteList, ...errorResponses(401, 403) },
         },
       },
@@ -401,7 +441,7 @@ export function inviteLinkRoutes(accounts: AccountsService): FastifyPluginAsyncT
           accounts,
           request,
           reply,
-          await accounts.acceptInvite(request.params.token, { ...request.body, address: request.ip }),
+          await accounts.acceptInvite(request.params.token, { ...request.body, ...callerOf(request) }),
           201,
         ),
     );

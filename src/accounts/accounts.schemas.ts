@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { RoleSchema } from '../http/access.js';
+import { ApiKey, MadeBy } from '../workspaces/workspaces.schemas.js';
 
 const Email = Type.String({
   minLength: 3,
@@ -24,11 +25,27 @@ const WorkspaceName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S'
 
 export const SetupStatus = Type.Object({
   setupRequired: Type.Boolean({ description: 'True until the first owner exists' }),
+  setupTokenRequired: Type.Boolean({
+    description:
+      'True when setting up needs the setup token the server printed in its log (it listens on a non-loopback address, or behind a proxy)',
+  }),
 });
 export type SetupStatus = Static<typeof SetupStatus>;
 
 export const SetupBody = Type.Object(
-  { name: PersonName, email: Email, password: NewPassword, workspaceName: WorkspaceName },
+  {
+    name: PersonName,
+    email: Email,
+    password: NewPassword,
+    workspaceName: WorkspaceName,
+    setupToken: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'The setup token from the server log, when `setupTokenRequired` (403 `setup_token_invalid` otherwise)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type SetupBody = Static<typeof SetupBody>;
@@ -97,10 +114,17 @@ export const Invite = Type.Object({
   email: Type.Union([Type.String(), Type.Null()], { description: 'Who the invite is meant for, as written' }),
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
+  createdBy: MadeBy,
 });
 export type Invite = Static<typeof Invite>;
 
 export const InviteList = Type.Object({ invites: Type.Array(Invite) });
+
+export const MemberAccess = Type.Object({
+  keys: Type.Array(ApiKey, { description: 'The API keys the member made here: removing them revokes these' }),
+  invites: Type.Array(Invite, { description: 'The open invites the member made here: removing them revokes these' }),
+});
+export type MemberAccess = Static<typeof MemberAccess>;
 
 export const CreateInviteBody = Type.Object(
   {

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { inTransaction } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
-import { hashToken, type AuthenticatedSession } from '../http/auth.js';
+import { hashToken, sameToken, type AuthenticatedSession } from '../http/auth.js';
 import {
   AppError,
   ConflictError,
@@ -14,10 +14,13 @@ import {
   ValidationError,
 } from '../http/errors.js';
 import type { WorkspaceRecord } from '../workspaces/workspaces.repository.js';
-import { createAccountsRepository, type InviteRow } from './accounts.repository.js';
-import type { CreatedInvite, Invite, InvitePreview, Member, SessionInfo } from './accounts.schemas.js';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { createAccountsRepository, type InviteRow, type ListedInviteRow } from './accounts.repository.js';
+import type { CreatedInvite, Invite, InvitePreview, Member, MemberAccess, SessionInfo } from './accounts.schemas.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { hasRole, type Role } from '../http/access.js';
+import type { ApiKey } from '../workspaces/workspaces.schemas.js';
+import { createPasswordQueue, type PasswordQueue } from './password-queue.js';
+import type { KnownDevices } from './known-devices.js';
 
 /** A browser session lasts this long from sign-in, then its person signs in again. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
@@ -35,12 +38,37 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { perAccount: 10, perAddress: 30, windowMs: 15 * 60_000 };
 
+/** Who may make workspaces through the API (WARMUP_WORKSPACE_CREATION, WARMUP_MAX_WORKSPACES_PER_PERSON). */
+export interface WorkspaceCreation {
+  /** false (default): the installation's owner only; true: every signed-in person. */
+  open: boolean;
+  /** Workspaces one person may have made (setup's first one included). */
+  maxPerPerson: number;
+}
+
+export const DEFAULT_WORKSPACE_CREATION: WorkspaceCreation = { open: false, maxPerPerson: 20 };
+
+/** The keys a person made in a workspace, from the workspaces module, for membership changes. */
+export interface KeysOfPerson {
+  list: (workspaceId: string, userId: string) => Promise<ApiKey[]>;
+  revoke: (trx: Kysely<Database>, workspaceId: string, userId: string) => Promise<number>;
+  cap: (trx: Kysely<Database>, workspaceId: string, userId: string, role: Role) => Promise<number>;
+}
+
 export interface AccountsServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
   /** Inserts a workspace with its starting content inside the caller's transaction. */
-  insertWorkspace: (trx: Kysely<Database>, name: string) => Promise<WorkspaceRecord>;
+  insertWorkspace: (trx: Kysely<Database>, name: string, createdBy?: string | null) => Promise<WorkspaceRecord>;
+  keysOfPerson: KeysOfPerson;
+  /** Signs and reads the cookie of browsers that signed in before. */
+  knownDevices: KnownDevices;
   loginLimits?: Partial<LoginLimits>;
+  workspaceCreation?: Partial<WorkspaceCreation>;
+  /** Every password hash of the API goes through it (default: a queue of its own). */
+  passwordQueue?: PasswordQueue;
+  /** When set, first-run setup needs it (the server is reachable from other machines). */
+  setupToken?: string;
 }
 
 /** A session just made: the token goes into the cookie and is never stored. */
@@ -48,6 +76,14 @@ export interface NewSession {
   token: string;
   expiresAt: string;
   sessionId: string;
+  /** A device cookie for a browser that just proved a password: it is known from now on. */
+  device?: string;
+}
+
+/** What a password check knows of its caller: where it comes from, and the browser's device cookie. */
+export interface Caller {
+  address: string;
+  device?: string | undefined;
 }
 
 /**
@@ -60,35 +96,77 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function toInvite(row: InviteRow): Invite {
-  return { id: row.id, role: row.role, email: row.email, createdAt: row.created_at, expiresAt: row.expires_at };
+function toInvite(row: InviteRow | ListedInviteRow): Invite {
+  const maker = 'maker_name' in row ? row : { maker_name: null, maker_email: null };
+  return {
+    id: row.id,
+    role: row.role,
+    email: row.email,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    createdBy: row.created_by
+      ? { id: row.created_by, name: maker.maker_name ?? '', email: maker.maker_email ?? '' }
+      : null,
+  };
 }
 
-export function createAccountsService({ db, clock, insertWorkspace, loginLimits }: AccountsServiceDeps) {
+export function createAccountsService({
+  db,
+  clock,
+  insertWorkspace,
+  keysOfPerson,
+  knownDevices,
+  loginLimits,
+  workspaceCreation,
+  passwordQueue = createPasswordQueue(),
+  setupToken,
+}: AccountsServiceDeps) {
   const repository = createAccountsRepository(db);
   const limits = { ...DEFAULT_LOGIN_LIMITS, ...loginLimits };
+  const creation = { ...DEFAULT_WORKSPACE_CREATION, ...workspaceCreation };
 
   /**
-   * Seconds until a sign-in naming this account from this address may be tried, or 0. The
-   * failures are counted in the database, so the limits hold across every API process.
+   * What a password check for this user from this caller counts against. A browser that signed in
+   * as the user before (a valid device cookie) has a limit of its own; every other attempt counts
+   * against the account's limit for unknown browsers and its address's. So a stranger's wrong
+   * guesses lock out unknown browsers only, never the owner's known one.
    */
-  async function signInWait(accountKey: string, addressKey: string): Promise<number> {
+  function limitKeys(emailNormalized: string, userId: string | undefined, caller: Caller): string[] {
+    const deviceId = userId ? knownDevices.identify(caller.device, userId) : undefined;
+    if (deviceId) return [`device:${deviceId}`];
+    return [`account:${emailNormalized}`, `address:${caller.address}`];
+  }
+
+  /**
+   * Seconds until a password may be tried against these keys, or 0. The failures are counted in
+   * the database, so the limits hold across every API process.
+   */
+  async function signInWait(keys: string[]): Promise<number> {
     const now = clock.now();
-    const rows = await repository.countSignInFailures([accountKey, addressKey], now.toISOString());
+    const rows = await repository.countSignInFailures(keys, now.toISOString());
     let wait = 0;
     for (const row of rows) {
-      const max = row.key === accountKey ? limits.perAccount : limits.perAddress;
+      const max = row.key.startsWith('address:') ? limits.perAddress : limits.perAccount;
       if (row.failures < max) continue;
       wait = Math.max(wait, Math.max(1, Math.ceil((Date.parse(row.reset_at) - now.getTime()) / 1000)));
     }
     return wait;
   }
 
-  async function recordSignInFailure(accountKey: string, addressKey: string): Promise<void> {
+  async function requireNoWait(keys: string[], what: string): Promise<void> {
+    const wait = await signInWait(keys);
+    if (wait > 0) {
+      throw new AppError(429, 'rate_limited', `too many ${what}; retry in ${wait} s`, undefined, {
+        'Retry-After': String(wait),
+      });
+    }
+  }
+
+  async function recordSignInFailure(keys: string[]): Promise<void> {
     const now = clock.now();
     await repository.pruneSignInFailures(now.toISOString());
     await repository.recordSignInFailure(
-      [accountKey, addressKey],
+      keys,
       now.toISOString(),
       new Date(now.getTime() + limits.windowMs).toISOString(),
     );
@@ -154,22 +232,17 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
     }
   }
 
-  async function checkCredentials(input: { email: string; password: string; address: string }) {
+  async function checkCredentials(input: { email: string; password: string } & Caller) {
     const emailNormalized = normalizeEmail(input.email);
-    const accountKey = `account:${emailNormalized}`;
-    const addressKey = `address:${input.address}`;
-    const wait = await signInWait(accountKey, addressKey);
-    if (wait > 0) {
-      throw new AppError(429, 'rate_limited', `too many failed sign-ins; retry in ${wait} s`, undefined, {
-        'Retry-After': String(wait),
-      });
-    }
     const user = await repository.findUserByEmail(emailNormalized);
+    const keys = limitKeys(emailNormalized, user?.id, input);
+    await requireNoWait(keys, 'failed sign-ins');
+    const caller = `address:${input.address}`;
     const valid = user
-      ? await verifyPassword(input.password, user.password_hash)
-      : await verifyAgainstDecoy(input.password);
+      ? await passwordQueue.verify(input.password, user.password_hash, caller)
+      : await passwordQueue.verifyDecoy(input.password, caller);
     if (!user || !valid) {
-      await recordSignInFailure(accountKey, addressKey);
+      await recordSignInFailure(keys);
       throw new UnauthorizedError('the email or the password is not right');
     }
     return user;
@@ -198,11 +271,20 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
 
   /** Takes the invite (once) for an existing user or a new one, grants its role and opens a session. */
   async function joinInvite(
-    invite: { id: string; workspace_id: string; role: Role },
+    invite: { id: string; workspace_id: string; role: Role; created_by: string | null },
     user: string | { email: string; name: string; passwordHash: string },
+    options: { knownDevice?: boolean } = {},
   ): Promise<NewSession> {
     return inTransaction(db, async (trx) => {
       const now = clock.now().toISOString();
+      // An invite grants no more than its maker may grant now: none once they left, their new
+      // role's worth after a demotion (removal and demotion also revoke or cap it at once).
+      let grant = invite.role;
+      if (invite.created_by) {
+        const makerRole = await repository.findRole(invite.created_by, invite.workspace_id, trx);
+        if (!makerRole) throw inviteGone();
+        if (!hasRole(makerRole, grant)) grant = makerRole;
+      }
       const userId = typeof user === 'string' ? user : await insertUser(trx, user);
       if (!(await repository.takeInvite(trx, invite.id, userId, now))) throw inviteGone();
       const role = await repository.findRole(userId, invite.workspace_id, trx);
@@ -210,26 +292,42 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
         await repository.insertMembership(trx, {
           userId,
           workspaceId: invite.workspace_id,
-          role: invite.role,
+          role: grant,
           createdAt: now,
         });
-      } else if (!hasRole(role, invite.role)) {
-        await repository.updateRole(trx, invite.workspace_id, userId, invite.role);
+      } else if (!hasRole(role, grant)) {
+        await repository.updateRole(trx, invite.workspace_id, userId, grant);
       }
-      return createSession(trx, userId, invite.workspace_id);
+      const session = await createSession(trx, userId, invite.workspace_id);
+      return options.knownDevice ? { ...session, device: knownDevices.issue(userId) } : session;
     });
   }
 
   return {
     setupRequired: async () => !(await repository.isSetUp()),
 
+    /** Whether setting up needs the setup token the server printed (it is reachable from other machines). */
+    setupTokenRequired: () => setupToken !== undefined,
+
+    /** The token first-run setup needs, for the server's log; undefined when none is needed. */
+    setupToken: () => setupToken,
+
     /**
      * The first-run setup: the owner and the first workspace, once. Two browsers racing here make one
      * owner: the installation row is claimed first, and the loser's transaction stops on it.
      */
-    async setup(input: { name: string; email: string; password: string; workspaceName: string }): Promise<NewSession> {
+    async setup(
+      input: { name: string; email: string; password: string; workspaceName: string; setupToken?: string },
+      caller: Caller,
+    ): Promise<NewSession> {
       if (await repository.isSetUp()) throw new ConflictError('this installation is set up already; sign in instead');
-      const passwordHash = await hashPassword(input.password);
+      if (setupToken !== undefined && !sameToken(input.setupToken ?? '', setupToken)) {
+        const message = 'enter the setup token the server printed in its log when it started';
+        throw new AppError(403, 'setup_token_invalid', `setupToken: ${message}`, [
+          { path: '/body/setupToken', message },
+        ]);
+      }
+      const passwordHash = await passwordQueue.hash(input.password, `address:${caller.address}`);
       return inTransaction(db, async (trx) => {
         const now = clock.now().toISOString();
         if (!(await repository.markSetUp(trx, null, now))) {
@@ -237,9 +335,9 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
         }
         const userId = await insertUser(trx, { email: input.email, name: input.name, passwordHash });
         await trx.updateTable('installation').set({ owner_user_id: userId }).where('id', '=', 1).execute();
-        const workspace = await insertWorkspace(trx, input.workspaceName.trim());
+        const workspace = await insertWorkspace(trx, input.workspaceName.trim(), userId);
         await repository.insertMembership(trx, { userId, workspaceId: workspace.id, role: 'owner', createdAt: now });
-        return createSession(trx, userId, workspace.id);
+        return { ...(await createSession(trx, userId, workspace.id)), device: knownDevices.issue(userId) };
       });
     },
 
@@ -280,17 +378,13 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
      * Email and password to a session. Failures are counted per account and per client address;
      * past either limit the answer is 429 before the password is even checked.
      */
-    async signIn(input: {
-      email: string;
-      password: string;
-      address: string;
-      workspaceId?: string;
-    }): Promise<NewSession> {
+    async signIn(input: { email: string; password: string; workspaceId?: string } & Caller): Promise<NewSession> {
       const user = await checkCredentials(input);
       const workspaceId = await landingWorkspace(user.id, input.workspaceId);
       // Sessions nobody used again would stay forever: each sign-in sweeps the expired ones (indexed).
       await repository.deleteExpiredSessions(clock.now().toISOString());
-      return inTransaction(db, (trx) => createSession(trx, user.id, workspaceId));
+      const session = await inTransaction(db, (trx) => createSession(trx, user.id, workspaceId));
+      return { ...session, device: knownDevices.issue(user.id) };
     },
 
     /** The session a cookie's token names, if it exists and has not expired. */
@@ -340,22 +434,50 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
     },
 
     /** A new password; every other session of the user ends, this one stays signed in. */
-    async changePassword(userId: string, sessionId: string, currentPassword: string, newPassword: string) {
+    async changePassword(
+      userId: string,
+      sessionId: string,
+      currentPassword: string,
+      newPassword: string,
+      caller: Caller,
+    ) {
       const user = await repository.findUserById(userId);
-      if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
+      if (!user) throw new UnauthorizedError('the session has ended; sign in again');
+      // A wrong current password is a guess like a wrong sign-in: counted against the same limit.
+      const keys = limitKeys(user.email_normalized, user.id, caller);
+      await requireNoWait(keys, 'wrong passwords');
+      if (!(await passwordQueue.verify(currentPassword, user.password_hash, `user:${userId}`))) {
+        await recordSignInFailure(keys);
         throw ValidationError.field('/body/currentPassword', 'the current password is not right');
       }
-      const passwordHash = await hashPassword(newPassword);
+      const passwordHash = await passwordQueue.hash(newPassword, `user:${userId}`);
       await inTransaction(db, async (trx) => {
         await repository.updatePasswordHash(trx, userId, passwordHash, clock.now().toISOString());
         await repository.deleteSessionsOfUser(trx, userId, sessionId);
       });
     },
 
-    /** A new workspace made by a signed-in user, who owns it; the session moves into it. */
+    /**
+     * A new workspace made by a signed-in user, who owns it; the session moves into it. Only the
+     * installation's owner may, unless the operator opened it to everyone; each person up to a cap.
+     */
     async createWorkspace(userId: string, sessionId: string, name: string): Promise<WorkspaceRecord> {
+      if (!creation.open && (await repository.installationOwner()) !== userId) {
+        throw new ForbiddenError(
+          "only the installation's owner makes workspaces here; ask them, or for an invite to an existing one",
+          'workspace_creation_closed',
+        );
+      }
       return inTransaction(db, async (trx) => {
-        const workspace = await insertWorkspace(trx, name.trim());
+        await repository.lockUser(trx, userId);
+        if ((await repository.countWorkspacesCreatedBy(trx, userId)) >= creation.maxPerPerson) {
+          throw new AppError(
+            409,
+            'workspace_limit_reached',
+            `one person may make at most ${creation.maxPerPerson} workspaces on this server`,
+          );
+        }
+        const workspace = await insertWorkspace(trx, name.trim(), userId);
         await repository.insertMembership(trx, {
           userId,
           workspaceId: workspace.id,
@@ -378,13 +500,31 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
           throw new ConflictError('a workspace keeps at least one owner; make another member owner first');
         }
         await repository.updateRole(trx, workspaceId, userId, role);
+        // what they made can do no more than they now may
+        await keysOfPerson.cap(trx, workspaceId, userId, role);
+        await repository.capOpenInvitesMadeBy(trx, workspaceId, userId, role);
         const member = (await repository.listMembers(workspaceId, trx)).find((m) => m.userId === userId);
         if (!member) throw new NotFoundError(`member ${userId} not found`);
         return member;
       });
     },
 
-    /** Removes a member: their sessions in this workspace end at once. */
+    /** What removing the member would revoke: the keys and open invites they made here. */
+    async memberAccess(workspaceId: string, userId: string): Promise<MemberAccess> {
+      await requireMembership(userId, workspaceId).catch(() => {
+        throw new NotFoundError(`member ${userId} not found`);
+      });
+      const now = clock.now().toISOString();
+      return {
+        keys: await keysOfPerson.list(workspaceId, userId),
+        invites: (await repository.listPendingInvites(workspaceId, now, userId)).map(toInvite),
+      };
+    },
+
+    /**
+     * Removes a member: their sessions in this workspace end at once, and so do the API keys and open
+     * invites they made here (re-issue a key first to keep it).
+     */
     async removeMember(actorRole: Role, workspaceId: string, userId: string): Promise<void> {
       await inTransaction(db, async (trx) => {
         const current = await repository.findRole(userId, workspaceId, trx);
@@ -395,6 +535,8 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
         }
         await repository.deleteMembership(trx, workspaceId, userId);
         await repository.deleteSessionsInWorkspace(trx, userId, workspaceId);
+        await keysOfPerson.revoke(trx, workspaceId, userId);
+        await repository.deleteOpenInvitesMadeBy(trx, workspaceId, userId);
       });
     },
 
@@ -459,14 +601,14 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
      */
     async acceptInvite(
       token: string,
-      input: { email: string; password: string; name?: string; address: string },
+      input: { email: string; password: string; name?: string } & Caller,
     ): Promise<NewSession> {
       const invite = await openInvite(hashToken(token));
       requireInvitedEmail(invite, input.email);
       const existing = await repository.findUserByEmail(normalizeEmail(input.email));
       if (existing) {
         await checkCredentials(input);
-        return joinInvite(invite, existing.id);
+        return joinInvite(invite, existing.id, { knownDevice: true });
       }
       if (!input.name?.trim()) throw ValidationError.field('/body/name', 'a new account needs a name');
       if (input.password.length < MIN_PASSWORD_LENGTH) {
@@ -475,8 +617,8 @@ export function createAccountsService({ db, clock, insertWorkspace, loginLimits 
           `a new password needs at least ${MIN_PASSWORD_LENGTH} characters`,
         );
       }
-      const passwordHash = await hashPassword(input.password);
-      return joinInvite(invite, { email: input.email, name: input.name, passwordHash });
+      const passwordHash = await passwordQueue.hash(input.password, `address:${input.address}`);
+      return joinInvite(invite, { email: input.email, name: input.name, passwordHash }, { knownDevice: true });
     },
 
     /**

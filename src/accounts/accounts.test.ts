@@ -28,7 +28,13 @@ function asSession(response: LightMyRequestResponse) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ clock, trustProxy: true, loginLimits: { perAccount: 3, perAddress: 6, windowMs: 60_000 } });
+  // workspace creation open to everyone here; who may make workspaces is proven in access-ends.test.ts
+  t = await createTestApp({
+    clock,
+    trustProxy: true,
+    loginLimits: { perAccount: 3, perAddress: 6, windowMs: 60_000 },
+    workspaceCreation: { open: true },
+  });
 });
 
 afterAll(async () => {
@@ -37,7 +43,10 @@ afterAll(async () => {
 
 describe('first-run setup', () => {
   it('creates the owner and the first workspace once, and signs the owner in', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ setupRequired: true });
+    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({
+      setupRequired: true,
+      setupTokenRequired: false,
+    });
 
     const created = await t.app.inject({ method: 'POST', url: '/api/setup', payload: OWNER });
     expect(created.statusCode, created.body).toBe(201);
@@ -55,7 +64,10 @@ describe('first-run setup', () => {
     expect(setCookie).not.toContain('Secure');
     expect(JSON.stringify(body)).not.toContain(OWNER.password);
 
-    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ setupRequired: false });
+    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({
+      setupRequired: false,
+      setupTokenRequired: false,
+    });
     const again = await t.app.inject({
       method: 'POST',
       url: '/api/setup',
@@ -85,6 +97,7 @@ describe('first-run setup', () => {
           race.app.inject({
             method: 'POST',
             url: '/api/setup',
+            remoteAddress: `10.9.0.${i}`,
             payload: { ...OWNER, email: `owner${i}@example.com`, workspaceName: `Race ${i}` },
           }),
         ),
@@ -479,7 +492,7 @@ describe('roles, members and invites', () => {
     expectProblem(await member.request({ method: 'GET', url: '/api/mailboxes' }), 401, 'unauthorized');
   });
 
-  it('lets a signed-in person create a workspace they own and switch between workspaces', async () => {
+  it('lets a signed-in person create a workspace they own (when open to everyone) and switch between workspaces', async () => {
     const created = await admin.request({ method: 'POST', url: '/api/workspaces', payload: { name: 'Side project' } });
     expect(created.statusCode, created.body).toBe(201);
     const workspaceId = created.json().workspace.id;

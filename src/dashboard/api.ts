@@ -41,7 +41,15 @@ import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
 import type { ApiKey, CreatedApiKey } from '../workspaces/workspaces.schemas.js';
-import type { CreatedInvite, Invite, InvitePreview, Member, SessionInfo } from '../accounts/accounts.schemas.js';
+import type {
+  CreatedInvite,
+  Invite,
+  InvitePreview,
+  Member,
+  MemberAccess,
+  SessionInfo,
+  SetupStatus,
+} from '../accounts/accounts.schemas.js';
 
 // The shapes are the server's own schemas (type-only imports: nothing of the server is bundled).
 export type {
@@ -83,7 +91,7 @@ export type {
   PlacementTest,
 };
 
-export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, Role, SessionInfo };
+export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, MemberAccess, Role, SessionInfo };
 
 export type InteractionType = Interaction['type'];
 
@@ -329,8 +337,9 @@ export const api = {
   createApiKey: (body: { name: string; role: Exclude<Role, 'owner'> }) =>
     json<CreatedApiKey>('POST', '/keys', { body }),
   revokeApiKey: (id: string) => json<void>('DELETE', `/keys/${encodeURIComponent(id)}`),
-  setupStatus: () => json<{ setupRequired: boolean }>('GET', '/setup', { quiet: true }),
-  setUp: (body: { name: string; email: string; password: string; workspaceName: string }) =>
+  reissueApiKey: (id: string) => json<CreatedApiKey>('POST', `/keys/${encodeURIComponent(id)}/reissue`),
+  setupStatus: () => json<SetupStatus>('GET', '/setup', { quiet: true }),
+  setUp: (body: { name: string; email: string; password: string; workspaceName: string; setupToken?: string }) =>
     json<SessionInfo>('POST', '/setup', { body, quiet: true }),
   signIn: (body: { email: string; password: string }) => json<SessionInfo>('POST', '/session', { body, quiet: true }),
   oidcSignIn: () => json<{ enabled: boolean; name: string | null }>('GET', '/session/oidc', { quiet: true }),
@@ -346,6 +355,8 @@ export const api = {
   updateMember: (userId: string, role: Role) =>
     json<Member>('PATCH', `/workspace/members/${encodeURIComponent(userId)}`, { body: { role } }),
   removeMember: (userId: string) => json<void>('DELETE', `/workspace/members/${encodeURIComponent(userId)}`),
+  memberAccess: (userId: string) =>
+    json<MemberAccess>('GET', `/workspace/members/${encodeURIComponent(userId)}/access`),
   invites: () => json<{ invites: Invite[] }>('GET', '/workspace/invites').then((r) => r.invites),
   createInvite: (body: { role: Role; email?: string }) => json<CreatedInvite>('POST', '/workspace/invites', { body }),
   revokeInvite: (id: string) => json<void>('DELETE', `/workspace/invites/${encodeURIComponent(id)}`),

@@ -94,7 +94,7 @@ export function App() {
           setAuth({ kind: 'session', session: info });
         },
         async () => {
-          const status = await api.setupStatus().catch(() => ({ setupRequired: false }));
+          const status = await api.setupStatus().catch(() => ({ setupRequired: false, setupTokenRequired: false }));
           setAuth(status.setupRequired ? { kind: 'setup' } : { kind: 'signed-out' });
         },
       );

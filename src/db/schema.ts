@@ -14,6 +14,8 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: string;
+  /** The person who made it (counted against their cap); null when made by the CLI, a key or before migration 031. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -31,6 +33,11 @@ export interface ApiKeysTable {
   origin: ColumnType<ApiKeyOrigin, ApiKeyOrigin | undefined, ApiKeyOrigin>;
   /** What the key may do in its workspace (never `owner`); keys older than migration 013 are `admin`. */
   role: ColumnType<Role, Role | undefined, Role>;
+  /**
+   * The person who made it (for a key made with a key: that key's maker); null for bootstrap and
+   * CLI keys and keys older than migration 031. Their removal revokes it, their demotion caps it.
+   */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type ApiKeyOrigin = 'bootstrap' | 'issued';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { AuthenticatedKey } from './auth.js';
-import { createAuthenticationCache } from './auth-cache.js';
+import { changesKeyAccess, createAuthenticationCache } from './auth-cache.js';
 
 describe('createAuthenticationCache', () => {
   function counting() {
@@ -94,5 +94,17 @@ describe('API key cache in the app (WARMUP_AUTH_CACHE_MS)', () => {
     if (Date.now() - revokedAt < TTL_MS) expect(onB.statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50));
     expect((await call(replicaB, apiKey)).statusCode).toBe(401);
+  });
+});
+
+describe('changesKeyAccess', () => {
+  it('clears the cache after what revokes a key or lowers its role, and after nothing else', () => {
+    expect(changesKeyAccess('DELETE', '/api/keys/key_1')).toBe(true);
+    expect(changesKeyAccess('POST', '/api/keys/key_1/reissue')).toBe(true);
+    expect(changesKeyAccess('DELETE', '/api/workspace/members/usr_1')).toBe(true);
+    expect(changesKeyAccess('PATCH', '/api/workspace/members/usr_1?x=1')).toBe(true);
+    expect(changesKeyAccess('POST', '/api/keys')).toBe(false);
+    expect(changesKeyAccess('GET', '/api/workspace/members/usr_1/access')).toBe(false);
+    expect(changesKeyAccess('POST', '/api/templates')).toBe(false);
   });
 });

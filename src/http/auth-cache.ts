@@ -42,3 +42,15 @@ export function createAuthenticationCache(
     },
   };
 }
+
+/**
+ * Whether a successful request may have revoked a key or lowered its role, so the cache must be
+ * cleared: revoking or re-issuing a key, and removing or changing the role of a member (whose
+ * keys go with them or are capped at their new role).
+ */
+export function changesKeyAccess(method: string, url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  if (method === 'DELETE' && path.startsWith('/api/keys/')) return true;
+  if (method === 'POST' && /^\/api\/keys\/[^/]+\/reissue$/.test(path)) return true;
+  return (method === 'DELETE' || method === 'PATCH') && path.startsWith('/api/workspace/members/');
+}

@@ -16,6 +16,11 @@ declare module 'fastify' {
     userId: string;
     /** The browser session that authenticated the request; '' for an API key. */
     sessionId: string;
+    /**
+     * The person the request acts for: the signed-in person, or the person who made the API key
+     * ('' for a key nobody made: bootstrap or CLI). What it makes is recorded as theirs.
+     */
+    personId: string;
   }
   interface FastifyContextConfig {
     /** Who may call the route; without it, `defaultAccess` of the method (GET: viewer, else member). */
@@ -27,6 +32,8 @@ export interface AuthenticatedKey {
   workspaceId: string;
   keyId: string;
   role: Role;
+  /** The person who made the key; null (or absent) for a key nobody made (bootstrap, CLI). */
+  createdBy?: string | null;
 }
 
 /** Who a valid session cookie belongs to. */
@@ -149,6 +156,7 @@ export function requireAccess(
   scope.decorateRequest('role', null);
   scope.decorateRequest('userId', '');
   scope.decorateRequest('sessionId', '');
+  scope.decorateRequest('personId', '');
 
   scope.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -185,6 +193,7 @@ export function requireAccess(
       request.workspaceId = found.workspaceId;
       request.apiKeyId = found.keyId;
       request.role = found.role;
+      request.personId = found.createdBy ?? '';
       if (access === 'signed-in') {
         throw new ForbiddenError('this route is for a signed-in person; an API key cannot use it');
       }
@@ -201,6 +210,7 @@ export function requireAccess(
       }
       request.sessionId = session.sessionId;
       request.userId = session.userId;
+      request.personId = session.userId;
       request.workspaceId = session.workspaceId ?? '';
       request.role = session.role;
     }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyOrigin, Database } from '../db/schema.js';
-import type { KeyRole } from '../http/access.js';
+import { ROLES, type KeyRole, type Role } from '../http/access.js';
 
 export interface WorkspaceRecord {
   id: string;
@@ -17,6 +17,8 @@ export interface ApiKeyRecord {
   role: KeyRole;
   createdAt: string;
   lastUsedAt: string | null;
+  /** The person who made it; null for bootstrap and CLI keys and keys older than provenance. */
+  createdBy: { id: string; name: string; email: string } | null;
 }
 
 export interface NewApiKey {
@@ -28,6 +30,7 @@ export interface NewApiKey {
   origin: ApiKeyOrigin;
   role: KeyRole;
   createdAt: string;
+  createdBy: string | null;
 }
 
 // The column holds a Role; a key is never stored as owner (the service refuses it), so read it as a key role.
@@ -38,10 +41,14 @@ function asKeyRole(role: string): KeyRole {
 /** Workspace and API key SQL; key queries that take a workspace id never reach another workspace's keys. */
 export function createWorkspacesRepository(db: Kysely<Database>) {
   return {
-    async insertWorkspace(trx: Kysely<Database>, workspace: WorkspaceRecord): Promise<void> {
+    async insertWorkspace(
+      trx: Kysely<Database>,
+      workspace: WorkspaceRecord,
+      createdBy: string | null = null,
+    ): Promise<void> {
       await trx
         .insertInto('workspaces')
-        .values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt })
+        .values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt, created_by: createdBy })
         .execute();
     },
 
@@ -57,6 +64,7 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
           origin: key.origin,
           role: key.role,
           created_at: key.createdAt,
+          created_by: key.createdBy,
         })
         .onConflict((oc) => oc.column('key_hash').doNothing())
         .execute();
@@ -78,14 +86,20 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
       return row && { id: row.id, name: row.name, createdAt: row.created_at };
     },
 
-    async findByKeyHash(
-      keyHash: string,
-    ): Promise<
-      { id: string; workspaceId: string; keyHash: string; role: KeyRole; lastUsedAt: string | null } | undefined
+    async findByKeyHash(keyHash: string): Promise<
+      | {
+          id: string;
+          workspaceId: string;
+          keyHash: string;
+          role: KeyRole;
+          lastUsedAt: string | null;
+          createdBy: string | null;
+        }
+      | undefined
     > {
       const row = await db
         .selectFrom('api_keys')
-        .select(['id', 'workspace_id', 'key_hash', 'role', 'last_used_at'])
+        .select(['id', 'workspace_id', 'key_hash', 'role', 'last_used_at', 'created_by'])
         .where('key_hash', '=', keyHash)
         .executeTakeFirst();
       return (
@@ -95,6 +109,7 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
           keyHash: row.key_hash,
           role: asKeyRole(row.role),
           lastUsedAt: row.last_used_at,
+          createdBy: row.created_by,
         }
       );
     },
@@ -103,15 +118,27 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },
 
-    /** The workspace's keys, oldest first. */
-    async listApiKeys(workspaceId: string, executor: Kysely<Database> = db): Promise<ApiKeyRecord[]> {
-      const rows = await executor
+    /** The workspace's keys, oldest first; with `madeBy`, only the keys that person made. */
+    async listApiKeys(workspaceId: string, executor: Kysely<Database> = db, madeBy?: string): Promise<ApiKeyRecord[]> {
+      let query = executor
         .selectFrom('api_keys')
-        .select(['id', 'workspace_id', 'name', 'prefix', 'origin', 'role', 'created_at', 'last_used_at'])
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .execute();
+        .leftJoin('users', 'users.id', 'api_keys.created_by')
+        .select([
+          'api_keys.id',
+          'api_keys.workspace_id',
+          'api_keys.name',
+          'api_keys.prefix',
+          'api_keys.origin',
+          'api_keys.role',
+          'api_keys.created_at',
+          'api_keys.last_used_at',
+          'api_keys.created_by',
+          'users.name as maker_name',
+          'users.email as maker_email',
+        ])
+        .where('api_keys.workspace_id', '=', workspaceId);
+      if (madeBy !== undefined) query = query.where('api_keys.created_by', '=', madeBy);
+      const rows = await query.orderBy('api_keys.created_at', 'asc').orderBy('api_keys.id', 'asc').execute();
       return rows.map((row) => ({
         id: row.id,
         workspaceId: row.workspace_id,
@@ -121,7 +148,35 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
         role: asKeyRole(row.role),
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
+        // a maker whose account is gone still names the key's origin by id
+        createdBy: row.created_by
+          ? { id: row.created_by, name: row.maker_name ?? '', email: row.maker_email ?? '' }
+          : null,
       }));
+    },
+
+    /** Revokes every key the person made in the workspace: their access ends with their membership. */
+    async deleteKeysMadeBy(trx: Kysely<Database>, workspaceId: string, userId: string): Promise<number> {
+      const result = await trx
+        .deleteFrom('api_keys')
+        .where('workspace_id', '=', workspaceId)
+        .where('created_by', '=', userId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Lowers the keys the person made in the workspace to `role` where they stood higher. */
+    async capKeysMadeBy(trx: Kysely<Database>, workspaceId: string, userId: string, role: Role): Promise<number> {
+      const above = ROLES.slice(ROLES.indexOf(role) + 1);
+      if (above.length === 0) return 0;
+      const result = await trx
+        .updateTable('api_keys')
+        .set({ role })
+        .where('workspace_id', '=', workspaceId)
+        .where('created_by', '=', userId)
+        .where('role', 'in', above)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     /** Whether any person belongs to the workspace (then it stays reachable without a key). */

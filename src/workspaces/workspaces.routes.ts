@@ -46,7 +46,8 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
           tags: keyTags,
           operationId: 'listApiKeys',
           summary: "List the workspace's API keys",
-          description: 'Oldest first, at most 100. Name, prefix, creation and last use (to the minute); never a key.',
+          description:
+            'Oldest first, at most 100. Name, prefix, who made it, creation and last use (to the minute); never a key.',
           response: { 200: ApiKeyList, ...errorResponses(401, 429) },
         },
       },
@@ -62,13 +63,42 @@ export function apiKeysRoutes(workspaces: WorkspacesService): FastifyPluginAsync
           operationId: 'createApiKey',
           summary: 'Create an API key',
           description:
-            'The answer holds the key itself (`apiKey`) this once; only its hash is stored. A workspace holds at most 100 keys (409 `key_limit_reached`).',
+            'The answer holds the key itself (`apiKey`) this once; only its hash is stored. A workspace holds at most 100 keys (409 `key_limit_reached`). The key is recorded as made by the signed-in person (or by the maker of the key making it): removing that person revokes it, demoting them caps its role.',
           body: CreateApiKeyBody,
           response: { 201: CreatedApiKey, ...errorResponses(400, 401, 409, 413, 415, 429) },
         },
       },
       async (request, reply) => {
-        const created = await workspaces.createApiKey(request.workspaceId, request.body.name, request.body.role);
+        const created = await workspaces.createApiKey(
+          request.workspaceId,
+          request.body.name,
+          request.body.role,
+          request.personId || null,
+        );
+        return reply.code(201).header('Location', `/api/keys/${created.key.id}`).send(created);
+      },
+    );
+
+    app.post(
+      '/:id/reissue',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags: keyTags,
+          operationId: 'reissueApiKey',
+          summary: 'Re-issue an API key under your name',
+          description:
+            'Replaces the key with a new one of the same name and role, made by you: the old key stops working at once and the new one is in the answer this once. Keeps an integration whose key was made by someone about to be removed.',
+          params: IdParams,
+          response: { 201: CreatedApiKey, ...errorResponses(401, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const created = await workspaces.reissueApiKey(
+          request.workspaceId,
+          request.params.id,
+          request.personId || null,
+        );
         return reply.code(201).header('Location', `/api/keys/${created.key.id}`).send(created);
       },
     );

@@ -8,6 +8,16 @@ export const Workspace = Type.Object({
 });
 export type Workspace = Static<typeof Workspace>;
 
+/** The person who made a key or an invite; null when nobody recorded one (bootstrap, CLI, older entries). */
+export const MadeBy = Type.Union(
+  [Type.Object({ id: Type.String(), name: Type.String(), email: Type.String() }), Type.Null()],
+  {
+    description:
+      'Who made it: removing that person from the workspace revokes it, demoting them caps it at their new role; null for the bootstrap key, keys made by the CLI and entries older than this field',
+  },
+);
+export type MadeBy = Static<typeof MadeBy>;
+
 export const ApiKey = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -23,6 +33,7 @@ export const ApiKey = Type.Object({
     description: 'Updated at most once a minute',
   }),
   current: Type.Boolean({ description: 'True for the key that made this request' }),
+  createdBy: MadeBy,
 });
 export type ApiKey = Static<typeof ApiKey>;
 

@@ -14,7 +14,7 @@ import {
   type WorkspaceRecord,
 } from './workspaces.repository.js';
 import type { ApiKey, CreatedApiKey } from './workspaces.schemas.js';
-import type { KeyRole } from '../http/access.js';
+import type { KeyRole, Role } from '../http/access.js';
 
 export const DEFAULT_WORKSPACE_ID = 'ws_default';
 
@@ -41,6 +41,7 @@ function toApiKey(record: ApiKeyRecord, currentKeyId?: string): ApiKey {
     createdAt: record.createdAt,
     lastUsedAt: record.lastUsedAt,
     current: record.id === currentKeyId,
+    createdBy: record.createdBy,
   };
 }
 
@@ -64,19 +65,33 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
         origin: 'issued',
         role: 'admin',
         createdAt: workspace.createdAt,
+        createdBy: null,
       });
       await onWorkspaceCreated(trx, id);
     });
     return { workspace, apiKey };
   }
 
+  async function keyRecord(workspaceId: string, id: string): Promise<ApiKey> {
+    const record = (await repository.listApiKeys(workspaceId)).find((key) => key.id === id);
+    if (!record) throw new NotFoundError(`API key ${id} not found`);
+    return toApiKey(record);
+  }
+
   return {
     createWorkspace,
 
-    /** A workspace with its starting content and no API key, inside the caller's transaction (accounts). */
-    async insertWorkspace(trx: Kysely<Database>, name: string): Promise<WorkspaceRecord> {
+    /**
+     * A workspace with its starting content and no API key, inside the caller's transaction
+     * (accounts); `createdBy` is the person who made it, counted against their cap.
+     */
+    async insertWorkspace(
+      trx: Kysely<Database>,
+      name: string,
+      createdBy: string | null = null,
+    ): Promise<WorkspaceRecord> {
       const workspace = { id: newId('ws'), name, createdAt: clock.now().toISOString() };
-      await repository.insertWorkspace(trx, workspace);
+      await repository.insertWorkspace(trx, workspace, createdBy);
       await onWorkspaceCreated(trx, workspace.id);
       return workspace;
     },
@@ -109,6 +124,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
           origin: 'bootstrap',
           role: 'admin',
           createdAt: now,
+          createdBy: null,
         });
         return { revokedKeys };
       });
@@ -126,7 +142,7 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
       if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USED_PRECISION_MS) {
         await repository.touchApiKey(found.id, now.toISOString());
       }
-      return { workspaceId: found.workspaceId, keyId: found.id, role: found.role };
+      return { workspaceId: found.workspaceId, keyId: found.id, role: found.role, createdBy: found.createdBy };
     },
 
     /** The workspace's keys, oldest first; `current` marks `currentKeyId`. Never the keys themselves. */
@@ -134,8 +150,16 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
       return (await repository.listApiKeys(workspaceId)).map((record) => toApiKey(record, currentKeyId));
     },
 
-    /** A new key for the workspace; the plain key is returned this once and stored only as a hash. */
-    async createApiKey(workspaceId: string, name: string, role: KeyRole = 'admin'): Promise<CreatedApiKey> {
+    /**
+     * A new key for the workspace; the plain key is returned this once and stored only as a hash.
+     * `createdBy` is the person making it (for a key made with a key, that key's maker).
+     */
+    async createApiKey(
+      workspaceId: string,
+      name: string,
+      role: KeyRole = 'admin',
+      createdBy: string | null = null,
+    ): Promise<CreatedApiKey> {
       const existing = await repository.listApiKeys(workspaceId);
       if (existing.length >= MAX_API_KEYS_PER_WORKSPACE) {
         throw new LimitExceededError(
@@ -154,11 +178,51 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
         origin: 'issued',
         role,
         createdAt: clock.now().toISOString(),
+        createdBy,
       };
       await inTransaction(db, (trx) => repository.insertApiKey(trx, key));
-      const record: ApiKeyRecord = { ...key, lastUsedAt: null };
-      return { key: toApiKey(record), apiKey };
+      return { key: await keyRecord(workspaceId, key.id), apiKey };
     },
+
+    /**
+     * A key made again under the same name and role with a new secret, made by `createdBy`: the old
+     * secret stops working at once. Keeps an integration running when the person who made its key
+     * leaves: re-issued by whoever stays, it is no longer revoked with its old maker.
+     */
+    async reissueApiKey(workspaceId: string, id: string, createdBy: string | null): Promise<CreatedApiKey> {
+      const apiKey = generateApiKey();
+      const newKeyId = newId('key');
+      await inTransaction(db, async (trx) => {
+        const old = (await repository.listApiKeys(workspaceId, trx)).find((key) => key.id === id);
+        if (!old) throw new NotFoundError(`API key ${id} not found`);
+        await repository.deleteApiKey(trx, workspaceId, id);
+        await repository.insertApiKey(trx, {
+          id: newKeyId,
+          workspaceId,
+          name: old.name,
+          keyHash: hashApiKey(apiKey),
+          prefix: keyPrefix(apiKey),
+          origin: 'issued',
+          role: old.role,
+          createdAt: clock.now().toISOString(),
+          createdBy,
+        });
+      });
+      return { key: await keyRecord(workspaceId, newKeyId), apiKey };
+    },
+
+    /** The keys a person made in the workspace: what removing them revokes. */
+    async listKeysMadeBy(workspaceId: string, userId: string): Promise<ApiKey[]> {
+      return (await repository.listApiKeys(workspaceId, db, userId)).map((record) => toApiKey(record));
+    },
+
+    /** Inside the caller's transaction (accounts): revokes the keys the person made in the workspace. */
+    revokeKeysMadeBy: (trx: Kysely<Database>, workspaceId: string, userId: string) =>
+      repository.deleteKeysMadeBy(trx, workspaceId, userId),
+
+    /** Inside the caller's transaction (accounts): a demotion caps the keys the person made at `role`. */
+    capKeysMadeBy: (trx: Kysely<Database>, workspaceId: string, userId: string, role: Role) =>
+      repository.capKeysMadeBy(trx, workspaceId, userId, role),
 
     /**
      * Deletes a key: the next request with it, on any replica, is a 401. The last key of a workspace

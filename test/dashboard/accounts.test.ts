@@ -4,6 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createPerson } from '../helpers/accounts.js';
 import { axeViolations } from './axe.js';
 import { chromiumAvailable, CHROMIUM_PATH, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
 
@@ -74,7 +75,10 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
     // No API key anywhere in the browser: the session is an HttpOnly cookie.
     expect(await page.evaluate('sessionStorage.getItem("warmup.apiKey")')).toBeNull();
     expect(await page.evaluate('document.cookie')).toBe('');
-    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({ setupRequired: false });
+    expect((await t.app.inject({ method: 'GET', url: '/api/setup' })).json()).toEqual({
+      setupRequired: false,
+      setupTokenRequired: false,
+    });
   });
 
   it('lets the owner invite a viewer from the Team page', async () => {
@@ -88,7 +92,7 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
     await link.waitFor();
     inviteLink = await link.inputValue();
     expect(inviteLink).toMatch(new RegExp(`^${base}/invite/[A-Za-z0-9_-]{40,}$`));
-    await page.getByText(`Viewer for ${VIEWER.email}`).waitFor();
+    await page.getByText(`Viewer for ${VIEWER.email}, made by ${OWNER.name}`).waitFor();
 
     // API keys for scripts are made here too, each with its role, and shown once.
     await page.getByLabel('Key name').fill('Reports script');
@@ -98,6 +102,7 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
     const apiKey = await shown.inputValue();
     expect(apiKey).toMatch(/^wk_/);
     await page.getByRole('button', { name: 'Revoke key Reports script' }).waitFor();
+    await page.getByText(`Viewer, made by ${OWNER.name}`).waitFor();
     const asKey = (method: 'GET' | 'POST', url: string) =>
       t.app.inject({ method, url, headers: { authorization: `Bearer ${apiKey}` } });
     expect((await asKey('GET', '/api/stats/dashboard')).statusCode).toBe(200);
@@ -193,6 +198,42 @@ describe.runIf(runBrowser)('accounts in Chromium', () => {
 
     await switcher.selectOption({ label: 'Acme' });
     await expect.poll(() => nav().getByRole('link').allTextContents()).toContain('Team');
+  });
+
+  it('says what removing a member revokes, and keeps a key re-issued from the confirmation', async () => {
+    const session = await page.evaluate(() => fetch('/api/session').then((r) => r.json()));
+    const leaver = await createPerson(t, session.workspace.id, 'admin', 'leo@example.com');
+    const keyOf = async (name: string) => {
+      const made = await leaver.request({ method: 'POST', url: '/api/keys', payload: { name, role: 'member' } });
+      return made.json().apiKey as string;
+    };
+    const crmKey = await keyOf('CRM sync');
+    const oldKey = await keyOf('Old script');
+    await leaver.request({ method: 'POST', url: '/api/workspace/invites', payload: { role: 'admin' } });
+    const status = (key: string) =>
+      t.app
+        .inject({ method: 'GET', url: '/api/workspace', headers: { authorization: `Bearer ${key}` } })
+        .then((r) => r.statusCode);
+
+    await nav().getByRole('link', { name: 'Team', exact: true }).click();
+    await heading('Team').waitFor();
+    await page.getByText('Member, made by admin person').first().waitFor();
+    await page.getByRole('button', { name: 'Remove leo@example.com' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('These stop working too').waitFor();
+    await dialog.getByText('Invite as admin').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Keep key CRM sync by re-issuing it' }).click();
+    const kept = dialog.getByLabel('New key for CRM sync (shown once)');
+    await kept.waitFor();
+    const newKey = await kept.inputValue();
+    expect(newKey).toMatch(/^wk_/);
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('admin person was removed').waitFor();
+
+    expect(await status(newKey)).toBe(200);
+    expect(await status(crmKey)).toBe(401);
+    expect(await status(oldKey)).toBe(401);
   });
 
   it('changes the password on the account page, then signs out everywhere', async () => {

@@ -69,8 +69,33 @@ describe('warmup CLI', () => {
     expect(keys.map((k) => k.key_hash)).not.toContain(printed.apiKey);
   });
 
+  it('serve on a non-loopback address prints a setup token, and setup needs it', async () => {
+    const fresh = await createTestDatabase();
+    const port = await freePort();
+    const open = await startWarmup(
+      ['serve', '--no-engine'],
+      { ...fresh.env, PORT: String(port), HOST: '0.0.0.0', WARMUP_SECRET_KEY: 'c'.repeat(64) },
+      /setup token [A-Za-z0-9_-]{32}/,
+    );
+    try {
+      const token = /#setup-token=([A-Za-z0-9_-]{32})/.exec(open.output())?.[1];
+      expect(token, open.output()).toBeDefined();
+      const url = `http://127.0.0.1:${port}/api/setup`;
+      expect(await (await fetch(url)).json()).toEqual({ setupRequired: true, setupTokenRequired: true });
+      const owner = { name: 'Ops', email: 'ops@example.com', password: 'a long password', workspaceName: 'Ops' };
+      const setUp = (body: object) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await setUp(owner)).status).toBe(403);
+      expect((await setUp({ ...owner, setupToken: token })).status).toBe(201);
+    } finally {
+      open.child.kill('SIGKILL');
+      await open.exited;
+      await fresh.close();
+    }
+  }, 60_000);
+
   it('user create --owner makes the first owner for a headless install; the owner signs in', async () => {
-    expect((await get('/api/setup')).body).toEqual({ setupRequired: true });
+    expect((await get('/api/setup')).body).toEqual({ setupRequired: true, setupTokenRequired: false });
     const result = await runWarmup(
       ['user', 'create', '--owner', '--email', 'ops@example.com', '--name', 'Ops', '--password-stdin'],
       env,
@@ -81,7 +106,7 @@ describe('warmup CLI', () => {
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout);
     expect(printed).toEqual({ userId: expect.stringMatching(/^usr_/), workspaceId: expect.stringMatching(/^ws_/) });
-    expect((await get('/api/setup')).body).toEqual({ setupRequired: false });
+    expect((await get('/api/setup')).body).toEqual({ setupRequired: false, setupTokenRequired: false });
 
     const signIn = await fetch(`${baseUrl}/api/session`, {
       method: 'POST',

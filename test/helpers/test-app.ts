@@ -8,7 +8,8 @@ import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import type { OidcSettings } from '../../src/oidc/oidc.config.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
-import type { LoginLimits } from '../../src/accounts/accounts.service.js';
+import type { LoginLimits, WorkspaceCreation } from '../../src/accounts/accounts.service.js';
+import type { PasswordQueueSettings } from '../../src/accounts/password-queue.js';
 import { getMailStack, stackMailPolicy } from '../mailstack/use-mail-stack.js';
 import { deadDnsPort } from './dns-server.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -71,6 +72,14 @@ export async function createTestApp(
     metricsToken?: string;
     /** Failed sign-ins allowed per account and per address (default: the service's). */
     loginLimits?: Partial<LoginLimits>;
+    /** Who may make workspaces (default: the installation's owner, as WARMUP_WORKSPACE_CREATION unset). */
+    workspaceCreation?: Partial<WorkspaceCreation>;
+    /** The bounded queue of password hashes (default: the service's). */
+    passwordQueue?: Partial<PasswordQueueSettings>;
+    /** First-run setup needs the setup token, as on a server reachable from other machines. */
+    requireSetupToken?: boolean;
+    /** How long a valid API key is remembered (default 0: looked up every time). */
+    authCacheMs?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -90,6 +99,9 @@ export async function createTestApp(
     // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on
     dnsServers: options.dnsServers ?? [`127.0.0.1:${await deadDnsPort()}`],
     ...(options.loginLimits ? { loginLimits: options.loginLimits } : {}),
+    ...(options.workspaceCreation ? { workspaceCreation: options.workspaceCreation } : {}),
+    ...(options.passwordQueue ? { passwordQueue: options.passwordQueue } : {}),
+    ...(options.requireSetupToken ? { requireSetupToken: true } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
@@ -101,6 +113,7 @@ export async function createTestApp(
     trustProxy: options.trustProxy,
     logger: options.logger,
     ...(options.slowRequestMs !== undefined ? { slowRequestMs: options.slowRequestMs } : {}),
+    ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
     healthCheck: async () => {},
   });
   await app.ready();

@@ -180,7 +180,7 @@ describe('attack 5: authentication', () => {
       owner = (await services.workspaces.createWorkspace('key owner')).apiKey;
     });
 
-    it('lists name, prefix, created and last used, and never a key or its hash', async () => {
+    it('lists name, prefix, maker, created and last used, and never a key or its hash', async () => {
       const { app } = await replicaApp();
       const created = await call(app, owner, { method: 'POST', url: '/api/keys', payload: { name: 'CI deploys' } });
       expect(created.statusCode, created.body).toBe(201);
@@ -199,6 +199,7 @@ describe('attack 5: authentication', () => {
       for (const k of keys) {
         expect(Object.keys(k).sort()).toEqual([
           'createdAt',
+          'createdBy',
           'current',
           'id',
           'lastUsedAt',

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.js';
 import { AccountCard, formErrors } from '../components/account-form.js';
 import { Button, ErrorBox, TextField } from '../components/ui.js';
@@ -17,6 +17,17 @@ export function SetupPage({
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [workspaceName, setWorkspaceName] = useState('');
+  // The log's link carries the token in the fragment, which no server sees.
+  const [setupToken, setSetupToken] = useState(
+    () => /(?:^#|&)setup-token=([A-Za-z0-9_-]+)/.exec(window.location.hash)?.[1] ?? '',
+  );
+  const [tokenRequired, setTokenRequired] = useState(false);
+  useEffect(() => {
+    api.setupStatus().then(
+      (status) => setTokenRequired(status.setupTokenRequired),
+      () => undefined,
+    );
+  }, []);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -28,7 +39,13 @@ export function SetupPage({
     setFields({});
     try {
       onSetUp(
-        await api.setUp({ name: name.trim(), email: email.trim(), password, workspaceName: workspaceName.trim() }),
+        await api.setUp({
+          name: name.trim(),
+          email: email.trim(),
+          password,
+          workspaceName: workspaceName.trim(),
+          ...(setupToken.trim() ? { setupToken: setupToken.trim() } : {}),
+        }),
       );
     } catch (failure) {
       const found = formErrors(failure);
@@ -50,6 +67,17 @@ export function SetupPage({
     >
       <form onSubmit={submit} noValidate class="stack">
         {error !== undefined && <ErrorBox error={error} title="Not set up" />}
+        {(tokenRequired || fields.setupToken) && (
+          <TextField
+            label="Setup token"
+            name="setupToken"
+            autoComplete="off"
+            hint="Printed in the server's log when it started: this server is reachable from other machines"
+            value={setupToken}
+            onValue={setSetupToken}
+            error={fields.setupToken}
+          />
+        )}
         <TextField
           label="Your name"
           name="name"

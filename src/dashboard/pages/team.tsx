@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type Member, type Role } from '../api.js';
+import { api, type ApiKey, type Member, type MemberAccess, type Role } from '../api.js';
 import { useRole } from '../access.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconPlus, IconTrash } from '../components/icons.js';
@@ -15,6 +15,74 @@ const ROLE_LABELS: Record<Role, string> = {
   owner: 'Owner: also other owners',
 };
 const ROLE_NAMES: Record<Role, string> = { viewer: 'Viewer', member: 'Member', admin: 'Admin', owner: 'Owner' };
+
+/** Who made a key or an invite, as its list says it. */
+function madeBy(maker: ApiKey['createdBy']): string {
+  return maker
+    ? `made by ${maker.name || maker.email || 'a former member'}`
+    : 'made by no one (bootstrap or command line)';
+}
+
+/**
+ * What removing a member revokes, for the confirmation: the keys and open invites they made. A key
+ * can be kept by re-issuing it under the remover's name (its new secret is shown once, here).
+ */
+function RemovalAccess({ userId }: { userId: string }) {
+  const access = useResource(() => api.memberAccess(userId), [userId]);
+  const [reissued, setReissued] = useState<Record<string, string>>({});
+  if (access.error)
+    return <ErrorBox error={access.error} onRetry={access.reload} title="What they made did not load" />;
+  if (!access.data) return <Loading label="Loading what they made" rows={1} />;
+  const { keys, invites }: MemberAccess = access.data;
+  const kept = Object.keys(reissued);
+  if (keys.length === 0 && invites.length === 0 && kept.length === 0) {
+    return <p>They made no API keys and no open invites here.</p>;
+  }
+  return (
+    <div class="stack">
+      {(keys.length > 0 || invites.length > 0) && <p>These stop working too:</p>}
+      <ul class="stack plain-list">
+        {keys.map((key) => (
+          <li key={key.id}>
+            API key <strong>{key.name}</strong> ({ROLE_NAMES[key.role]}){' '}
+            <Button
+              size="sm"
+              variant="ghost"
+              aria-label={`Keep key ${key.name} by re-issuing it`}
+              onClick={async () => {
+                try {
+                  const answer = await api.reissueApiKey(key.id);
+                  setReissued((before) => ({ ...before, [key.name]: answer.apiKey }));
+                  access.reload();
+                } catch (failure) {
+                  toast((failure as Error).message, 'error');
+                }
+              }}
+            >
+              Keep (re-issue)
+            </Button>
+          </li>
+        ))}
+        {invites.map((invite) => (
+          <li key={invite.id}>
+            Invite as {ROLE_NAMES[invite.role].toLowerCase()}
+            {invite.email ? ` for ${invite.email}` : ''}
+          </li>
+        ))}
+      </ul>
+      {kept.map((name) => (
+        <TextField
+          key={name}
+          label={`New key for ${name} (shown once)`}
+          name={`reissued-${name}`}
+          hint="Put it where the old key was used: the old key has stopped working"
+          value={reissued[name]!}
+          onValue={() => undefined}
+        />
+      ))}
+    </div>
+  );
+}
 
 /** The roles the signed-in person may hand out: only owners make owners. */
 function grantable(mine: Role): Role[] {
@@ -139,6 +207,7 @@ function MemberRow({ member, onChanged }: { member: Member; onChanged: () => voi
             }}
           >
             <p>{member.name} loses access to this workspace at once and is signed out of it everywhere.</p>
+            <RemovalAccess userId={member.userId} />
           </ConfirmDialog>
         )}
       </td>
@@ -186,8 +255,8 @@ function ApiKeys() {
           <ul class="stack plain-list">
             {keys.data.map((key) => (
               <li key={key.id}>
-                <strong>{key.name}</strong> <code>{key.prefix ?? ''}…</code> {ROLE_NAMES[key.role]}, last used{' '}
-                {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'never'}{' '}
+                <strong>{key.name}</strong> <code>{key.prefix ?? ''}…</code> {ROLE_NAMES[key.role]},{' '}
+                {madeBy(key.createdBy)}, last used {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'never'}{' '}
                 <Button
                   size="sm"
                   variant="danger-ghost"
@@ -289,7 +358,8 @@ export function TeamPage() {
               {invites.data.map((invite) => (
                 <li key={invite.id}>
                   {ROLE_NAMES[invite.role]}
-                  {invite.email ? ` for ${invite.email}` : ''}, expires {formatDateTime(invite.expiresAt)}{' '}
+                  {invite.email ? ` for ${invite.email}` : ''}, {madeBy(invite.createdBy)}, expires{' '}
+                  {formatDateTime(invite.expiresAt)}{' '}
                   <Button
                     size="sm"
                     variant="danger-ghost"
