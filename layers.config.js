@@ -26,15 +26,18 @@ export const FLOORS = [
   ['checks/dns-resolver.ts', 'checks/blocklists.ts', 'oauth/oauth.config.ts'],
   ['oidc/oidc.config.ts'],
   ['config.ts'],
-  ['db', 'secrets', 'jobs', 'startup-errors.ts'],
-  // The placement-test tables, which the engine's sends and its placement runs write, and the
-  // providers' token endpoints, which mailboxes and sign-in both call.
+  ['db', 'secrets', 'startup-errors.ts'],
+  // The job runtime (scheduler, leases, concurrency); the tables of placement tests and of webhook
+  // deliveries, which the engine's placement runs write; the providers' token endpoints, which
+  // mailboxes and sign-in both call.
   [
+    'jobs',
     'interactions',
     'workspaces',
     'templates',
     'verdicts',
     'placement-tests/placement-tests.repository.ts',
+    'webhooks/webhooks.repository.ts',
     'oauth/oauth.client.ts',
   ],
   ['accounts', 'mailboxes'],
@@ -42,6 +45,8 @@ export const FLOORS = [
   ['webhooks', 'oidc', 'metrics', 'doctor.ts'],
   ['placement-tests'],
   ['stats'],
+  // The dashboard is the browser's program: above every server module, so that none imports it
+  // (app.ts serves it); its pages stand on its components.
   ['dashboard'],
   ['dashboard/components'],
   ['dashboard/pages'],
