@@ -1,23 +1,69 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UPWARD_IMPORTS, placeOf } from './layers.config.js';
 
 /*
- * Layering: which folder of src/ may import which, lowest layer first. A back-reference (a lower
- * layer importing a higher one) fails `npm run lint`. Import sources are relative paths, so a
- * folder is matched as a path segment. Tests beside the code are outside the layers.
+ * Layering: the floors of src/ are the table in layers.config.js, and the rule `layers/floors`
+ * below is generated from it. It resolves every relative import of a file under src/ (static,
+ * dynamic, re-exports, `import type` and `import('…')` types alike: a type ties modules together
+ * too) to the file it names and compares the two floors: an import that points up, or across to
+ * another place on the same floor, fails unless UPWARD_IMPORTS lists it; a file whose folder has no
+ * place fails until it is placed. Tests beside the code are outside the floors.
  */
-const folder = (...names) => `(^|/)(${names.join('|')})/`;
-const DOMAIN = [
-  'accounts',
-  'templates',
-  'workspaces',
-  'mailboxes',
-  'interactions',
-  'stats',
-  'verdicts',
-  'engine',
-  'dashboard',
-];
+const SRC = join(dirname(fileURLToPath(import.meta.url)), 'src');
+const CODE = /\.(d\.)?[cm]?[jt]sx?$/;
+const srcPath = (file) => relative(SRC, file).split(sep).join('/');
+const bare = (path) => path.replace(CODE, '');
+const allowedUpward = new Set(UPWARD_IMPORTS.map(({ from, to }) => `${bare(from)} -> ${bare(to)}`));
+const where = (place) => `${place.place} (floor ${place.floor})`;
+
+const floors = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Imports under src/ point down the floors of layers.config.js.' },
+    schema: [],
+    messages: {
+      unplaced:
+        "src/{{path}} has no floor: place its folder (or the file) in layers.config.js's FLOORS before using it.",
+      upward:
+        'Imports point down: {{importer}} imports {{target}} above it. Move the code, or list the import in UPWARD_IMPORTS (layers.config.js) with its reason.',
+      across:
+        '{{importer}} imports {{target}} on the same floor: places on one floor are independent. Move one of them up a floor in layers.config.js.',
+    },
+  },
+  create(context) {
+    const path = srcPath(context.physicalFilename);
+    if (path.startsWith('..') || !CODE.test(path) || /\.test\.tsx?$/.test(path)) return {};
+    const importer = placeOf(path);
+    const check = (source) => {
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = srcPath(join(dirname(context.physicalFilename), source.value));
+      if (target.startsWith('..') || (extname(target) && !CODE.test(target))) return;
+      const place = placeOf(target);
+      if (!place || place === importer || allowedUpward.has(`src/${bare(path)} -> src/${bare(target)}`)) return;
+      const data = { importer: `src/${path} on ${where(importer)}`, target: `src/${target} on ${where(place)}` };
+      if (place.floor > importer.floor) context.report({ node: source, messageId: 'upward', data });
+      else if (place.floor === importer.floor && place.folder !== importer.folder) {
+        context.report({ node: source, messageId: 'across', data });
+      }
+    };
+    if (!importer) {
+      return {
+        Program: (node) => context.report({ node, loc: { line: 1, column: 0 }, messageId: 'unplaced', data: { path } }),
+      };
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.argument?.type === 'TSLiteralType' ? node.argument.literal : node.argument),
+    };
+  },
+};
+
 const NO_TEST_CODE = { regex: '^(\\.\\./)+(test|bench)/', message: 'Code under src/ never imports test/ or bench/.' };
 
 /** Browser code reaches the server only for schemas and pure constants (anything else as a type). */
@@ -38,8 +84,8 @@ const BROWSER = [
   },
 ];
 
-/** One layer: these files may not import the listed patterns (nor test or bench code). */
-function layer(name, files, patterns, ignores = []) {
+/** Rules on top of the floors for some files (and no test or bench code anywhere in src/). */
+function restrict(name, files, patterns, ignores = []) {
   return {
     name: `layering/${name}`,
     files,
@@ -49,26 +95,20 @@ function layer(name, files, patterns, ignores = []) {
 }
 
 export const layering = [
-  layer(
-    'foundation',
-    ['src/clock.ts', 'src/calendar.ts', 'src/config.ts', 'src/db/**', 'src/http/**', 'src/mail/**'],
-    [
-      {
-        regex: folder(...DOMAIN),
-        message: 'The foundation (clock, calendar, config, db, http, mail) imports no domain folder.',
-      },
-    ],
-    ['src/db/schema.ts'],
-  ),
+  {
+    name: 'layering/floors',
+    files: ['src/**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
+    ignores: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    plugins: { layers: { rules: { floors } } },
+    rules: { 'layers/floors': 'error' },
+  },
+  // Each later entry replaces the options of an earlier one for its files, so each repeats NO_TEST_CODE.
+  restrict('src', ['src/**'], []),
   // The table types use the contract's unions (statuses, types, placements): one definition of each.
-  layer(
+  restrict(
     'table-types',
     ['src/db/schema.ts'],
     [
-      {
-        regex: `${folder(...DOMAIN)}(?!.*\\.schemas\\.js$)`,
-        message: 'The table types import only the contract (*.schemas.ts), and only its types.',
-      },
       {
         regex: '\\.schemas\\.js$',
         allowTypeImports: true,
@@ -76,43 +116,22 @@ export const layering = [
       },
     ],
   ),
-  layer(
-    'templates-workspaces',
-    ['src/templates/**', 'src/workspaces/**'],
-    [
-      {
-        regex: folder('mailboxes', 'interactions', 'stats', 'engine', 'dashboard'),
-        message: 'templates/ and workspaces/ import only the foundation and each other.',
-      },
-    ],
-  ),
-  layer(
-    'features',
-    ['src/interactions/**', 'src/mailboxes/**', 'src/stats/**', 'src/verdicts/**'],
-    [
-      {
-        regex: folder('engine', 'dashboard'),
-        message: 'interactions/, mailboxes/, stats/ and verdicts/ never import the engine.',
-      },
-    ],
-  ),
-  layer(
+  restrict(
     'engine',
     ['src/engine/**'],
     [
-      { regex: folder('stats', 'dashboard'), message: 'The engine imports neither stats/ nor the dashboard.' },
       {
         regex: '\\.(routes|service)\\.js$',
         message: 'The engine takes routes and services as narrow dependencies (EngineDeps), never by import.',
       },
     ],
   ),
-  layer('dashboard', ['src/dashboard/**'], BROWSER, [
+  restrict('dashboard', ['src/dashboard/**'], BROWSER, [
     'src/dashboard/dashboard.routes.ts',
     'src/dashboard/vite.config.ts',
     'src/dashboard/ensure-built.mjs',
   ]),
-  layer(
+  restrict(
     'dashboard-pages',
     ['src/dashboard/pages/**'],
     [
@@ -120,7 +139,6 @@ export const layering = [
       ...BROWSER,
     ],
   ),
-  layer('top', ['src/*.ts'], [], ['src/clock.ts', 'src/calendar.ts', 'src/config.ts']),
 ];
 
 export default tseslint.config(

@@ -1,0 +1,132 @@
+/*
+ * The floors of src/: every folder and root file of src/ has one, lowest first, and code imports
+ * only what lies on a lower floor. eslint.config.js generates the layering rule from this table, so
+ * a new folder or root file fails the lint until it is placed here.
+ *
+ * A place is a folder of src/ (its files, not its subfolders: each folder is placed), a single file
+ * placed apart from its folder, or a pattern of files. The most specific place wins: a file, then a
+ * pattern, then its folder. Places on one floor are independent of each other (an import between
+ * two fails), except places in the same folder: blocklists.ts may use dns-resolver.ts beside it.
+ *
+ * Upward imports are listed in UPWARD_IMPORTS below, each with its reason; any other fails.
+ */
+
+/** Lowest first: the index is the floor. Paths are relative to src/. */
+export const FLOORS = [
+  // Nothing of src/ below them: the clock, the calendar, how a setting is read, the server's build
+  // (it runs before any TypeScript loader) and the migrations (history that must not change with
+  // the code).
+  ['clock.ts', 'calendar.ts', 'settings.ts', 'server-build.mjs', 'db/migrations'],
+  ['mail'],
+  ['http'],
+  // Pure helpers the contract is built from.
+  ['accounts/passwords.ts', 'stats/period.ts', 'templates/render.ts'],
+  // The contract: the TypeBox shapes of the API, which the table types and the dashboard speak too.
+  ['*/*.schemas.ts'],
+  // What config.ts reads its settings with, so that every module may take the config.
+  ['checks/dns-resolver.ts', 'checks/blocklists.ts', 'oauth/oauth.config.ts'],
+  ['oidc/oidc.config.ts'],
+  ['config.ts'],
+  ['db', 'secrets', 'startup-errors.ts'],
+  // The job runtime (scheduler, leases, concurrency); the tables (and view) of placement tests and
+  // the webhook delivery table, which the engine's placement runs write; the providers' token
+  // endpoints, which mailboxes and sign-in both call.
+  [
+    'jobs',
+    'interactions',
+    'workspaces',
+    'templates',
+    'verdicts',
+    'placement-tests/placement-tests.repository.ts',
+    'placement-tests/placement-test-view.ts',
+    'webhooks/webhooks.repository.ts',
+    'oauth/oauth.client.ts',
+  ],
+  ['accounts', 'mailboxes'],
+  ['checks', 'oauth', 'engine'],
+  ['webhooks', 'oidc', 'doctor.ts'],
+  // The one list of jobs, built from the modules that run them (metrics reads its steps).
+  ['placement-tests', 'jobs/job-list.ts'],
+  ['stats', 'metrics'],
+  // The dashboard is the browser's program: above every server module, so that none imports it
+  // (app.ts serves it); its pages stand on its components.
+  ['dashboard'],
+  ['dashboard/components'],
+  ['dashboard/pages'],
+  ['dashboard/app.tsx'],
+  ['dashboard/main.tsx'],
+  ['services.ts'],
+  ['app.ts'],
+  ['main.ts'],
+  ['cli.ts'],
+];
+
+/**
+ * The imports allowed to point up, importer -> target (paths from the repository root), each with
+ * its reason. At most three stay for good.
+ */
+export const UPWARD_IMPORTS = [
+  {
+    from: 'src/mailboxes/mailboxes.service.ts',
+    to: 'src/oauth/oauth.tokens.ts',
+    reason:
+      "A mailbox signed in with OAuth is tested with a fresh access token; the token store marks the mailbox's state when a refresh fails.",
+  },
+  {
+    from: 'src/dashboard/components/mailbox-actions.tsx',
+    to: 'src/dashboard/pages/mailbox-form.tsx',
+    reason:
+      'TEMPORARY: removed when WarmupSettingsDialog and its fields move from pages/mailbox-form.tsx into components/.',
+  },
+  {
+    from: 'src/engine/engine.ts',
+    to: 'src/placement-tests/placement-runner.ts',
+    reason: 'TEMPORARY: removed by moving placement-runner.ts into engine/ (the engine/placement-runner loop).',
+  },
+  {
+    from: 'src/mailboxes/mailbox-state.ts',
+    to: 'src/webhooks/webhook-events.ts',
+    reason:
+      "A mailbox's new status and the webhook event it makes (mailbox.error, mailbox.recovered) commit in one transaction.",
+  },
+  {
+    from: 'src/mailboxes/mailboxes.schemas.ts',
+    to: 'src/mailboxes/providers.ts',
+    reason:
+      'TEMPORARY: removed when the provider ids move into the contract (the mailboxes.schemas <-> providers loop).',
+  },
+  {
+    from: 'src/oauth/oauth.config.ts',
+    to: 'src/config.ts',
+    reason: 'TEMPORARY: removed by breaking the config.ts <-> oauth.config.ts / oidc.config.ts loop.',
+  },
+  {
+    from: 'src/oidc/oidc.config.ts',
+    to: 'src/config.ts',
+    reason: 'TEMPORARY: removed by breaking the config.ts <-> oauth.config.ts / oidc.config.ts loop.',
+  },
+];
+
+const patternOf = (glob) => new RegExp(`^${glob.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+const PLACES = FLOORS.flatMap((places, floor) =>
+  places.map((place) => {
+    const kind = place.includes('*') ? 'pattern' : /\.[cm]?[jt]sx?$/.test(place) ? 'file' : 'folder';
+    const folder = kind === 'folder' ? place : place.split('/').slice(0, -1).join('/');
+    return { place, floor, kind, folder, pattern: kind === 'pattern' ? patternOf(place) : null };
+  }),
+);
+const withoutExtension = (path) => path.replace(/\.(d\.)?[cm]?[jt]sx?$/, '');
+
+/**
+ * The place of a source file, its path relative to src/ (an import's `.js` names its `.ts` file),
+ * or undefined when it has none.
+ */
+export function placeOf(path) {
+  const bare = withoutExtension(path);
+  const file = PLACES.find((p) => p.kind === 'file' && withoutExtension(p.place) === bare);
+  if (file) return file;
+  const pattern = PLACES.find((p) => p.kind === 'pattern' && p.pattern.test(`${bare}.ts`));
+  if (pattern) return pattern;
+  const folder = path.split('/').slice(0, -1).join('/');
+  return PLACES.find((p) => p.kind === 'folder' && p.place === folder);
+}
