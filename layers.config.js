@@ -73,12 +73,6 @@ export const UPWARD_IMPORTS = [
       "A mailbox signed in with OAuth is tested with a fresh access token; the token store marks the mailbox's state when a refresh fails.",
   },
   {
-    from: 'src/dashboard/components/mailbox-actions.tsx',
-    to: 'src/dashboard/pages/mailbox-form.tsx',
-    reason:
-      'TEMPORARY: removed when WarmupSettingsDialog and its fields move from pages/mailbox-form.tsx into components/.',
-  },
-  {
     from: 'src/engine/engine.ts',
     to: 'src/placement-tests/placement-runner.ts',
     reason: 'TEMPORARY: removed by moving placement-runner.ts into engine/ (the engine/placement-runner loop).',

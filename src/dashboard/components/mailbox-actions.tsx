@@ -2,7 +2,7 @@ import { useCanEdit } from '../access.js';
 import { useState } from 'preact/hooks';
 import type { Mailbox } from '../api.js';
 import { api } from '../api.js';
-import { WarmupSettingsDialog } from '../pages/mailbox-form.js';
+import { WarmupSettingsDialog } from './mailbox-settings.js';
 import { ConfirmDialog } from './dialog.js';
 import { IconEdit, IconPause, IconPlay, IconTrash } from './icons.js';
 import { ReconnectButton } from './oauth-connect.js';
