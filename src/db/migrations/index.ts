@@ -28,6 +28,7 @@ import * as promotedToPrimary from './027-promoted-to-primary.js';
 import * as planDue from './028-plan-due.js';
 import * as senderClaims from './029-sender-claims.js';
 import * as statsCoveringIndexes from './030-stats-covering-indexes.js';
+import * as receiverServers from './032-receiver-servers.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '028-plan-due': planDue,
   '029-sender-claims': senderClaims,
   '030-stats-covering-indexes': statsCoveringIndexes,
+  '032-receiver-servers': receiverServers,
 };
 
 export const migrationProvider: MigrationProvider = {
