@@ -138,6 +138,8 @@ export interface MailboxesTable {
   reputation_due_at: Generated<string>;
   /** When the health guard judges it again: once a day, or at once when its evidence changed. */
   health_due_at: Generated<string>;
+  /** The address its IMAP client last connected to (migration 032): the mail server it lives on, for the pool's trust rule. */
+  imap_address: string | null;
   /** When it is next due for planning (migration 028): the start of its next local day, or at once after a settings change. */
   plan_due_at: Generated<string>;
 }

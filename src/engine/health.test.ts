@@ -138,14 +138,22 @@ describe('applyHealthGuard', () => {
     expect(await volumeFactor(victim)).toBe(1);
   });
 
-  it('a problem three other workspaces on three domains agree on stops the mailbox', async () => {
+  it('a problem three independent parties on three mail servers agree on stops the mailbox', async () => {
     const at = new Date(`${addDays(TODAY, 40)}T12:00:00Z`);
     const day = addDays(TODAY, 40);
     const sender = await createMailbox(testApp.workspace, 'shared@sierra.test');
     const { db } = testApp.database;
-    for (const name of ['kilo', 'lima', 'mike']) {
+    // established receivers: proven, in workspaces a month old, each on a network of its own
+    const monthAgo = `${addDays(TODAY, 10)}T00:00:00.000Z`;
+    for (const [index, name] of ['kilo', 'lima', 'mike'].entries()) {
       const workspace = await testApp.createWorkspace(name);
       const receiver = await createMailbox(workspace, `${name}@${name}.test`);
+      await db.updateTable('workspaces').set({ created_at: monthAgo }).where('id', '=', workspace.id).execute();
+      await db
+        .updateTable('mailboxes')
+        .set({ proven_at: monthAgo, imap_address: `198.51.${index}.25` })
+        .where('id', '=', receiver)
+        .execute();
       await insertDeliveryDay(db, { senderId: sender, receiverId: receiver, day, sent: 10, inbox: 5, spam: 5 });
     }
 

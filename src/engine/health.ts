@@ -84,7 +84,7 @@ export async function applyHealthGuard(
   const today = utcDay(at);
   const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
   await judgeDueMailboxes(deps, 'health_due_at', at, options, async (ids) => {
-    const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS), ids);
+    const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS), at, ids);
     for (const mailbox of await listForHealth(db, ids)) {
       const mailboxCounts = evidence.get(mailbox.id)?.trusted ?? NO_EVIDENCE;
       const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));

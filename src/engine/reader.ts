@@ -60,6 +60,7 @@ import {
   type OwnerMailContext,
 } from './owner-mail.js';
 import { findAutoReplyAt, loadScanMarks, noteAnswersScanned, saveScanMarks } from './owner-mail.repository.js';
+import { noteImapAddress } from './receiver-trust.repository.js';
 import {
   engagementPlanColumns,
   engagementPlanOf,
@@ -284,6 +285,9 @@ async function syncMailbox(
         // the owner's mail program, as its own logins would name it
         clientId: clientProfileOf(mailboxId).imapId,
       });
+      // the server it actually lives on, for the pool's trust rule (evidence.ts)
+      const address = session.serverAddress?.();
+      if (address !== undefined) await noteImapAddress(deps.db, mailboxId, address);
       const context: SessionContext = {
         deps,
         mailbox,

@@ -68,7 +68,7 @@ export async function updateReputation(
   let updated = 0;
   let scored = 0;
   await judgeDueMailboxes(deps, 'reputation_due_at', at, options, async (ids) => {
-    const evidence = await loadWeighedEvidence(db, windowStart(today, REPUTATION_WINDOW_DAYS), ids);
+    const evidence = await loadWeighedEvidence(db, windowStart(today, REPUTATION_WINDOW_DAYS), at, ids);
     const mailboxes = await listWithReputation(db, ids, today);
     scored += mailboxes.length;
     for (const mailbox of mailboxes) {

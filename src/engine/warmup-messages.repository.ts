@@ -750,6 +750,7 @@ export interface ReceiverTally {
   senderMailboxId: string;
   senderWorkspaceId: string;
   receiverWorkspaceId: string;
+  receiverMailboxId: string;
   receiverEmail: string;
   sent: number;
   found: number;
@@ -777,6 +778,7 @@ export async function tallyByReceiver(
       'w.sender_mailbox_id',
       's.workspace_id as sender_workspace_id',
       'r.workspace_id as receiver_workspace_id',
+      'r.id as receiver_mailbox_id',
       'r.email_normalized as receiver_email',
       sql<number>`cast(count(*) as integer)`.as('sent'),
       sql<number>`cast(count(w.found_at) as integer)`.as('found'),
@@ -788,12 +790,13 @@ export async function tallyByReceiver(
     ])
     .where('w.sender_mailbox_id', 'in', senderIds)
     .where('w.sent_at', '>=', since.toISOString())
-    .groupBy(['w.sender_mailbox_id', 's.workspace_id', 'r.workspace_id', 'r.email_normalized'])
+    .groupBy(['w.sender_mailbox_id', 's.workspace_id', 'r.workspace_id', 'r.id', 'r.email_normalized'])
     .execute();
   return rows.map((row) => ({
     senderMailboxId: row.sender_mailbox_id,
     senderWorkspaceId: row.sender_workspace_id,
     receiverWorkspaceId: row.receiver_workspace_id,
+    receiverMailboxId: row.receiver_mailbox_id,
     receiverEmail: row.receiver_email,
     sent: Number(row.sent),
     found: Number(row.found),

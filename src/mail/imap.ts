@@ -266,6 +266,11 @@ export interface ImapSession {
   remove(folder: string, uids: number[]): Promise<{ expunged: boolean }>;
   /** Logs out (or drops the connection if the server does not answer). Never throws. */
   close(): Promise<void>;
+  /**
+   * The address the session's connection went to (the host name resolved and checked): the mail
+   * server the mailbox actually lives on, whatever its name. Undefined before a connection.
+   */
+  serverAddress?(): string | undefined;
   // Gmail's extensions (X-GM-EXT-1). Optional: a session without them is a server without them.
   /** Whether the server announced X-GM-EXT-1 after login. */
   isGmail?(): Promise<boolean>;
@@ -478,6 +483,7 @@ function clientInfoOf(clientId: Record<string, string> | null): ImapFlowOptions[
 class Session implements ImapSession {
   private client: ImapFlow | null = null;
   private connecting: Promise<ImapFlow> | null = null;
+  private address: string | undefined;
   private folderCache: FolderInfo[] | null = null;
   private closed = false;
   private readonly config: MailServerConfig;
@@ -529,7 +535,12 @@ class Session implements ImapSession {
     const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
     const client = await withTokenRetry(this.config, (accessToken) => this.login(endpoint, accessToken), 'imap');
     this.client = client;
+    this.address = endpoint.address;
     return client;
+  }
+
+  serverAddress(): string | undefined {
+    return this.address;
   }
 
   private async login(endpoint: ResolvedEndpoint, accessToken: string | undefined): Promise<ImapFlow> {

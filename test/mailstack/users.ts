@@ -84,6 +84,17 @@ export const MAIL_USERS = {
     user('yuri@yankee.test'),
     user('zoe@zulu.test'),
   ],
+  /**
+   * Sybil workspaces (test/security/sybil.pool.test.ts): a victim workspace's two mailboxes and three
+   * receivers, each on its own domain, whose server files everything into spam.
+   */
+  sybil: [
+    user('sia@sybil-victim-one.test'),
+    user('sol@sybil-victim-two.test'),
+    user('jan@sybil-junk-one.test'),
+    user('jon@sybil-junk-two.test'),
+    user('jay@sybil-junk-three.test'),
+  ],
   /** People differ (engine end to end): two mailboxes and a junk sender, each acting in its own time. */
   people: [user('pia@people-one.test'), user('rex@people-two.test'), user('sly@people-junk.test')],
   /** Bulk import of mailboxes (CSV): 4 users on 2 domains. */
@@ -153,7 +164,12 @@ export const JUNK_SENDERS: readonly string[] = [
 export const JUNK_PHRASE = 'Act now, limited offer';
 
 /** Receivers whose server files everything they receive into Junk. */
-export const JUNK_RECIPIENTS: readonly string[] = ['xena@xray.test'];
+export const JUNK_RECIPIENTS: readonly string[] = [
+  'xena@xray.test',
+  'jan@sybil-junk-one.test',
+  'jon@sybil-junk-two.test',
+  'jay@sybil-junk-three.test',
+];
 
 /** Receivers whose server drops everything they receive from anyone but themselves. */
 export const DISCARD_RECIPIENTS: readonly string[] = ['yuri@yankee.test', 'dot@placement-drop.test'];

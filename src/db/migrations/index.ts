@@ -29,6 +29,7 @@ import * as planDue from './028-plan-due.js';
 import * as senderClaims from './029-sender-claims.js';
 import * as statsCoveringIndexes from './030-stats-covering-indexes.js';
 import * as accessProvenance from './031-access-provenance.js';
+import * as receiverServers from './032-receiver-servers.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '029-sender-claims': senderClaims,
   '030-stats-covering-indexes': statsCoveringIndexes,
   '031-access-provenance': accessProvenance,
+  '032-receiver-servers': receiverServers,
 };
 
 export const migrationProvider: MigrationProvider = {
