@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -175,6 +177,23 @@ describe('malformed URLs', () => {
       expect(res.json(), url).toMatchObject({ status: 400, code: 'bad_url', type: 'about:blank' });
       expect(res.headers['x-content-type-options'], url).toBe('nosniff');
     }
+  });
+
+  it('answers a request Node cannot parse with problem+json on the socket, not the framework body', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('GET /api/templates HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+      );
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toMatchObject({ status: 400, code: 'bad_request' });
   });
 });
 
