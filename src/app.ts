@@ -15,9 +15,9 @@ import { bearerToken, createFailedAuthLimiter, hashToken, requireAccess } from '
 import { readCookie, SESSION_COOKIE } from './http/cookies.js';
 import { changesKeyAccess, createAuthenticationCache } from './http/auth-cache.js';
 import { AppError } from './http/errors.js';
-import { registerErrorHandling, registerNotFound } from './http/error-handler.js';
+import { frameworkError, registerErrorHandling, registerNotFound, writeClientError } from './http/error-handler.js';
 import { ProblemSchema } from './http/problem.js';
-import { validatorCompiler } from './http/validation.js';
+import { rejectControlCharacters, validatorCompiler } from './http/validation.js';
 import { BODY_LIMIT } from './http/limits.js';
 import { SECURITY_HEADERS } from './http/security-headers.js';
 import { hashApiKey } from './workspaces/api-keys.js';
@@ -152,11 +152,17 @@ export async function buildApp({
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
     trustProxy,
+    // A URL that is not valid percent-encoding, or a path segment over the router's 100 characters,
+    // is answered before any route or hook: problem+json like every other error.
+    frameworkErrors: frameworkError,
+    // A request Node's HTTP parser refuses (a header too large, a malformed request line)
+    clientErrorHandler: writeClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
+  app.addHook('preValidation', rejectControlCharacters);
   // One synchronous hook for what every response carries: a hook per header, or an async one,
   // costs more than the headers themselves.
   app.addHook('onRequest', (request, reply, done) => {
@@ -262,6 +268,12 @@ export async function buildApp({
 
   await app.register(
     async (api) => {
+      // An API answer is one workspace's data, and some carry a secret (a new key, the session's
+      // CSRF token): no cache keeps any of them, the 401 and 404 answers included.
+      api.addHook('onRequest', (_request, reply, done) => {
+        reply.header('cache-control', 'no-store');
+        done();
+      });
       // Order matters: the per-address limit on wrong keys runs before any key lookup, the per-key
       // limit after authentication.
       const authCache =

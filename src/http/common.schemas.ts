@@ -5,8 +5,16 @@ export const IdParams = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The deepest page a list goes to: with 100 a page, a hundred million rows. Without a maximum,
+ * `page=1e300` is an integer to the schema and an offset no database takes (a 500).
+ */
+export const MAX_PAGE = 1_000_000;
+
 export const PaginationQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1..${MAX_PAGE}` }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1..100' })),
 };
 

@@ -1,6 +1,9 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ConnectionFailedError, type ConnectionFailure, type FieldError } from './errors.js';
 import { problemBody } from './problem.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -64,6 +67,50 @@ export function registerNotFound(scope: FastifyInstance): void {
   scope.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL that is not valid percent-encoding, or a path segment longer
+ * than the router takes, found before routing, so before the hooks that set the usual headers.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.headers(SECURITY_HEADERS);
+  reply.header('x-request-id', request.id);
+  reply.header('cache-control', 'no-store');
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void sendProblem(reply, 414, 'uri_too_long', 'a segment of the path is longer than 100 characters');
+    return;
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void sendProblem(reply, 400, 'bad_url', 'the URL is not valid percent-encoding', [
+      { path: '/url', message: 'is not valid percent-encoding' },
+    ]);
+    return;
+  }
+  void sendProblem(reply, 400, 'bad_request', 'the request could not be routed');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a malformed request line, headers
+ * over the size limit, a request that took too long to arrive) never becomes a request; its answer
+ * is written to the socket, as problem+json like every other answer.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'the request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'the request headers are larger than the server accepts']
+        : [400, 'bad_request', 'the request is not valid HTTP'];
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(status, code, detail));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -35,6 +35,40 @@ describe('isInternalAddress', () => {
   );
 });
 
+describe('an internal IPv4 address inside an IPv6 one (issue 28)', () => {
+  // Each form reaches the IPv4 address it embeds where the network translates it (NAT64, SIIT) or
+  // where the host stack does (mapped, compatible): loopback and metadata must stay out in all of them.
+  it.each([
+    ['NAT64', '64:ff9b::127.0.0.1'],
+    ['NAT64', '64:ff9b::a9fe:a9fe'],
+    ['NAT64', '64:FF9B:0:0:0:0:0a00:0001'],
+    ['IPv4-compatible', '::127.0.0.1'],
+    ['IPv4-compatible', '::a9fe:a9fe'],
+    ['IPv4-compatible', '0:0:0:0:0:0:10.0.0.1'],
+    ['IPv4-mapped', '::ffff:169.254.169.254'],
+    ['IPv4-mapped', '0000:0000:0000:0000:0000:FFFF:7F00:0001'],
+    ['IPv4-translated (SIIT)', '::ffff:0:127.0.0.1'],
+    ['IPv4-translated (SIIT)', '::ffff:0:c0a8:101'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+  ])('%s %s is internal', (_form, address) => {
+    expect(isInternalAddress(address)).toBe(true);
+  });
+
+  it.each(['64:ff9b::8.8.8.8', '64:ff9b::5db8:d822', '::ffff:0:8.8.8.8'])(
+    '%s embeds a public address and is public',
+    (address) => {
+      expect(isInternalAddress(address)).toBe(false);
+    },
+  );
+
+  it('refuses a NAT64 form of loopback as a host, and an operator range still matches it', async () => {
+    await expect(resolveMailHost('64:ff9b::7f00:1')).rejects.toBeInstanceOf(RefusedHostError);
+    await expect(resolveMailHost('[::127.0.0.1]')).rejects.toBeInstanceOf(RefusedHostError);
+    expect(matchesHostList(['127.0.0.0/8'], 'x', '64:ff9b::127.0.0.1')).toBe(true);
+    expect(matchesHostList(['64:ff9b::/96'], 'x', '64:ff9b::127.0.0.1')).toBe(true);
+  });
+});
+
 describe('matchesHostList', () => {
   it('matches names (any case), addresses and CIDR ranges', () => {
     const list = ['mail.lan', '127.0.0.1', '10.0.0.0/8', 'fd00::/8'];

@@ -55,6 +55,7 @@ const INTERNAL_RANGES: [string, number, 'ipv4' | 'ipv6'][] = [
   ['::1', 128, 'ipv6'], // loopback
   ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64
   ['100::', 64, 'ipv6'], // discard
+  ['2001::', 32, 'ipv6'], // Teredo, which embeds an IPv4 server and client (obfuscated)
   ['2001:db8::', 32, 'ipv6'], // documentation
   ['2002::', 16, 'ipv6'], // 6to4, which embeds any IPv4 address
   ['fc00::', 7, 'ipv6'], // unique local (AWS metadata fd00:ec2::254)
@@ -82,16 +83,30 @@ function ipv6Groups(address: string): number[] {
 }
 
 /**
- * An IPv4-mapped IPv6 address ('::ffff:10.0.0.1', '::ffff:a00:1') as the IPv4 address it
- * reaches; anything else as it is (lower case). Node's BlockList would match every IPv4
- * address against a ::ffff:0:0/96 rule, so mapped addresses are unwrapped here instead.
+ * The IPv4 address an IPv6 address carries in its last 32 bits, in the forms that reach it:
+ * IPv4-mapped (::ffff:0:0/96) and IPv4-compatible (::/96), which the host's own stack
+ * delivers to the IPv4 address, IPv4-translated (::ffff:0:0:0/96, SIIT) and the NAT64
+ * well-known prefix (64:ff9b::/96), which the network translates to it.
+ */
+function embeddedIpv4(groups: number[]): string | undefined {
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const mapped = zeros(0, 5) && groups[5] === 0xffff;
+  const compatible = zeros(0, 6);
+  const translated = zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0;
+  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6);
+  if (!(mapped || compatible || translated || nat64)) return undefined;
+  return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+}
+
+/**
+ * An IPv6 address that embeds an IPv4 one ('::ffff:10.0.0.1', '64:ff9b::a00:1') as the IPv4
+ * address it reaches; anything else as it is (lower case). Node's BlockList would match every
+ * IPv4 address against a ::ffff:0:0/96 rule, so embedded addresses are unwrapped here instead.
  */
 function canonicalAddress(address: string): string {
   const lower = address.toLowerCase();
   if (isIP(lower) !== 6) return lower;
-  const groups = ipv6Groups(lower);
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  return mapped ? `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}` : lower;
+  return embeddedIpv4(ipv6Groups(lower)) ?? lower;
 }
 
 function family(address: string): 'ipv4' | 'ipv6' {
@@ -132,7 +147,9 @@ export function matchesHostList(list: readonly string[], host: string, address: 
     if (cidr) {
       const range = new BlockList();
       range.addSubnet(cidr.network, cidr.prefix, family(cidr.network));
+      // an operator's IPv6 range (64:ff9b::/96) names the address as written, an IPv4 one what it embeds
       if (range.check(canonical, family(canonical))) return true;
+      if (isIP(address) === 6 && range.check(address.toLowerCase(), 'ipv6')) return true;
     } else if (isIP(entry) !== 0) {
       if (canonicalAddress(entry) === canonical) return true;
     } else if (entry.replace(/\.$/, '') === name) {

@@ -15,6 +15,41 @@ import { mailboxLimitReached, type MailboxesService } from './mailboxes.service.
 export const IMPORT_CONCURRENCY = 8;
 /** Rows one file may hold; the workspace's mailbox limit applies to each row on top. */
 export const MAX_IMPORT_ROWS = 5_000;
+/**
+ * Rows of all imports together logging in at once, in this process (each holds an IMAP and an SMTP
+ * connection): without it, four tenants importing at once held 64 outbound connections.
+ */
+export const MAX_IMPORT_ROWS_AT_ONCE = 16;
+
+/** Workspaces with an import running in this process. */
+const importing = new Set<string>();
+/** Free places of MAX_IMPORT_ROWS_AT_ONCE, and the rows waiting for one, first come first served. */
+let freeRowSlots = MAX_IMPORT_ROWS_AT_ONCE;
+const waitingRows: Array<() => void> = [];
+
+async function rowSlot(): Promise<() => void> {
+  if (freeRowSlots > 0) freeRowSlots -= 1;
+  else await new Promise<void>((resolve) => waitingRows.push(resolve));
+  return () => {
+    const next = waitingRows.shift();
+    if (next) next();
+    else freeRowSlots += 1;
+  };
+}
+
+/**
+ * 409 while `workspaceId` has an import running: a second file of the same tenant would only double
+ * its outbound connections. Synchronous, so a route can answer it before it starts a streamed answer.
+ */
+export function assertNoImportRunning(workspaceId: string): void {
+  if (importing.has(workspaceId)) {
+    throw new AppError(
+      409,
+      'import_in_progress',
+      'an import of this workspace is still running; send the next file when it has finished',
+    );
+  }
+}
 
 /**
  * The documented columns (docs/mailboxes-import.csv), in the order a template lists them, with the
@@ -276,6 +311,22 @@ export async function importMailboxes(
   rows: ImportRow[],
   options: ImportOptions = {},
 ): Promise<MailboxImport> {
+  // claimed before the first await, so a check and a claim of two requests cannot interleave
+  assertNoImportRunning(workspaceId);
+  importing.add(workspaceId);
+  try {
+    return await importClaimed(service, workspaceId, rows, options);
+  } finally {
+    importing.delete(workspaceId);
+  }
+}
+
+async function importClaimed(
+  service: Pick<MailboxesService, 'create' | 'remainingMailboxes'>,
+  workspaceId: string,
+  rows: ImportRow[],
+  options: ImportOptions,
+): Promise<MailboxImport> {
   const results: ImportRowResult[] = [];
   const decide = (result: ImportRowResult) => {
     results.push(result);
@@ -326,6 +377,7 @@ export async function importMailboxes(
     }
     freePlaces -= 1;
     let created = false;
+    const releaseSlot = await rowSlot();
     try {
       const mailbox = await service.create(workspaceId, row.body, { roundTrip: false });
       created = true;
@@ -341,6 +393,7 @@ export async function importMailboxes(
         decide({ line: row.line, email: row.email, result: 'failed', mailboxId: null, error: 'an internal error' });
       }
     } finally {
+      releaseSlot();
       if (!created) freePlaces += 1;
     }
   });

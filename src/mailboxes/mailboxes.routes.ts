@@ -4,7 +4,13 @@ import { AppError } from '../http/errors.js';
 import { PassThrough } from 'node:stream';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
 import { describeBytes, LimitExceededError } from '../http/limits.js';
-import { importMailboxes, IMPORT_COLUMNS, MAX_IMPORT_ROWS, parseMailboxCsv } from './mailboxes.import.js';
+import {
+  assertNoImportRunning,
+  importMailboxes,
+  IMPORT_COLUMNS,
+  MAX_IMPORT_ROWS,
+  parseMailboxCsv,
+} from './mailboxes.import.js';
 import {
   CreateMailboxBody,
   InteractionList,
@@ -105,12 +111,13 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
               'Every row is connected like `POST /api/mailboxes` (IMAP and SMTP logins checked, a few rows at a time); its round trip is left to the engine. The answer has one result per row: `created`, `exists` (already connected, or earlier in the file) or `failed` with the reason; passwords never appear. Importing the same file again creates nothing twice. ' +
               'A file that is not CSV, has an unknown column or lacks email or password is a 400 and nothing is imported. With `Accept: application/x-ndjson` the answer streams one JSON line per row as it is decided, then a last line `{"import": {...}}` with the totals.',
             body: { content: { 'text/csv': { schema: Type.String({ description: 'The CSV file' }) } } },
-            response: { 200: MailboxImportEnvelope, ...errorResponses(400, 401, 413, 415) },
+            response: { 200: MailboxImportEnvelope, ...errorResponses(400, 401, 409, 413, 415) },
           },
         },
         async (request, reply) => {
           // The whole file is checked first: a bad file is a 400 before anything is connected or streamed.
           const rows = parseMailboxCsv(request.body as string);
+          assertNoImportRunning(request.workspaceId);
           const onError = (error: unknown) => request.log.error({ err: error }, 'mailbox import: a row failed');
           if (!(request.headers.accept ?? '').includes('application/x-ndjson')) {
             return { import: await importMailboxes(service, request.workspaceId, rows, { onError }) };
