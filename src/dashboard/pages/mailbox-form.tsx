@@ -5,18 +5,8 @@ import { Dialog } from '../components/dialog.js';
 import { IconExternal, IconLock } from '../components/icons.js';
 import { OAuthConnectCard } from '../components/oauth-connect.js';
 import { toast } from '../components/toasts.js';
-import {
-  Button,
-  Card,
-  CheckboxField,
-  ErrorBox,
-  Link,
-  Loading,
-  Notice,
-  PageHeader,
-  SelectField,
-  TextField,
-} from '../components/ui.js';
+import { Button, Card, ErrorBox, Link, Loading, Notice, PageHeader } from '../components/ui.js';
+import { CheckboxField, SelectField, TextField } from '../components/fields.js';
 import { DEFAULT_WARMUP } from '../../mailboxes/warmup-settings.js';
 import { LANGUAGES, PROVIDER_NAMES, asOptions } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
