@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { releaseSyncClaims } from './mailbox-engine-state.repository.js';
-import { releaseAllMessageLeases } from './warmup-messages.repository.js';
+import { releaseAllMessageLeases } from './warmup-message-claims.repository.js';
 
 /** Identifies one engine process in lease rows: host, pid and a random suffix. */
 export function newWorkerId(): string {
