@@ -9,7 +9,8 @@ import { parallelPlannerReport, runParallelPlannerBench } from './parallel-plann
 import { plannerReport, runPlannerBench } from './planner.bench.js';
 import { runSimulatedDay, simulatedDayArguments, simulatedDayReport } from './simulated-day.bench.js';
 import { runStartupBench, startupReport } from './startup.bench.js';
-import { runStatsBench, statsReport } from './stats.bench.js';
+import { runStatsBench } from './stats.bench.js';
+import { statsReport } from './stats-report.js';
 import { MAIL_USERS } from '../test/mailstack/users.js';
 import { runWorkersBench, workersReport } from './workers.bench.js';
 

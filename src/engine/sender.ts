@@ -37,15 +37,10 @@ import { SYNC_AFTER_SEND_MS } from './reader.js';
 import { boundaryFor, clientProfileOf, type ClientProfile } from './client-profile.js';
 import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
 import {
-  claimDueMessages,
-  findDueSenders,
-  senderLeaseKey,
   closeUnsentMessage,
-  expirePlannedMessages,
   findMessageContent,
   listThread,
   markMessageSent,
-  releaseMessageLeases,
   countPlannedBetween,
   expireLastPlannedThread,
   expirePlannedMessage,
@@ -54,6 +49,13 @@ import {
   rescheduleMessage,
   storeContentOnce,
 } from './warmup-messages.repository.js';
+import {
+  claimDueMessages,
+  findDueSenders,
+  senderLeaseKey,
+  expirePlannedMessages,
+  releaseMessageLeases,
+} from './warmup-message-claims.repository.js';
 import { acquireLease, releaseLease } from '../jobs/leases.js';
 import {
   judgeDueSends,

@@ -18,7 +18,7 @@ import { syncMailboxes, type SyncSummary } from '../engine/reader.js';
 import { updateReputation, type ReputationSummary } from '../engine/reputation.js';
 import { FOLD_LEASE_KEY, foldStatistics, type RollupSummary } from '../engine/rollup.js';
 import { sendDueMessages, type SendSummary } from '../engine/sender.js';
-import { releaseAllMessageLeases } from '../engine/warmup-messages.repository.js';
+import { releaseAllMessageLeases } from '../engine/warmup-message-claims.repository.js';
 import type { MailPolicy } from '../mail/policy.js';
 import { applyDnsPauseRule } from '../mailboxes/dns-pause-rule.js';
 import {

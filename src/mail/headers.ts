@@ -8,8 +8,8 @@ export interface HeaderField {
   value: string;
 }
 
-const LESS_THAN = 0x3c;
-const GREATER_THAN = 0x3e;
+export const LESS_THAN = 0x3c;
+export const GREATER_THAN = 0x3e;
 
 /** Header fields of a raw message (or header block), unfolded: name in lower case, value as is. */
 export function headerFields(raw: string): HeaderField[] {
@@ -82,4 +82,20 @@ export function headerBlock(raw: string, maxChars = MAX_HEADER_CHARS): string {
 /** The Message-IDs a message answers, as `<…>` tokens: its In-Reply-To, then its References. */
 export function answeredMessageIds(fields: HeaderField[]): string[] {
   return [...fieldValues(fields, 'in-reply-to'), ...fieldValues(fields, 'references')].flatMap(angleTokens);
+}
+
+/** '<a@b>' and 'a@b' are the same Message-ID. (No regex: /^<+|>+$/ is quadratic on a run of '>'.) */
+export function normalizeMessageId(id: string): string {
+  const trimmed = id.trim();
+  let start = 0;
+  let end = trimmed.length;
+  while (start < end && trimmed.charCodeAt(start) === LESS_THAN) start++;
+  while (end > start && trimmed.charCodeAt(end - 1) === GREATER_THAN) end--;
+  return trimmed.slice(start, end).trim();
+}
+
+/** Message-IDs of a raw "References:" header block (folded or not). */
+export function parseReferences(headerBlock: string): string[] {
+  const value = fieldValues(headerFields(headerBlock), 'references')[0];
+  return value === undefined ? [] : angleTokens(value);
 }

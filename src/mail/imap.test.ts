@@ -618,7 +618,7 @@ describeWithMailStack('IMAP against the local mail stack', () => {
     try {
       await session.folders();
       // simulate a server-side drop of the idle connection
-      (session as unknown as { client: { close(): void } }).client.close();
+      (session as unknown as { connection: { client: { close(): void } } }).connection.client.close();
       const folders = await session.folders();
       expect(folders.some((f) => f.role === 'inbox')).toBe(true);
     } finally {

@@ -16,9 +16,27 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { MailServerConfig } from '../../src/mail/errors.js';
 import { stackMailPolicy, type MailStack } from '../mailstack/use-mail-stack.js';
 import type { MailUser } from '../mailstack/users.js';
-
-export const GMAIL_CATEGORIES = ['primary', 'promotions', 'updates', 'social', 'forums'] as const;
-export type GmailTab = (typeof GMAIL_CATEGORIES)[number];
+import { type Token, tokenize, text, quote, parseSet, inRanges } from './gmail-imap-wire.js';
+import { headerBlock, headerLines, headerValue, envelope, imapDate, parseSearchDate } from './gmail-imap-messages.js';
+import {
+  type GmailTab,
+  type GmailStoredMessage,
+  type FolderDef,
+  type FolderState,
+  type Account,
+} from './gmail-imap-store.js';
+import {
+  foldersOf,
+  findFolder,
+  folderState,
+  folderView,
+  messageById,
+  fileInto,
+  takeOutOf,
+  labelOf,
+} from './gmail-imap-store.js';
+import { type Matcher, parseGmailQuery } from './gmail-imap-query.js';
+export { GMAIL_CATEGORIES, type GmailTab, type GmailStoredMessage } from './gmail-imap-store.js';
 
 export interface GmailDelivery {
   /** The tab it is shown in when it is in INBOX (default primary). */
@@ -40,17 +58,6 @@ export interface GmailServerOptions {
   writableCategories?: GmailTab[];
 }
 
-export interface GmailStoredMessage {
-  gmId: string;
-  raw: Buffer;
-  flags: Set<string>;
-  /** System labels (\Inbox, \Spam, \Trash, \Sent, \Important) and user labels (folder names). */
-  labels: Set<string>;
-  category: GmailTab;
-  internalDate: Date;
-  messageId: string;
-}
-
 export interface GmailImapServer {
   port: number;
   /** Delivers a message to an account as Gmail's filters would file it. */
@@ -59,52 +66,6 @@ export interface GmailImapServer {
   /** Every command line received (without literals), for tests that check what the client sent. */
   commands: string[];
   close(): Promise<void>;
-}
-
-interface FolderDef {
-  path: string;
-  specialUse?: string;
-  noselect?: boolean;
-  /** The label that puts a message into this folder (none: a view like All Mail or Starred). */
-  label?: string;
-  has: (m: GmailStoredMessage) => boolean;
-}
-
-interface FolderState {
-  uidValidity: number;
-  uidNext: number;
-  uids: Map<string, number>;
-  /** \Deleted is per folder, as on Gmail (it removes the message from this folder only). */
-  deleted: Set<string>;
-}
-
-interface Account {
-  email: string;
-  password: string;
-  messages: GmailStoredMessage[];
-  userLabels: string[];
-  state: Map<string, FolderState>;
-}
-
-const outside = (m: GmailStoredMessage) => !m.labels.has('\\Spam') && !m.labels.has('\\Trash');
-
-function systemFolders(): FolderDef[] {
-  return [
-    { path: 'INBOX', label: '\\Inbox', has: (m) => m.labels.has('\\Inbox') && outside(m) },
-    { path: '[Gmail]', noselect: true, has: () => false },
-    { path: '[Gmail]/All Mail', specialUse: '\\All', has: outside },
-    { path: '[Gmail]/Drafts', specialUse: '\\Drafts', label: '\\Draft', has: (m) => m.labels.has('\\Draft') },
-    {
-      path: '[Gmail]/Important',
-      specialUse: '\\Important',
-      label: '\\Important',
-      has: (m) => m.labels.has('\\Important') && outside(m),
-    },
-    { path: '[Gmail]/Sent Mail', specialUse: '\\Sent', label: '\\Sent', has: (m) => m.labels.has('\\Sent') },
-    { path: '[Gmail]/Spam', specialUse: '\\Junk', label: '\\Spam', has: (m) => m.labels.has('\\Spam') },
-    { path: '[Gmail]/Starred', specialUse: '\\Flagged', has: (m) => m.flags.has('\\Flagged') && outside(m) },
-    { path: '[Gmail]/Trash', specialUse: '\\Trash', label: '\\Trash', has: (m) => m.labels.has('\\Trash') },
-  ];
 }
 
 export async function startGmailImapServer(options: GmailServerOptions): Promise<GmailImapServer> {
@@ -163,262 +124,6 @@ export async function startGmailImapServer(options: GmailServerOptions): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-// ---- the wire: tokens of a command -------------------------------------------------------------
-
-type Token = { t: 'atom'; v: string } | { t: 'string'; v: string } | { t: 'list'; v: Token[] };
-
-/**
- * Tokens of a command whose literals are already read: `text` holds the lines, `literals[i]` the
- * literal announced at the end of line i. One pass; brackets inside an atom (BODY[...]<0.10>) are
- * part of the atom.
- */
-function tokenize(lines: string[], literals: string[]): Token[] {
-  const root: Token[] = [];
-  const stack: Token[][] = [root];
-  const top = () => stack[stack.length - 1]!;
-  lines.forEach((line, index) => {
-    // a literal is announced only at the very end of a line: one check per line, not per brace
-    const announced = /\{\d+\+?\}$/.exec(line);
-    const literalAt = announced && index in literals ? announced.index : -1;
-    let i = 0;
-    while (i < line.length) {
-      const c = line[i]!;
-      if (c === ' ') {
-        i++;
-      } else if (c === '(') {
-        const list: Token[] = [];
-        top().push({ t: 'list', v: list });
-        stack.push(list);
-        i++;
-      } else if (c === ')') {
-        if (stack.length > 1) stack.pop();
-        i++;
-      } else if (c === '"') {
-        let value = '';
-        i++;
-        while (i < line.length && line[i] !== '"') {
-          if (line[i] === '\\' && i + 1 < line.length) i++;
-          value += line[i];
-          i++;
-        }
-        i++;
-        top().push({ t: 'string', v: value });
-      } else if (i === literalAt) {
-        top().push({ t: 'string', v: literals[index] ?? '' });
-        i = line.length;
-      } else {
-        let value = '';
-        let depth = 0;
-        while (i < line.length) {
-          const d = line[i]!;
-          if (depth === 0 && (d === ' ' || d === ')' || d === '(')) break;
-          if (d === '[') depth++;
-          if (d === ']') depth = Math.max(0, depth - 1);
-          value += d;
-          i++;
-        }
-        top().push({ t: 'atom', v: value });
-      }
-    }
-  });
-  return root;
-}
-
-const text = (token: Token | undefined): string => (token && token.t !== 'list' ? token.v : '');
-
-function quote(value: string): string {
-  // non-ASCII or line breaks go as a literal
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code > 126 || code === 13 || code === 10) return `{${Buffer.byteLength(value, 'latin1')}}\r\n${value}`;
-  }
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-const nstring = (value: string | undefined) => (value ? quote(value) : 'NIL');
-
-// ---- messages: headers, envelope --------------------------------------------------------------
-
-/** The header block of a raw message (up to the first empty line), as latin1 text. */
-function headerBlock(raw: Buffer): string {
-  const textRaw = raw.toString('latin1');
-  const end = textRaw.indexOf('\r\n\r\n');
-  return end < 0 ? textRaw : textRaw.slice(0, end + 2);
-}
-
-/** Header fields in order, each with its raw lines (folded as sent). */
-function headerLines(raw: Buffer): Array<{ name: string; lines: string }> {
-  const fields: Array<{ name: string; lines: string }> = [];
-  for (const line of headerBlock(raw).split('\r\n')) {
-    if (line === '') continue;
-    if ((line[0] === ' ' || line[0] === '\t') && fields.length > 0) {
-      fields[fields.length - 1]!.lines += `\r\n${line}`;
-      continue;
-    }
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    fields.push({ name: line.slice(0, colon).trim().toLowerCase(), lines: line });
-  }
-  return fields;
-}
-
-function headerValue(raw: Buffer, name: string): string {
-  const field = headerLines(raw).find((f) => f.name === name);
-  if (!field) return '';
-  return field.lines
-    .slice(field.lines.indexOf(':') + 1)
-    .replace(/\r\n[ \t]+/g, ' ')
-    .trim();
-}
-
-/** `"Name" <a@b>, c@d` → IMAP address structures (enough for what warmup mail carries). */
-function addressList(value: string): string {
-  if (!value) return 'NIL';
-  const parts: string[] = [];
-  let current = '';
-  let quoted = false;
-  let angle = false;
-  for (const c of value) {
-    if (c === '"') quoted = !quoted;
-    if (!quoted && c === '<') angle = true;
-    if (!quoted && c === '>') angle = false;
-    if (c === ',' && !quoted && !angle) {
-      parts.push(current);
-      current = '';
-    } else current += c;
-  }
-  parts.push(current);
-  const structures = parts
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const open = part.lastIndexOf('<');
-      const address = open >= 0 ? part.slice(open + 1, part.indexOf('>', open)).trim() : part;
-      const name = open >= 0 ? part.slice(0, open).trim().replace(/^"|"$/g, '') : '';
-      const at = address.lastIndexOf('@');
-      const mailbox = at >= 0 ? address.slice(0, at) : address;
-      const host = at >= 0 ? address.slice(at + 1) : '';
-      return `(${nstring(name)} NIL ${nstring(mailbox)} ${nstring(host)})`;
-    });
-  return structures.length ? `(${structures.join('')})` : 'NIL';
-}
-
-function envelope(raw: Buffer): string {
-  const h = (name: string) => headerValue(raw, name);
-  const from = addressList(h('from'));
-  return `(${[
-    nstring(h('date')),
-    nstring(h('subject')),
-    from,
-    addressList(h('sender')) === 'NIL' ? from : addressList(h('sender')),
-    addressList(h('reply-to')) === 'NIL' ? from : addressList(h('reply-to')),
-    addressList(h('to')),
-    addressList(h('cc')),
-    addressList(h('bcc')),
-    nstring(h('in-reply-to')),
-    nstring(h('message-id')),
-  ].join(' ')})`;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-function imapDate(date: Date): string {
-  const day = String(date.getUTCDate()).padStart(2, '0');
-  const time = date.toISOString().slice(11, 19);
-  return `"${day}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()} ${time} +0000"`;
-}
-
-/** `1-Mar-2025` → that day at 00:00 UTC. */
-function parseSearchDate(value: string): Date {
-  const [day, month, year] = value.split('-');
-  return new Date(Date.UTC(Number(year), MONTHS.indexOf(month ?? ''), Number(day)));
-}
-
-// ---- X-GM-RAW ---------------------------------------------------------------------------------
-
-type Matcher = (m: GmailStoredMessage) => boolean;
-
-/** A subset of Gmail's search syntax: terms are ANDed, OR joins two, {a b} is any of, -t negates. */
-function parseGmailQuery(query: string, account: Account): Matcher {
-  const tokens: string[] = [];
-  let word = '';
-  let quoted = false;
-  for (const c of query) {
-    if (c === '"') quoted = !quoted;
-    if (!quoted && (c === ' ' || c === '(' || c === ')' || c === '{' || c === '}')) {
-      if (word) tokens.push(word);
-      word = '';
-      if (c !== ' ') tokens.push(c);
-    } else word += c;
-  }
-  if (word) tokens.push(word);
-  let pos = 0;
-  const sequence = (end: string | null): Matcher => {
-    const terms: Matcher[] = [];
-    while (pos < tokens.length && tokens[pos] !== end) {
-      let term = unary();
-      while (tokens[pos] === 'OR') {
-        pos++;
-        const left = term;
-        const right = unary();
-        term = (m) => left(m) || right(m);
-      }
-      terms.push(term);
-    }
-    pos++;
-    return (m) => terms.every((t) => t(m));
-  };
-  const unary = (): Matcher => {
-    const token = tokens[pos++] ?? '';
-    if (token === '(') return sequence(')');
-    if (token === '{') {
-      const any: Matcher[] = [];
-      while (pos < tokens.length && tokens[pos] !== '}') any.push(unary());
-      pos++;
-      return (m) => any.some((t) => t(m));
-    }
-    if (token.startsWith('-') && token.length > 1) {
-      tokens[--pos] = token.slice(1);
-      const inner = unary();
-      return (m) => !inner(m);
-    }
-    return gmailTerm(token, account);
-  };
-  return sequence(null);
-}
-
-function gmailTerm(token: string, account: Account): Matcher {
-  const colon = token.indexOf(':');
-  const operator = colon > 0 ? token.slice(0, colon).toLowerCase() : '';
-  const operand = (colon > 0 ? token.slice(colon + 1) : token).replace(/^"|"$/g, '');
-  const lower = operand.toLowerCase();
-  switch (operator) {
-    case 'category':
-      // Gmail's "personal" is the Primary tab
-      return (m) => m.labels.has('\\Inbox') && m.category === (lower === 'personal' ? 'primary' : lower);
-    case 'rfc822msgid': {
-      const wanted = lower.replace(/^<|>$/g, '');
-      return (m) => m.messageId.toLowerCase().replace(/^<|>$/g, '') === wanted;
-    }
-    case 'label':
-    case 'in': {
-      if (lower === 'inbox') return (m) => m.labels.has('\\Inbox');
-      if (lower === 'spam') return (m) => m.labels.has('\\Spam');
-      if (lower === 'trash') return (m) => m.labels.has('\\Trash');
-      if (lower === 'anywhere') return () => true;
-      const label = account.userLabels.find((l) => l.toLowerCase() === lower);
-      return (m) => label !== undefined && m.labels.has(label);
-    }
-    case 'is':
-      if (lower === 'important') return (m) => m.labels.has('\\Important');
-      if (lower === 'starred') return (m) => m.flags.has('\\Flagged');
-      if (lower === 'unread') return (m) => !m.flags.has('\\Seen');
-      return () => false;
-    default:
-      return (m) => m.raw.toString('latin1').toLowerCase().includes(token.toLowerCase());
-  }
 }
 
 // ---- a session --------------------------------------------------------------------------------
@@ -554,7 +259,7 @@ class Connection {
         return ok();
       case 'LIST':
       case 'LSUB':
-        for (const folder of this.folders(account)) {
+        for (const folder of foldersOf(account)) {
           const flags = [folder.noselect ? '\\Noselect \\HasChildren' : '\\HasNoChildren'];
           if (folder.specialUse) flags.push(folder.specialUse);
           this.send(`* ${command} (${flags.join(' ')}) "/" ${quote(folder.path)}`);
@@ -564,16 +269,16 @@ class Connection {
       case 'SUBSCRIBE': {
         const name = text(args[0]);
         if (command === 'CREATE') {
-          if (this.folder(account, name)) return no('[ALREADYEXISTS] exists');
+          if (findFolder(account, name)) return no('[ALREADYEXISTS] exists');
           account.userLabels.push(name);
         }
         return ok();
       }
       case 'STATUS': {
-        const folder = this.folder(account, text(args[0]));
+        const folder = findFolder(account, text(args[0]));
         if (!folder) return no('[NONEXISTENT] no such folder');
-        const view = this.view(account, folder);
-        const state = this.state(account, folder);
+        const view = folderView(account, folder);
+        const state = folderState(account, folder);
         const unseen = account.messages.filter((m) => folder.has(m) && !m.flags.has('\\Seen')).length;
         this.send(
           `* STATUS ${quote(folder.path)} (MESSAGES ${view.length} UIDNEXT ${state.uidNext} UIDVALIDITY ${state.uidValidity} UNSEEN ${unseen})`,
@@ -582,10 +287,10 @@ class Connection {
       }
       case 'SELECT':
       case 'EXAMINE': {
-        const folder = this.folder(account, text(args[0]));
+        const folder = findFolder(account, text(args[0]));
         if (!folder || folder.noselect) return no('[NONEXISTENT] no such folder');
-        const state = this.state(account, folder);
-        const view = this.view(account, folder);
+        const state = folderState(account, folder);
+        const view = folderView(account, folder);
         this.selected = { folder, readOnly: command === 'EXAMINE', view };
         this.send('* FLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen)');
         this.send('* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen \\*)] Flags permitted');
@@ -604,7 +309,7 @@ class Connection {
         this.send('+ idling');
         return;
       case 'APPEND': {
-        const folder = this.folder(account, text(args[0]));
+        const folder = findFolder(account, text(args[0]));
         if (!folder || !folder.label) return no('[TRYCREATE] cannot append there');
         let i = 1;
         const first = args[i];
@@ -612,15 +317,15 @@ class Connection {
         const date = args[i] && args[i]!.t === 'string' && args[i + 1] ? new Date(text(args[i++])) : new Date();
         const raw = Buffer.from(text(args[i]), 'latin1');
         const message = this.shared.store(account, raw, [folder.label], flags, date, 'primary');
-        const state = this.state(account, folder);
-        this.view(account, folder);
+        const state = folderState(account, folder);
+        folderView(account, folder);
         return ok(`[APPENDUID ${state.uidValidity} ${state.uids.get(message.gmId)}] APPEND completed`);
       }
     }
     const selected = this.selected;
     if (!selected) return this.send(`${tag} BAD select a folder first`);
-    const state = this.state(account, selected.folder);
-    const inFolder = () => this.view(account, selected.folder).map((id) => this.byId(account, id)!);
+    const state = folderState(account, selected.folder);
+    const inFolder = () => folderView(account, selected.folder).map((id) => messageById(account, id)!);
     const uidOf = (m: GmailStoredMessage) => state.uids.get(m.gmId)!;
     const pick = (set: string): GmailStoredMessage[] => {
       const current = inFolder();
@@ -655,7 +360,7 @@ class Connection {
           const target = labels ? m.labels : m.flags;
           const add = operation.startsWith('+');
           const remove = operation.startsWith('-');
-          const names = values.map((value) => (labels ? this.labelOf(account, value) : value));
+          const names = values.map((value) => (labels ? labelOf(account, value) : value));
           if (!add && !remove) {
             if (labels) {
               for (const l of [...m.labels]) if (!l.startsWith('\\')) m.labels.delete(l);
@@ -688,15 +393,15 @@ class Connection {
       }
       case 'COPY':
       case 'MOVE': {
-        const destination = this.folder(account, text(args[1]));
+        const destination = findFolder(account, text(args[1]));
         if (!destination || destination.noselect) return no('[TRYCREATE] no such folder');
         const moved = pick(text(args[0]));
         for (const m of moved) {
-          this.fileInto(m, destination);
-          if (command === 'MOVE') this.takeOutOf(m, selected.folder, account);
+          fileInto(m, destination);
+          if (command === 'MOVE') takeOutOf(m, selected.folder, account);
         }
-        const target = this.state(account, destination);
-        this.view(account, destination);
+        const target = folderState(account, destination);
+        folderView(account, destination);
         const copyUid = `[COPYUID ${target.uidValidity} ${moved.map(uidOf).join(',')} ${moved
           .map((m) => target.uids.get(m.gmId))
           .join(',')}]`;
@@ -710,7 +415,7 @@ class Connection {
         for (const m of inFolder()) {
           if (!state.deleted.has(m.gmId) || (chosen && !chosen.has(m))) continue;
           state.deleted.delete(m.gmId);
-          this.takeOutOf(m, selected.folder, account);
+          takeOutOf(m, selected.folder, account);
         }
         this.report();
         return ok();
@@ -722,7 +427,7 @@ class Connection {
   /** Untagged EXPUNGE/EXISTS for what changed in the selected folder since the client last heard. */
   private report(): void {
     if (!this.selected || !this.account) return;
-    const now = this.view(this.account, this.selected.folder);
+    const now = folderView(this.account, this.selected.folder);
     const before = this.selected.view;
     for (let i = before.length - 1; i >= 0; i--) {
       if (!now.includes(before[i]!)) {
@@ -732,80 +437,6 @@ class Connection {
     }
     if (now.length !== before.length) this.send(`* ${now.length} EXISTS`);
     this.selected.view = now;
-  }
-
-  private folders(account: Account): FolderDef[] {
-    return [
-      ...systemFolders(),
-      ...account.userLabels.map((label) => ({
-        path: label,
-        label,
-        has: (m: GmailStoredMessage) => m.labels.has(label),
-      })),
-    ];
-  }
-
-  private folder(account: Account, path: string): FolderDef | undefined {
-    const wanted = path.toUpperCase() === 'INBOX' ? 'INBOX' : path;
-    return this.folders(account).find((f) => f.path === wanted);
-  }
-
-  private state(account: Account, folder: FolderDef): FolderState {
-    let state = account.state.get(folder.path);
-    if (!state) {
-      state = { uidValidity: 1 + account.state.size, uidNext: 1, uids: new Map(), deleted: new Set() };
-      account.state.set(folder.path, state);
-    }
-    return state;
-  }
-
-  /** The folder's messages in UID order, giving a UID to each newcomer (a message that left and came back gets a new one). */
-  private view(account: Account, folder: FolderDef): string[] {
-    const state = this.state(account, folder);
-    for (const [id] of state.uids) {
-      const m = this.byId(account, id);
-      if (!m || !folder.has(m)) {
-        state.uids.delete(id);
-        state.deleted.delete(id);
-      }
-    }
-    for (const m of account.messages) {
-      if (folder.has(m) && !state.uids.has(m.gmId)) state.uids.set(m.gmId, state.uidNext++);
-    }
-    return [...state.uids.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
-  }
-
-  private byId(account: Account, id: string): GmailStoredMessage | undefined {
-    return account.messages.find((m) => m.gmId === id);
-  }
-
-  private fileInto(m: GmailStoredMessage, folder: FolderDef): void {
-    if (folder.path === 'INBOX') {
-      m.labels.delete('\\Spam');
-      m.labels.delete('\\Trash');
-    }
-    if (folder.label === '\\Spam') m.labels.delete('\\Inbox');
-    if (folder.label) m.labels.add(folder.label);
-    if (folder.specialUse === '\\Flagged') m.flags.add('\\Flagged');
-  }
-
-  /** What leaving a folder means on Gmail: the folder's label goes; out of All Mail is into Trash. */
-  private takeOutOf(m: GmailStoredMessage, folder: FolderDef, account: Account): void {
-    if (folder.specialUse === '\\All') {
-      m.labels.add('\\Trash');
-      return;
-    }
-    if (folder.specialUse === '\\Trash') {
-      account.messages.splice(account.messages.indexOf(m), 1);
-      return;
-    }
-    if (folder.specialUse === '\\Flagged') m.flags.delete('\\Flagged');
-    if (folder.label) m.labels.delete(folder.label);
-  }
-
-  private labelOf(account: Account, value: string): string {
-    if (value.startsWith('\\')) return value;
-    return account.userLabels.find((l) => l.toLowerCase() === value.toLowerCase()) ?? value;
   }
 
   private labelList(m: GmailStoredMessage): string {
@@ -947,7 +578,7 @@ class Connection {
         case 'X-GM-RAW':
           return parseGmailQuery(arg(), account);
         case 'X-GM-LABELS': {
-          const label = this.labelOf(account, arg());
+          const label = labelOf(account, arg());
           return (m) => m.labels.has(label);
         }
         case 'X-GM-MSGID': {
@@ -958,8 +589,8 @@ class Connection {
           if (/^[\d:*,]+$/.test(token.v)) {
             const set = token.v;
             return (m) => {
-              const index = this.view(account, folder).indexOf(m.gmId) + 1;
-              return inRanges(parseSet(set, this.view(account, folder).length), index);
+              const index = folderView(account, folder).indexOf(m.gmId) + 1;
+              return inRanges(parseSet(set, folderView(account, folder).length), index);
             };
           }
           throw new Error(`search key ${name} not supported`);
@@ -969,19 +600,6 @@ class Connection {
     while (pos < tokens.length) keys.push(key());
     return (m) => keys.every((k) => k(m));
   }
-}
-
-function parseSet(set: string, max: number): Array<[number, number]> {
-  return set.split(',').map((part) => {
-    const [a, b] = part.split(':');
-    const from = a === '*' ? max : Number(a);
-    const to = b === undefined ? from : b === '*' ? max : Number(b);
-    return [Math.min(from, to), Math.max(from, to)];
-  });
-}
-
-function inRanges(ranges: Array<[number, number]>, n: number): boolean {
-  return ranges.some(([a, b]) => n >= a && n <= b);
 }
 
 /** The server under the run's mail stack certificate, so the stack's mail policy trusts it. */

@@ -4,7 +4,8 @@ import type { Mailbox, ServerSettings, WarmupSettings } from '../api.js';
 import { ApiError, api } from '../api.js';
 import { LANGUAGES, asOptions } from '../format.js';
 import { Dialog } from './dialog.js';
-import { Button, CheckboxField, ErrorBox, SelectField, TextField } from './ui.js';
+import { CheckboxField, SelectField, TextField } from './fields.js';
+import { Button, ErrorBox } from './ui.js';
 
 export function browserTimeZone(): string {
   try {

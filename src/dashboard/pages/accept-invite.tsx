@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.js';
 import { AccountCard, formErrors, OidcSignInLink } from '../components/account-form.js';
-import { Button, ErrorBox, Loading, TextField } from '../components/ui.js';
+import { Button, ErrorBox, Loading } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
 import { useResource, useTitle } from '../hooks.js';
 
 const ROLE_WORDS: Record<string, string> = {

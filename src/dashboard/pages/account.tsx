@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formErrors } from '../components/account-form.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, ErrorBox, PageHeader, TextField } from '../components/ui.js';
+import { Button, Card, ErrorBox, PageHeader } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
 import { useTitle } from '../hooks.js';
 
 /** The signed-in person's own account: a new password, and signing out of every browser. */

@@ -11,7 +11,6 @@ import {
   Card,
   EmptyState,
   ErrorBox,
-  FilterSelect,
   Loading,
   Notice,
   PageHeader,
@@ -22,6 +21,7 @@ import {
   ReputationLegend,
   reputationTone,
 } from '../components/ui.js';
+import { FilterSelect } from '../components/fields.js';
 import {
   PERIODS,
   PROVIDER_NAMES,

@@ -8,8 +8,6 @@ import { ACTIONS_COLUMN, PagedTable } from '../components/paged-table.js';
 import {
   Card,
   EmptyState,
-  FilterSelect,
-  SearchInput,
   Link,
   PageHeader,
   Progress,
@@ -18,6 +16,7 @@ import {
   Skeleton,
   StatusBadge,
 } from '../components/ui.js';
+import { FilterSelect, SearchInput } from '../components/fields.js';
 import { PROVIDER_NAMES, countNoun, formatNumber, relativeTime } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 

@@ -2,18 +2,8 @@ import { useState } from 'preact/hooks';
 import type { PlacementTest } from '../api.js';
 import { api } from '../api.js';
 import { IconRefresh } from '../components/icons.js';
-import {
-  Badge,
-  Button,
-  Card,
-  EmptyState,
-  ErrorBox,
-  Loading,
-  PageHeader,
-  SelectField,
-  TextAreaField,
-  TextField,
-} from '../components/ui.js';
+import { Badge, Button, Card, EmptyState, ErrorBox, Loading, PageHeader } from '../components/ui.js';
+import { SelectField, TextAreaField, TextField } from '../components/fields.js';
 import { formatDateTime } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { useCanEdit } from '../access.js';

@@ -15,8 +15,8 @@ import {
   Segmented,
   StatCard,
   StatusBadge,
-  TextField,
 } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
 import { daysAgoUtc, formatDay, formatNumber, formatSigned, todayUtc } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type SessionInfo } from '../api.js';
 import { AccountCard, formErrors } from '../components/account-form.js';
-import { Button, ErrorBox, TextField } from '../components/ui.js';
+import { Button, ErrorBox } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
 import { useTitle } from '../hooks.js';
 
 /** The first run: the owner's account and the first workspace, before anyone can sign in. */

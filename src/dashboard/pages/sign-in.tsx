@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Role, type SessionInfo } from '../api.js';
 import { AccountCard, formErrors, OidcSignInLink, takeOidcError } from '../components/account-form.js';
-import { Button, ErrorBox, TextField } from '../components/ui.js';
+import { Button, ErrorBox } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
 import { useTitle } from '../hooks.js';
 
 /** Signing in with an API key: for scripts' keys, and installs that have no accounts yet. */

@@ -4,7 +4,8 @@ import { useRole } from '../access.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { IconPlus, IconTrash } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, ErrorBox, Loading, PageHeader, SelectField, TextField } from '../components/ui.js';
+import { Button, Card, ErrorBox, Loading, PageHeader } from '../components/ui.js';
+import { SelectField, TextField } from '../components/fields.js';
 import { formatDateTime } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 

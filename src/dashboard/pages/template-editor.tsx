@@ -15,12 +15,10 @@ import {
   Loading,
   PageHeader,
   RecordPending,
-  SelectField,
   Spinner,
-  TextAreaField,
-  TextField,
   errorMessage,
 } from '../components/ui.js';
+import { SelectField, TextAreaField, TextField } from '../components/fields.js';
 import { LANGUAGES, TYPE_LABELS, asOptions } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 import { navigate } from '../router.js';

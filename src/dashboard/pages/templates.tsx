@@ -7,18 +7,8 @@ import { IconCopy, IconDownload, IconPlus, IconTemplate, IconTrash, IconUpload }
 import { duplicateAndOpen } from '../components/template-actions.js';
 import { toast } from '../components/toasts.js';
 import { ACTIONS_COLUMN, PagedTable } from '../components/paged-table.js';
-import {
-  Badge,
-  Button,
-  Card,
-  EmptyState,
-  ErrorBox,
-  FilterSelect,
-  SearchInput,
-  Link,
-  PageHeader,
-  errorMessage,
-} from '../components/ui.js';
+import { Badge, Button, Card, EmptyState, ErrorBox, Link, PageHeader, errorMessage } from '../components/ui.js';
+import { FilterSelect, SearchInput } from '../components/fields.js';
 import { LANGUAGES, TYPE_LABELS, asOptions, formatDateTime, languageName } from '../format.js';
 import { useDebounced, useResource, useTitle } from '../hooks.js';
 

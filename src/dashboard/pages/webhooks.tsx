@@ -7,15 +7,14 @@ import {
   Badge,
   Button,
   Card,
-  CheckboxField,
   EmptyState,
   ErrorBox,
   Loading,
   Notice,
   PageHeader,
-  TextField,
   errorMessage,
 } from '../components/ui.js';
+import { CheckboxField, TextField } from '../components/fields.js';
 import { formatDateTime } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.schemas.js';
