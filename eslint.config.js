@@ -51,11 +51,11 @@ function layer(name, files, patterns, ignores = []) {
 export const layering = [
   layer(
     'foundation',
-    ['src/clock.ts', 'src/calendar.ts', 'src/config.ts', 'src/db/**', 'src/http/**', 'src/mail/**'],
+    ['src/clock.ts', 'src/calendar.ts', 'src/config.ts', 'src/db/**', 'src/http/**', 'src/mail/**', 'src/secrets/**'],
     [
       {
         regex: folder(...DOMAIN),
-        message: 'The foundation (clock, calendar, config, db, http, mail) imports no domain folder.',
+        message: 'The foundation (clock, calendar, config, db, http, mail, secrets) imports no domain folder.',
       },
     ],
     ['src/db/schema.ts'],

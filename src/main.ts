@@ -12,7 +12,7 @@ import { createServices, type Services } from './services.js';
 import { createEngine, createEngineDeps, type Engine, type EngineOptions, type EngineWiring } from './engine/engine.js';
 import { limitHeapGrowth } from './engine/heap-growth.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
-import { loadSecretKey } from './mailboxes/credentials.js';
+import { loadSecretKey } from './secrets/secrets.js';
 import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import {

@@ -19,7 +19,7 @@ import {
   type MailStack,
 } from '../../test/mailstack/use-mail-stack.js';
 import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
-import { loadSecretKey } from './credentials.js';
+import { loadSecretKey } from '../secrets/secrets.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import { closedPort, silentServer } from '../../test/helpers/ports.js';

@@ -19,7 +19,7 @@ import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServe
 import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
-import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
+import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
 import { describeOutlook } from './mailbox-outlook.js';
 import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
 import { applyMailboxEvent } from './mailbox-state.js';
@@ -56,7 +56,7 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
 export interface MailboxesServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
-  /** The 32-byte key that encrypts passwords (see credentials.ts loadSecretKey). */
+  /** The 32-byte key that encrypts passwords (see secrets/secrets.ts loadSecretKey). */
   secretKey: Buffer;
   verifyTimeoutMs?: number;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */

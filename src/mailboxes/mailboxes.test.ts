@@ -10,7 +10,7 @@ import { createTestApp, type TestApp, type TestWorkspace } from '../../test/help
 import { MAIL_USERS } from '../../test/mailstack/users.js';
 import type { Mailbox } from './mailboxes.schemas.js';
 import { KNOWN_PROVIDERS, PROVIDERS } from './providers.js';
-import { SecretDecryptionError } from './credentials.js';
+import { SecretDecryptionError } from '../secrets/secrets.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 

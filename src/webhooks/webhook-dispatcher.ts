@@ -13,7 +13,7 @@ import type { Database } from '../db/schema.js';
 import { forEachLimited } from '../engine/concurrency.js';
 import { createScheduler } from '../engine/scheduler.js';
 import type { MailPolicy } from '../mail/policy.js';
-import { decryptSecret } from '../mailboxes/credentials.js';
+import { decryptSecret } from '../secrets/secrets.js';
 import { emitScheduledEvents } from './webhook-events.js';
 import { postWebhook } from './webhook-http.js';
 import {

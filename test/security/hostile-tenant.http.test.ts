@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, type Limits } from '../../src/config.js';
 import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { recordInteraction } from '../../src/interactions/interactions.repository.js';
-import { loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { loadSecretKey } from '../../src/secrets/secrets.js';
 import { createServices, type Services } from '../../src/services.js';
 import { hashApiKey } from '../../src/workspaces/api-keys.js';
 import { DEFAULT_WORKSPACE_ID } from '../../src/workspaces/workspaces.service.js';

@@ -11,7 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { addDays, canonicalTimeZone, localTimeToUtc, validTimeZone } from '../../src/calendar.js';
 import { newId } from '../../src/db/ids.js';
 import type { Database, MailboxRow } from '../../src/db/schema.js';
-import { encryptSecret, loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { encryptSecret, loadSecretKey } from '../../src/secrets/secrets.js';
 import { pino } from 'pino';
 import { fixedClock } from '../../src/clock.js';
 import { createEngine, createEngineDeps, type CycleSummary, type Engine } from '../../src/engine/engine.js';
