@@ -527,6 +527,31 @@ export async function markJudgementsDueAfterSync(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Sender evidence
+
+/** What a peer's copy may teach about the sender: its address, workspace and DKIM selector. */
+export async function findSenderDkim(
+  db: Kysely<Database>,
+  id: string,
+): Promise<Pick<MailboxRow, 'email' | 'workspace_id' | 'dkim_selector' | 'dkim_selector_source'> | undefined> {
+  return db
+    .selectFrom('mailboxes')
+    .select(['email', 'workspace_id', 'dkim_selector', 'dkim_selector_source'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A selector learned from mail; never over one the user gave, even if they gave it meanwhile. */
+export async function learnDkimSelector(db: Kysely<Database>, id: string, selector: string): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ dkim_selector: selector, dkim_selector_source: 'mail' })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('dkim_selector_source', 'is', null), eb('dkim_selector_source', '!=', 'user')]))
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Syncs
 
 /**
