@@ -4,7 +4,6 @@ import { fixedClock } from '../clock.js';
 import { silentLogger, createMailbox, proveAll } from '../../test/helpers/engine.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
-import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import {
   dailyTarget,
   dayVariance,
@@ -95,15 +94,6 @@ describe('planner arithmetic', () => {
     expect(['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-07'].map(isWeekend)).toEqual([true, true, false, false]);
     expect(addDays('2025-02-27', 2)).toBe('2025-03-01');
     expect(addDays('2025-03-01', -6)).toBe('2025-02-23');
-  });
-
-  it('reads stored settings over the defaults', () => {
-    expect(parseWarmupSettings('{"dailyLimit":10,"sendWindow":{"end":"12:00"}}')).toMatchObject({
-      startVolume: 2,
-      dailyLimit: 10,
-      sendWindow: { start: '08:00', end: '12:00' },
-      timezone: 'UTC',
-    });
   });
 
   it('spreads send times inside the window, sorted, at least the minimum gap apart', () => {
@@ -352,6 +342,23 @@ describe('planDay: schedule and time zones', () => {
       .execute();
     expect(row.plan_day).toBe('2025-03-07');
     expect(row.due_at >= '2025-03-07T00:00:00.000Z' && row.due_at <= '2025-03-07T08:00:00.000Z').toBe(true);
+  });
+
+  it('leaves a mailbox with unreadable stored settings unplanned, says why, and plans the others', async () => {
+    const broken = await createMailbox(testApp.workspace, 'bea@broken.test');
+    const fine = await createMailbox(testApp.workspace, 'fin@fine.test');
+    await testApp.database.db
+      .updateTable('mailboxes')
+      .set({ warmup: '{"dailyLimit":"forty"}' })
+      .where('id', '=', broken)
+      .execute();
+    await proveAll(testApp.database.db);
+    const warnings: unknown[] = [];
+    const logger = { ...silentLogger, warn: (details: unknown) => warnings.push(details) } as typeof silentLogger;
+    const summary = await planDay({ ...deps(), logger }, new Date('2025-03-07T09:00:00Z'));
+    expect(summary.mailboxes.map((m) => m.mailboxId)).toContain(fine);
+    expect(await plans(broken)).toHaveLength(0);
+    expect(warnings).toEqual([{ mailboxId: broken, problem: expect.stringContaining('(dailyLimit)') }]);
   });
 
   it('starts a mailbox whose window has closed tomorrow, unless the schedule is ignored', async () => {

@@ -41,7 +41,7 @@ import type {
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
 import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from './round-trip.js';
-import { DEFAULT_WARMUP } from './warmup-settings.js';
+import { DEFAULT_WARMUP, parseWarmupSettings } from './warmup-settings.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
@@ -165,7 +165,7 @@ type OutlookFacts = Awaited<ReturnType<ReturnType<typeof createMailboxesReposito
 
 function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
   const pool = poolMembership(row);
-  const warmup = parseJson<WarmupSettings>(row.warmup);
+  const warmup = parseWarmupSettings(row.warmup);
   const fact = facts.get(row.id);
   const autoReply = autoReplyState(row, now);
   const outlook = describeOutlook(
@@ -702,7 +702,7 @@ export function createMailboxesService({
 
       if (body.name !== undefined) changes.name = body.name;
       if (body.warmup !== undefined)
-        changes.warmup = JSON.stringify(resolveWarmup(parseJson<WarmupSettings>(current.warmup), body.warmup, errors));
+        changes.warmup = JSON.stringify(resolveWarmup(parseWarmupSettings(current.warmup), body.warmup, errors));
 
       let credentials: MailboxCredentials | undefined;
       if (reconnect) {
