@@ -8,6 +8,7 @@ import { DEFAULT_RETENTION_DAYS } from '../config.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { MailServerConfig } from '../mail/errors.js';
+import { DEFAULT_ROUND_TRIP_WAIT_MS } from '../mail/round-trip.js';
 import type { ImapSession } from '../mail/imap.js';
 import type { SmtpSender } from '../mail/smtp.js';
 import { runPlacementTests, type PlacementSummary } from '../placement-tests/placement-runner.js';
@@ -15,17 +16,13 @@ import type { TemplateType } from '../templates/templates.schemas.js';
 import { applyHealthGuard, type HealthSummary } from './health.js';
 import { newWorkerId, releaseAllLeases, withLease } from './leases.js';
 import { planDay, type PlanSummary } from './planner.js';
+import { proveDueMailboxes, type ProofSummary } from './proofs.js';
 import type { Random } from './random.js';
 import { syncMailboxes, type SyncSummary } from './reader.js';
 import { updateReputation, type ReputationSummary } from './reputation.js';
 import { removeExpiredHistory, type RetentionSummary } from './retention.js';
 import { createScheduler } from './scheduler.js';
 import { sendDueMessages, type SendSummary } from './sender.js';
-
-export interface ProofSummary {
-  proven: string[];
-  failed: string[];
-}
 
 export interface EngineSettings {
   /** How long a claim (planning, a mailbox's sync, a planned row) holds before another worker may take it over. */
@@ -42,6 +39,8 @@ export interface EngineSettings {
   warmupFolderRetentionDays: number;
   /** Days raw interactions and finished warmup messages are kept (WARMUP_RETENTION_DAYS; 0: for ever). */
   retentionDays: number;
+  /** How long a mailbox's round trip waits for its test message (engine/proofs.ts). */
+  proofWaitMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -51,6 +50,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   syncDeadlineMs: 3 * 60_000,
   warmupFolderRetentionDays: 30,
   retentionDays: DEFAULT_RETENTION_DAYS,
+  proofWaitMs: DEFAULT_ROUND_TRIP_WAIT_MS,
 };
 
 /** Everything the engine touches, passed in: time and chance included, so a test can replay days. */
@@ -64,8 +64,6 @@ export interface EngineDeps {
   workerId: string;
   mailboxes: {
     getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }>;
-    /** The round trip of active mailboxes not proven yet: only proven ones join the pool. */
-    proveDueMailboxes(at: Date): Promise<ProofSummary>;
   };
   templates: {
     pickTemplate(
@@ -278,7 +276,7 @@ export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Eng
       onStep?.(name, performance.now() - stepStarted, failed);
     }
 
-    await step('prove', () => deps.mailboxes.proveDueMailboxes(now()));
+    await step('prove', () => proveDueMailboxes(deps, now()));
     await step('plan', async () => {
       const { mailboxes, ...planned } = await planDay(deps, now(), { ignoreSchedule });
       return { ...planned, mailboxes: mailboxes.length };

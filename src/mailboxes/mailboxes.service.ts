@@ -31,7 +31,6 @@ import type {
   AutoReplyState,
   Mailbox,
   MailboxListQuery,
-  PoolMembership,
   ProviderId,
   ServerSettings,
   ServerSettingsInput,
@@ -40,8 +39,9 @@ import type {
   WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from './round-trip.js';
+import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from '../mail/round-trip.js';
 import { DEFAULT_WARMUP, parseWarmupSettings } from './warmup-settings.js';
+import { NOT_CHECKED, NOT_RUN, poolMembership, proofChanges } from './mailbox-proof.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
@@ -91,6 +91,8 @@ export interface OAuthConnection {
 export interface MailClients extends RoundTripClients {
   verifyImap: typeof verifyImap;
   verifySmtp: typeof verifySmtp;
+  smtp: typeof createSmtpSender;
+  imap: typeof openImapSession;
 }
 
 export const REAL_MAIL_CLIENTS: MailClients = {
@@ -110,42 +112,6 @@ type Side = 'imap' | 'smtp';
 
 const PASSWORD_UNREADABLE =
   'the stored password cannot be decrypted with this secret key (WARMUP_SECRET_KEY or secret.key changed); send the password again';
-
-/** Why a mailbox is out of the pool until proven, before any round trip ran. */
-const NOT_CHECKED = 'it was connected with verify: false; the engine runs the round trip on its next cycle';
-const NOT_RUN = 'the round trip has not run yet; the engine runs it on its next cycle';
-
-/** Round trips one engine cycle runs at most, and how many of them at the same time. */
-const PROOFS_PER_CYCLE = 20;
-const PROOF_CONCURRENCY = 4;
-
-/** The engine tries an unproven mailbox's round trip again after 15 min, 30 min, 1 h… at most a day apart. */
-export function proofRetryDelayMs(failedAttempts: number): number {
-  return Math.min(24 * 60 * 60_000, 15 * 60_000 * 2 ** Math.max(0, failedAttempts - 1));
-}
-
-/** The proof columns after a round trip at `at`. */
-function proofChanges(result: RoundTripResult, at: Date, failedBefore: number): MailboxRowUpdate {
-  if (result.proven) return { proven_at: at.toISOString(), proof_note: null, next_proof_at: null, proof_attempts: 0 };
-  const attempts = failedBefore + 1;
-  return {
-    proven_at: null,
-    proof_note: result.reason,
-    next_proof_at: new Date(at.getTime() + proofRetryDelayMs(attempts)).toISOString(),
-    proof_attempts: attempts,
-  };
-}
-
-function poolMembership(row: MailboxRow): PoolMembership {
-  if (row.proven_at === null) {
-    return { member: false, provenAt: null, reason: `not proven yet: ${row.proof_note ?? NOT_RUN}` };
-  }
-  if (row.status !== 'active') {
-    const reason = row.status === 'paused' ? 'paused' : 'stopped by an error (see lastError)';
-    return { member: false, provenAt: row.proven_at, reason };
-  }
-  return { member: true, provenAt: row.proven_at, reason: null };
-}
 
 function autoReplyState(row: MailboxRow, now: Date): AutoReplyState | null {
   if (!answersAutomatically(row.auto_reply_at, now) || row.auto_reply_at === null) return null;
@@ -866,42 +832,6 @@ export function createMailboxesService({
         interactions: rows.map((row) => toInteraction(row, workspaceId)),
         pagination: pagination(page, limit, total),
       };
-    },
-
-    /**
-     * For the engine, across workspaces: the round trip of active mailboxes that are not proven yet
-     * and whose next try is due at `at` (at most `limit`, 4 at a time). Each is claimed first by
-     * moving its next try on, so two workers never prove one mailbox at once; a failure keeps it out
-     * of the pool with the reason and tries again later (proofRetryDelayMs).
-     */
-    async proveDueMailboxes(
-      at: Date,
-      options: { limit?: number } = {},
-    ): Promise<{ proven: string[]; failed: string[] }> {
-      const outcome = { proven: [] as string[], failed: [] as string[] };
-      const proveOne = async (candidate: Pick<MailboxRow, 'id' | 'proof_attempts'>): Promise<void> => {
-        const claimed = await repository.claimProof(
-          candidate.id,
-          at.toISOString(),
-          new Date(at.getTime() + proofRetryDelayMs(candidate.proof_attempts + 1)).toISOString(),
-        );
-        if (!claimed) return;
-        let result: RoundTripResult;
-        try {
-          result = await roundTrip(claimed.email, credentialsOf(claimed));
-        } catch (error) {
-          if (!(error instanceof SecretDecryptionError)) throw error;
-          result = { proven: false, reason: PASSWORD_UNREADABLE };
-        }
-        await repository.updateProof(claimed, proofChanges(result, at, claimed.proof_attempts));
-        (result.proven ? outcome.proven : outcome.failed).push(claimed.id);
-      };
-      const due = await repository.listDueForProof(at.toISOString(), options.limit ?? PROOFS_PER_CYCLE);
-      // a few at a time: each waits for its message, and after an upgrade every mailbox is due at once
-      for (let i = 0; i < due.length; i += PROOF_CONCURRENCY) {
-        await Promise.all(due.slice(i, i + PROOF_CONCURRENCY).map(proveOne));
-      }
-      return outcome;
     },
 
     /**

@@ -268,6 +268,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
           workerId: `sim-worker-${generation}`,
           smtp: world.clients.smtp,
           imap: world.clients.imap,
+          settings: { proofWaitMs: 0 },
         }),
       );
     }
