@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
-import { addDays, canonicalTimeZone, dayToTime, utcDay } from '../calendar.js';
+import { addDays, dayToTime, utcDay } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_LIMITS } from '../config.js';
 import { newId } from '../db/ids.js';
-import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
+import type { Database, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 import { pagination, type Pagination } from '../http/common.schemas.js';
 import {
-  AppError,
   ConflictError,
   ConnectionFailedError,
   NotFoundError,
@@ -20,28 +19,32 @@ import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
-import { describeOutlook } from './mailbox-outlook.js';
-import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
   Interaction,
   InteractionListQuery,
-  AutoReplyState,
   Mailbox,
   MailboxListQuery,
   ProviderId,
   ServerSettings,
-  ServerSettingsInput,
   UpdateMailboxBody,
-  WarmupSettings,
-  WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
 import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from '../mail/round-trip.js';
 import { DEFAULT_WARMUP, parseWarmupSettings } from './warmup-settings.js';
-import { NOT_CHECKED, NOT_RUN, poolMembership, proofChanges } from './mailbox-proof.js';
+import {
+  cleanPassword,
+  movesServer,
+  PasswordRequiredError,
+  refuseUncheckedTls,
+  resolveServer,
+  resolveWarmup,
+  throwIfInvalid,
+} from './mailbox-input.js';
+import { parseJson, toInteraction, toMailbox } from './mailbox-view.js';
+import { NOT_CHECKED, NOT_RUN, proofChanges } from './mailbox-proof.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
@@ -108,218 +111,8 @@ export interface MailboxCredentials {
   smtp: MailServerConfig;
 }
 
-type Side = 'imap' | 'smtp';
-
 const PASSWORD_UNREADABLE =
   'the stored password cannot be decrypted with this secret key (WARMUP_SECRET_KEY or secret.key changed); send the password again';
-
-function autoReplyState(row: MailboxRow, now: Date): AutoReplyState | null {
-  if (!answersAutomatically(row.auto_reply_at, now) || row.auto_reply_at === null) return null;
-  const until = receivesAgainAt(row.auto_reply_at).toISOString();
-  return {
-    lastSeenAt: row.auto_reply_at,
-    receivesAgainAt: until,
-    reason: `This mailbox answers warmup mail automatically (out of office or vacation), so it receives no warmup mail until ${until}, 3 days after its last automatic reply. Turn the automatic reply off, then resume the mailbox to receive warmup mail again at once.`,
-  };
-}
-
-function parseJson<T>(text: string): T {
-  return JSON.parse(text) as T;
-}
-
-type OutlookFacts = Awaited<ReturnType<ReturnType<typeof createMailboxesRepository>['outlookFacts']>>;
-
-function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
-  const pool = poolMembership(row);
-  const warmup = parseWarmupSettings(row.warmup);
-  const fact = facts.get(row.id);
-  const autoReply = autoReplyState(row, now);
-  const outlook = describeOutlook(
-    {
-      status: row.status,
-      warmup,
-      reputation: Number(row.reputation),
-      warmupDay: Number(row.warmup_day),
-      dailyTarget: Number(row.daily_target),
-      rampTarget: row.ramp_target === null ? null : Number(row.ramp_target),
-      limitedBy: row.plan_limited_by,
-      lastError: row.last_error,
-      inPool: pool.member,
-      poolReason: pool.reason,
-      slowedByGuard: Number(row.volume_factor) < 1,
-      nextSendAt: fact?.nextSendAt ?? null,
-      lastPlanDay: row.last_plan_day,
-      week: { sent: fact?.sent ?? 0, found: fact?.found ?? 0, spam: fact?.spam ?? 0, bounced: fact?.bounced ?? 0 },
-      autoReplyReason: autoReply?.reason ?? null,
-      pausedFor: row.paused_for,
-    },
-    now,
-  );
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    provider: row.provider,
-    connectionType: row.connection_type,
-    oauthProvider: row.oauth_provider,
-    status: row.status,
-    imap: parseJson<ServerSettings>(row.imap),
-    smtp: parseJson<ServerSettings>(row.smtp),
-    warmup,
-    reputation: Number(row.reputation),
-    warmupDay: Number(row.warmup_day),
-    dailyTarget: Number(row.daily_target),
-    lastSyncAt: row.last_sync_at,
-    lastError: row.last_error,
-    pool,
-    outlook,
-    autoReply,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** `j***@example.com`: enough to recognise a domain, nothing that identifies another workspace's user. */
-export function maskAddress(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return '***';
-  return `${address.slice(0, Math.min(1, at))}***@${address.slice(at + 1)}`;
-}
-
-function toInteraction(row: InteractionRow, workspaceId: string): Interaction {
-  // A counterpart of unknown workspace (null) is masked too: only our own mailboxes are shown in full.
-  const ownCounterpart = row.counterpart_workspace_id === workspaceId;
-  return {
-    id: row.id,
-    mailboxId: row.mailbox_id,
-    type: row.type,
-    counterpart: ownCounterpart ? row.counterpart_email : maskAddress(row.counterpart_email),
-    subject: row.subject,
-    messageId: row.message_id,
-    threadId: row.thread_id,
-    placement: row.placement,
-    occurredAt: row.occurred_at,
-  };
-}
-
-/** Pasted app passwords come in groups ("abcd efgh ijkl mnop"); no app password holds whitespace. */
-function cleanPassword(password: string, errors: FieldError[]): string {
-  const cleaned = password.replace(/\s+/g, '');
-  if (cleaned === '') errors.push({ path: '/body/password', message: 'must contain a character other than spaces' });
-  return cleaned;
-}
-
-/**
- * One server's settings: the current ones (or the provider's preset) with the request's fields on
- * top. `custom` has no preset, so there the request must name host, port and secure.
- */
-function resolveServer(
-  side: Side,
-  provider: string,
-  current: ServerSettings | undefined,
-  input: ServerSettingsInput | undefined,
-  email: string,
-  errors: FieldError[],
-): ServerSettings | undefined {
-  let base: Partial<ServerSettings> | undefined = current;
-  if (!base && isKnownProvider(provider)) base = { ...PROVIDERS[provider][side] };
-  if (!base) {
-    if (!input) {
-      errors.push({ path: `/body/${side}`, message: 'is required when provider is custom' });
-      return undefined;
-    }
-    const missing = (['host', 'port', 'secure'] as const).filter((field) => input[field] === undefined);
-    for (const field of missing)
-      errors.push({ path: `/body/${side}/${field}`, message: 'is required when provider is custom' });
-    if (missing.length > 0) return undefined;
-    base = {};
-  }
-  const merged = { ...base, ...input };
-  const tls = { ...base.tls, ...input?.tls };
-  const settings: ServerSettings = {
-    host: merged.host as string,
-    port: merged.port as number,
-    secure: merged.secure as boolean,
-    username: merged.username ?? email,
-  };
-  if (Object.keys(tls).length > 0) settings.tls = tls;
-  return settings;
-}
-
-/** Settings merged over `base`; rules that span fields name the field the request sent. */
-function resolveWarmup(
-  base: WarmupSettings,
-  input: WarmupSettingsInput | undefined,
-  errors: FieldError[],
-): WarmupSettings {
-  const merged: WarmupSettings = { ...base, ...input, sendWindow: { ...base.sendWindow, ...input?.sendWindow } };
-  if (merged.startVolume > merged.dailyLimit) {
-    if (input?.startVolume !== undefined || input?.dailyLimit === undefined) {
-      errors.push({ path: '/body/warmup/startVolume', message: `must be at most dailyLimit (${merged.dailyLimit})` });
-    } else {
-      errors.push({ path: '/body/warmup/dailyLimit', message: `must be at least startVolume (${merged.startVolume})` });
-    }
-  }
-  if (merged.sendWindow.start >= merged.sendWindow.end) {
-    if (input?.sendWindow?.end !== undefined || input?.sendWindow?.start === undefined) {
-      errors.push({
-        path: '/body/warmup/sendWindow/end',
-        message: `must be later than sendWindow.start (${merged.sendWindow.start})`,
-      });
-    } else {
-      errors.push({
-        path: '/body/warmup/sendWindow/start',
-        message: `must be earlier than sendWindow.end (${merged.sendWindow.end})`,
-      });
-    }
-  }
-  const timezone = canonicalTimeZone(merged.timezone);
-  if (timezone === undefined) {
-    errors.push({
-      path: '/body/warmup/timezone',
-      message: 'must be an IANA time zone name such as Europe/Berlin or UTC',
-    });
-  } else {
-    merged.timezone = timezone;
-  }
-  return merged;
-}
-
-/**
- * Certificates are always checked; a private server's CA is trusted by the operator
- * (WARMUP_MAIL_CA_FILE), not turned off per mailbox.
- */
-function refuseUncheckedTls(side: Side, input: ServerSettingsInput | undefined, errors: FieldError[]): void {
-  if (input?.tls?.rejectUnauthorized === false) {
-    errors.push({
-      path: `/body/${side}/tls/rejectUnauthorized`,
-      message: 'certificate checks cannot be turned off; the operator can trust a private CA with WARMUP_MAIL_CA_FILE',
-    });
-  }
-}
-
-/** The stored password may only be sent to the servers it was given for. */
-function movesServer(current: ServerSettings, next: ServerSettings): boolean {
-  return current.host.toLowerCase() !== next.host.toLowerCase() || current.port !== next.port;
-}
-
-/** A 400 with its own code: the request must carry the password to go with a new host. */
-export class PasswordRequiredError extends AppError {
-  constructor(sides: Side[]) {
-    const servers = sides.map((side) => side.toUpperCase()).join(' and ');
-    super(400, 'password_required', `changing the ${servers} host or port requires the password in the same request`, [
-      { path: '/body/password', message: `is required when the ${servers} host or port changes` },
-    ]);
-  }
-}
-
-function throwIfInvalid(errors: FieldError[]): void {
-  if (errors.length === 0) return;
-  const [first] = errors;
-  const where = first.path.split('/').filter(Boolean).slice(1).join('.');
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new ValidationError(`${where} ${first.message}${more}`, errors);
-}
 
 export function mailboxLimitReached(maxMailboxes: number): LimitExceededError {
   return new LimitExceededError(
