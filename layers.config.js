@@ -73,31 +73,10 @@ export const UPWARD_IMPORTS = [
       "A mailbox signed in with OAuth is tested with a fresh access token; the token store marks the mailbox's state when a refresh fails.",
   },
   {
-    from: 'src/engine/engine.ts',
-    to: 'src/placement-tests/placement-runner.ts',
-    reason: 'TEMPORARY: removed by moving placement-runner.ts into engine/ (the engine/placement-runner loop).',
-  },
-  {
     from: 'src/mailboxes/mailbox-state.ts',
     to: 'src/webhooks/webhook-events.ts',
     reason:
       "A mailbox's new status and the webhook event it makes (mailbox.error, mailbox.recovered) commit in one transaction.",
-  },
-  {
-    from: 'src/mailboxes/mailboxes.schemas.ts',
-    to: 'src/mailboxes/providers.ts',
-    reason:
-      'TEMPORARY: removed when the provider ids move into the contract (the mailboxes.schemas <-> providers loop).',
-  },
-  {
-    from: 'src/oauth/oauth.config.ts',
-    to: 'src/config.ts',
-    reason: 'TEMPORARY: removed by breaking the config.ts <-> oauth.config.ts / oidc.config.ts loop.',
-  },
-  {
-    from: 'src/oidc/oidc.config.ts',
-    to: 'src/config.ts',
-    reason: 'TEMPORARY: removed by breaking the config.ts <-> oauth.config.ts / oidc.config.ts loop.',
   },
 ];
 

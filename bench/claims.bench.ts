@@ -95,7 +95,6 @@ async function measure(dialect: Dialect, mailboxes: number, cycles: number, base
         workerId: 'bench',
         mailboxes: {
           getCredentials: () => Promise.reject(new Error('an idle mailbox opens no connection')),
-          proveDueMailboxes: async () => ({ proven: [], failed: [] }),
         },
         templates: { pickTemplate: async () => undefined },
       });

@@ -287,7 +287,6 @@ async function child(dataDir: string, batchSize: number | undefined): Promise<vo
     // the planner never touches credentials or templates
     mailboxes: {
       getCredentials: () => Promise.reject(new Error('not used by the planner')),
-      proveDueMailboxes: () => Promise.reject(new Error('not used by the planner')),
     },
     templates: { pickTemplate: () => Promise.resolve(undefined) },
     // one lease for the whole day, however long it takes

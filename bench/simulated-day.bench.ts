@@ -32,7 +32,7 @@ import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { newId } from '../src/db/ids.js';
 import type { MailboxesTable } from '../src/db/schema.js';
-import { encryptSecret, loadSecretKey } from '../src/mailboxes/credentials.js';
+import { encryptSecret, loadSecretKey } from '../src/secrets/secrets.js';
 import { DEFAULT_WARMUP } from '../src/mailboxes/warmup-settings.js';
 import { createPostgresSchema } from '../test/helpers/postgres-schema.js';
 import { stopMailStack, type MailStack } from '../test/mailstack/mail-stack.js';

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createMigrator, openDatabase, SQLITE_FILE, type DatabaseHandle } from './db/database.js';
 import { loadMailPolicy, RefusedHostError, resolveMailHost, type MailPolicy } from './mail/policy.js';
-import { decryptSecret, loadSecretKey, SECRET_KEY_FILE } from './mailboxes/credentials.js';
+import { decryptSecret, loadSecretKey, SECRET_KEY_FILE } from './secrets/secrets.js';
 import { forEachLimited } from './jobs/concurrency.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';

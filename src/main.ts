@@ -13,7 +13,7 @@ import { createEngineDeps, type EngineWiring } from './engine/engine-deps.js';
 import { createEngine, type Engine, type EngineOptions } from './jobs/job-list.js';
 import { limitHeapGrowth } from './engine/heap-growth.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
-import { loadSecretKey } from './mailboxes/credentials.js';
+import { loadSecretKey } from './secrets/secrets.js';
 import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-delivery.js';

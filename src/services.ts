@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
 import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
-import { loadSecretKey } from './mailboxes/credentials.js';
+import { loadSecretKey } from './secrets/secrets.js';
 import type { MailPolicy } from './mail/policy.js';
 import { createMailboxesService, type MailClients } from './mailboxes/mailboxes.service.js';
 import { createStatsService } from './stats/stats.service.js';

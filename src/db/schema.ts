@@ -69,7 +69,7 @@ export interface MailboxesTable {
   /** JSON {host, port, secure, username, tls?} — never a secret. */
   imap: string;
   smtp: string;
-  /** AES-256-GCM ciphertext of the app password (see mailboxes/credentials.ts). */
+  /** AES-256-GCM ciphertext of the app password (see secrets/secrets.ts). */
   password_encrypted: string;
   /** JSON warmup settings. */
   warmup: string;

@@ -9,15 +9,11 @@ import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { newWorkerId } from '../jobs/leases.js';
 import type { MailServerConfig } from '../mail/errors.js';
+import { DEFAULT_ROUND_TRIP_WAIT_MS } from '../mail/round-trip.js';
 import type { ImapSession } from '../mail/imap.js';
 import type { SmtpSender } from '../mail/smtp.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import type { Random } from './random.js';
-
-export interface ProofSummary {
-  proven: string[];
-  failed: string[];
-}
 
 export interface EngineSettings {
   /** How long a claim (planning, a mailbox's sync, a planned row) holds before another worker may take it over. */
@@ -34,6 +30,8 @@ export interface EngineSettings {
   warmupFolderRetentionDays: number;
   /** Days raw interactions and finished warmup messages are kept (WARMUP_RETENTION_DAYS; 0: for ever). */
   retentionDays: number;
+  /** How long a mailbox's round trip waits for its test message (engine/proofs.ts). */
+  proofWaitMs: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -43,6 +41,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   syncDeadlineMs: 3 * 60_000,
   warmupFolderRetentionDays: 30,
   retentionDays: DEFAULT_RETENTION_DAYS,
+  proofWaitMs: DEFAULT_ROUND_TRIP_WAIT_MS,
 };
 
 /** Everything the engine touches, passed in: time and chance included, so a test can replay days. */
@@ -56,8 +55,6 @@ export interface EngineDeps {
   workerId: string;
   mailboxes: {
     getCredentials(mailboxId: string): Promise<{ imap: MailServerConfig; smtp: MailServerConfig }>;
-    /** The round trip of active mailboxes not proven yet: only proven ones join the pool. */
-    proveDueMailboxes(at: Date): Promise<ProofSummary>;
   };
   templates: {
     pickTemplate(

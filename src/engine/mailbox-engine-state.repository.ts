@@ -8,7 +8,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
-import type { Database, MailboxRow } from '../db/schema.js';
+import type { Database, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -523,6 +523,94 @@ export async function markJudgementsDueAfterSync(
       ]),
     )
     .where((w) => w.or([w('reputation_due_at', '>', atIso), w('health_due_at', '>', atIso)]))
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Proofs (the round trip that admits a mailbox to the pool: engine/proofs.ts)
+
+/** Active mailboxes not proven yet whose next round trip is due, the longest waiting first. */
+export async function listDueForProof(
+  db: Kysely<Database>,
+  nowIso: string,
+  limit: number,
+): Promise<Array<Pick<MailboxRow, 'id' | 'proof_attempts'>>> {
+  return db
+    .selectFrom('mailboxes')
+    .select(['id', 'proof_attempts'])
+    .where('status', '=', 'active')
+    .where('proven_at', 'is', null)
+    .where((eb) => eb.or([eb('next_proof_at', 'is', null), eb('next_proof_at', '<=', nowIso)]))
+    .orderBy('next_proof_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Takes one due round trip for this worker by moving its next try to `retryAtIso` (a worker that
+ * dies mid-proof leaves it to be tried then); undefined when another worker took it first.
+ */
+export async function claimProof(
+  db: Kysely<Database>,
+  id: string,
+  nowIso: string,
+  retryAtIso: string,
+): Promise<MailboxRow | undefined> {
+  return db
+    .updateTable('mailboxes')
+    .set({ next_proof_at: retryAtIso })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .where('proven_at', 'is', null)
+    .where((eb) => eb.or([eb('next_proof_at', 'is', null), eb('next_proof_at', '<=', nowIso)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The outcome of a round trip, kept only while the mailbox still has the servers and password it
+ * was made with (an owner's change meanwhile ran and recorded a round trip of its own); false when
+ * it was not kept.
+ */
+export async function updateProof(
+  db: Kysely<Database>,
+  tried: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted'>,
+  changes: MailboxRowUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('mailboxes')
+    .set(changes)
+    .where('id', '=', tried.id)
+    .where('imap', '=', tried.imap)
+    .where('smtp', '=', tried.smtp)
+    .where('password_encrypted', '=', tried.password_encrypted)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sender evidence
+
+/** What a peer's copy may teach about the sender: its address, workspace and DKIM selector. */
+export async function findSenderDkim(
+  db: Kysely<Database>,
+  id: string,
+): Promise<Pick<MailboxRow, 'email' | 'workspace_id' | 'dkim_selector' | 'dkim_selector_source'> | undefined> {
+  return db
+    .selectFrom('mailboxes')
+    .select(['email', 'workspace_id', 'dkim_selector', 'dkim_selector_source'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A selector learned from mail; never over one the user gave, even if they gave it meanwhile. */
+export async function learnDkimSelector(db: Kysely<Database>, id: string, selector: string): Promise<void> {
+  await db
+    .updateTable('mailboxes')
+    .set({ dkim_selector: selector, dkim_selector_source: 'mail' })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('dkim_selector_source', 'is', null), eb('dkim_selector_source', '!=', 'user')]))
     .execute();
 }
 

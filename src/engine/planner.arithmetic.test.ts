@@ -4,7 +4,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
-import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import { dailyTarget, dayVariance, LIGHT_DAY_FACTOR, rampVolume, spreadSendTimes } from './planner.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
@@ -83,15 +82,6 @@ describe('planner arithmetic', () => {
     expect(['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-07'].map(isWeekend)).toEqual([true, true, false, false]);
     expect(addDays('2025-02-27', 2)).toBe('2025-03-01');
     expect(addDays('2025-03-01', -6)).toBe('2025-02-23');
-  });
-
-  it('reads stored settings over the defaults', () => {
-    expect(parseWarmupSettings('{"dailyLimit":10,"sendWindow":{"end":"12:00"}}')).toMatchObject({
-      startVolume: 2,
-      dailyLimit: 10,
-      sendWindow: { start: '08:00', end: '12:00' },
-      timezone: 'UTC',
-    });
   });
 
   it('spreads send times inside the window, sorted, at least the minimum gap apart', () => {

@@ -236,6 +236,23 @@ describe('planDay: schedule and time zones', () => {
     expect(row.due_at >= '2025-03-07T00:00:00.000Z' && row.due_at <= '2025-03-07T08:00:00.000Z').toBe(true);
   });
 
+  it('leaves a mailbox with unreadable stored settings unplanned, says why, and plans the others', async () => {
+    const broken = await createMailbox(testApp.workspace, 'bea@broken.test');
+    const fine = await createMailbox(testApp.workspace, 'fin@fine.test');
+    await testApp.database.db
+      .updateTable('mailboxes')
+      .set({ warmup: '{"dailyLimit":"forty"}' })
+      .where('id', '=', broken)
+      .execute();
+    await proveAll(testApp.database.db);
+    const warnings: unknown[] = [];
+    const logger = { ...silentLogger, warn: (details: unknown) => warnings.push(details) } as typeof silentLogger;
+    const summary = await planDay({ ...deps(), logger }, new Date('2025-03-07T09:00:00Z'));
+    expect(summary.mailboxes.map((m) => m.mailboxId)).toContain(fine);
+    expect(await plans(broken)).toHaveLength(0);
+    expect(warnings).toEqual([{ mailboxId: broken, problem: expect.stringContaining('(dailyLimit)') }]);
+  });
+
   it('starts a mailbox whose window has closed tomorrow, unless the schedule is ignored', async () => {
     const late = await createMailbox(testApp.workspace, 'max@late.test');
     await proveAll(testApp.database.db);

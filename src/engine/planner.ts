@@ -283,13 +283,11 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
   for (const [index, mailbox] of active.entries()) {
     let settings = settingsOf.get(mailbox.warmup);
     if (settings === undefined) {
-      try {
-        settings = parseWarmupSettings(mailbox.warmup);
-      } catch (error) {
-        deps.logger.warn(
-          { err: error, mailboxId: mailbox.id },
-          'unreadable warmup settings; not planning this mailbox',
-        );
+      let problem: string | undefined;
+      settings = parseWarmupSettings(mailbox.warmup, (text) => (problem = text));
+      // its defaults are a guess, not the owner's plan: it sends nothing until its settings are saved again
+      if (problem !== undefined) {
+        deps.logger.warn({ mailboxId: mailbox.id, problem }, 'unreadable warmup settings; not planning this mailbox');
         continue;
       }
       settingsOf.set(mailbox.warmup, settings);

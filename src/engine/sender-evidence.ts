@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { fieldValues, headerFields } from '../mail/headers.js';
 import { isInternalAddress } from '../mail/policy.js';
+import { findSenderDkim, learnDkimSelector } from './mailbox-engine-state.repository.js';
 
 /** Header text read at most: a message with more is read up to here. */
 export const MAX_EVIDENCE_HEADER_CHARS = 32 * 1024;
@@ -92,21 +93,12 @@ export async function noteSenderEvidence(
   at: Date,
 ): Promise<void> {
   if (!headerBlock) return;
-  const sender = await db
-    .selectFrom('mailboxes')
-    .select(['email', 'workspace_id', 'dkim_selector', 'dkim_selector_source'])
-    .where('id', '=', senderMailboxId)
-    .executeTakeFirst();
+  const sender = await findSenderDkim(db, senderMailboxId);
   if (!sender || sender.workspace_id !== receiverWorkspaceId) return;
   const domain = sender.email.slice(sender.email.lastIndexOf('@') + 1);
   const selector = dkimSelectorOf(headerBlock, domain);
   if (selector !== undefined && sender.dkim_selector_source !== 'user' && sender.dkim_selector !== selector) {
-    await db
-      .updateTable('mailboxes')
-      .set({ dkim_selector: selector, dkim_selector_source: 'mail' })
-      .where('id', '=', senderMailboxId)
-      .where((eb) => eb.or([eb('dkim_selector_source', 'is', null), eb('dkim_selector_source', '!=', 'user')]))
-      .execute();
+    await learnDkimSelector(db, senderMailboxId, selector);
   }
   const ip = sendingIpOf(headerBlock);
   if (ip === undefined) return;

@@ -9,7 +9,8 @@
 // concurrency.ts) sits below all of them.
 import type { DailyChecksSummary, DailyChecksSettings } from '../checks/daily-checks.js';
 import { runDueChecks } from '../checks/daily-checks.js';
-import type { EngineDeps, ProofSummary } from '../engine/engine-deps.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
+import { proveDueMailboxes, type ProofSummary } from '../engine/proofs.js';
 import { applyHealthGuard, type HealthSummary } from '../engine/health.js';
 import { releaseSyncClaims } from '../engine/mailbox-engine-state.repository.js';
 import { runPlacementTests, type PlacementSummary } from '../engine/placement-runner.js';
@@ -114,7 +115,7 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
   const jobs: Array<Entry<JobName>> = [];
   const add = <K extends JobName>(entry: Entry<K>) => jobs.push(entry as unknown as Entry<JobName>);
 
-  add({ name: 'prove', every: engine, run: ({ now }) => deps.mailboxes.proveDueMailboxes(now()) });
+  add({ name: 'prove', every: engine, run: ({ now }) => proveDueMailboxes(deps, now()) });
   add({
     name: 'plan',
     every: engine,

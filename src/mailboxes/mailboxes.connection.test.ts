@@ -6,7 +6,6 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { ImapFlow } from 'imapflow';
 import { buildApp, LOG_REDACT_PATHS } from '../app.js';
 import { systemClock } from '../clock.js';
 import { verifyImap } from '../mail/imap.js';
@@ -19,7 +18,7 @@ import {
   type MailStack,
 } from '../../test/mailstack/use-mail-stack.js';
 import { MAIL_USERS, type MailUser } from '../../test/mailstack/users.js';
-import { loadSecretKey } from './credentials.js';
+import { loadSecretKey } from '../secrets/secrets.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import { closedPort, silentServer } from '../../test/helpers/ports.js';
@@ -603,125 +602,6 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().mailbox).toMatchObject({ name: 'Carol', warmup: { dailyLimit: 25 } });
-    });
-  });
-
-  describe('pool membership: a round trip proves the address', () => {
-    /** Messages with the round trip's subject in one folder of a stack user, over plain IMAP. */
-    async function checkMessagesIn(user: MailUser, folder: string): Promise<number> {
-      const client = new ImapFlow({
-        host: stack.host,
-        port: stack.imapPort,
-        secure: false,
-        auth: { user: user.email, pass: user.password },
-        tls: { rejectUnauthorized: false },
-        logger: false,
-      });
-      await client.connect();
-      try {
-        const lock = await client.getMailboxLock(folder);
-        try {
-          const uids = await client.search({ subject: 'Warmup connection check' }, { uid: true });
-          return uids ? uids.length : 0;
-        } finally {
-          lock.release();
-        }
-      } finally {
-        await client.logout();
-      }
-    }
-
-    it('a verified mailbox sends itself a test message, finds it over IMAP, files it away and joins the pool', async () => {
-      const filedBefore = await checkMessagesIn(bella, 'Warmup').catch(() => 0);
-      const res = await create(customBody(bella));
-      expect(res.statusCode, res.body).toBe(201);
-      const { mailbox } = res.json();
-      expect(mailbox.pool).toEqual({ member: true, provenAt: expect.any(String), reason: null });
-      // the owner's inbox stays clean: the one copy went into Warmup
-      expect(await checkMessagesIn(bella, 'INBOX')).toBe(0);
-      expect(await checkMessagesIn(bella, 'Warmup')).toBe(filedBefore + 1);
-    });
-
-    it('an address its servers do not receive is stored, but stays out of the pool with the reason', async () => {
-      // chris's address over carol's logins: both logins succeed, yet the test message goes to
-      // chris's mailbox, which carol's IMAP never sees
-      const servers = (side: 'imap' | 'smtp', port: number) => ({
-        host: stack.host,
-        port,
-        secure: false,
-        username: carol.email,
-      });
-      const res = await create(
-        customBody(chris, {
-          password: carol.password,
-          imap: servers('imap', stack.imapPort),
-          smtp: servers('smtp', stack.submissionPort),
-        }),
-      );
-      expect(res.statusCode, res.body).toBe(201);
-      const { mailbox } = res.json();
-      expect(mailbox).toMatchObject({ status: 'active', pool: { member: false, provenAt: null } });
-      expect(mailbox.pool.reason).toMatch(
-        /^not proven yet: a test message sent to chris@gamma\.test .* did not arrive/,
-      );
-      expect(res.body).not.toContain(carol.password);
-
-      // the engine tries again later, not on every cycle
-      const row = await t.database.db
-        .selectFrom('mailboxes')
-        .select(['next_proof_at', 'proof_attempts'])
-        .where('id', '=', mailbox.id)
-        .executeTakeFirstOrThrow();
-      expect(Number(row.proof_attempts)).toBe(1);
-      expect(row.next_proof_at! > new Date().toISOString()).toBe(true);
-      expect(await t.services.mailboxes.proveDueMailboxes(new Date())).toEqual({ proven: [], failed: [] });
-    });
-
-    it('the engine proves a mailbox stored with verify: false, and keeps a wrong password out with its reason', async () => {
-      const good = (await create(customBody(alice, { verify: false }))).json().mailbox;
-      const wrong = (await create(customBody(amy, { password: WRONG_PASSWORD, verify: false }))).json().mailbox;
-      expect(good.pool).toMatchObject({ member: false, reason: expect.stringMatching(/verify: false/) });
-
-      const outcome = await t.services.mailboxes.proveDueMailboxes(new Date());
-      expect(outcome).toEqual({ proven: [good.id], failed: [wrong.id] });
-      const after = async (id: string) => (await call({ method: 'GET', url: `/api/mailboxes/${id}` })).json().mailbox;
-      expect((await after(good.id)).pool).toEqual({ member: true, provenAt: expect.any(String), reason: null });
-      const refused = await after(wrong.id);
-      expect(refused.pool).toMatchObject({ member: false, provenAt: null });
-      expect(refused.pool.reason).toMatch(/^not proven yet: its SMTP server did not send .*535/);
-      expect(JSON.stringify(refused)).not.toContain(WRONG_PASSWORD);
-      // the same moment again: nothing is due
-      expect(await t.services.mailboxes.proveDueMailboxes(new Date())).toEqual({ proven: [], failed: [] });
-    });
-
-    it('new servers or a new password prove the mailbox again; a pause keeps the proof but leaves the pool', async () => {
-      const { mailbox } = (await create(customBody(bob))).json();
-      expect(mailbox.pool.member).toBe(true);
-      const paused = (await call({ method: 'POST', url: `/api/mailboxes/${mailbox.id}/pause` })).json().mailbox;
-      expect(paused.pool).toEqual({ member: false, provenAt: mailbox.pool.provenAt, reason: 'paused' });
-
-      // the same login under chris's address would not prove anything: the address is fixed, so
-      // move bob's mailbox onto carol's servers instead, whose mail bob's address never reaches
-      const moved = await call({
-        method: 'PATCH',
-        url: `/api/mailboxes/${mailbox.id}`,
-        payload: {
-          password: carol.password,
-          imap: { username: carol.email },
-          smtp: { username: carol.email },
-        },
-      });
-      expect(moved.statusCode, moved.body).toBe(200);
-      expect(moved.json().mailbox.pool).toMatchObject({ member: false, provenAt: null });
-
-      const back = await call({
-        method: 'PATCH',
-        url: `/api/mailboxes/${mailbox.id}`,
-        payload: { password: bob.password, imap: { username: bob.email }, smtp: { username: bob.email } },
-      });
-      expect(back.json().mailbox.pool).toMatchObject({ provenAt: expect.any(String), reason: 'paused' });
-      const resumed = await call({ method: 'POST', url: `/api/mailboxes/${mailbox.id}/resume` });
-      expect(resumed.json().mailbox.pool).toMatchObject({ member: true, reason: null });
     });
   });
 

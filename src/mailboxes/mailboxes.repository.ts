@@ -152,54 +152,6 @@ export function createMailboxesRepository(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** For the engine: active mailboxes not proven yet whose next round trip is due, the longest waiting first. */
-    async listDueForProof(nowIso: string, limit: number): Promise<Array<Pick<MailboxRow, 'id' | 'proof_attempts'>>> {
-      return db
-        .selectFrom('mailboxes')
-        .select(['id', 'proof_attempts'])
-        .where('status', '=', 'active')
-        .where('proven_at', 'is', null)
-        .where((eb) => eb.or([eb('next_proof_at', 'is', null), eb('next_proof_at', '<=', nowIso)]))
-        .orderBy('next_proof_at')
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-    },
-
-    /**
-     * Takes one due round trip for this worker by moving its next try to `retryAtIso` (a worker that
-     * dies mid-proof leaves it to be tried then); undefined when another worker took it first.
-     */
-    async claimProof(id: string, nowIso: string, retryAtIso: string): Promise<MailboxRow | undefined> {
-      return db
-        .updateTable('mailboxes')
-        .set({ next_proof_at: retryAtIso })
-        .where('id', '=', id)
-        .where('status', '=', 'active')
-        .where('proven_at', 'is', null)
-        .where((eb) => eb.or([eb('next_proof_at', 'is', null), eb('next_proof_at', '<=', nowIso)]))
-        .returningAll()
-        .executeTakeFirst();
-    },
-
-    /**
-     * The outcome of the engine's round trip, kept only while the mailbox still has the servers and
-     * password it was made with: an owner's change meanwhile ran (and recorded) a round trip of its own.
-     */
-    async updateProof(
-      tried: Pick<MailboxRow, 'id' | 'imap' | 'smtp' | 'password_encrypted'>,
-      changes: MailboxRowUpdate,
-    ): Promise<void> {
-      await db
-        .updateTable('mailboxes')
-        .set(changes)
-        .where('id', '=', tried.id)
-        .where('imap', '=', tried.imap)
-        .where('smtp', '=', tried.smtp)
-        .where('password_encrypted', '=', tried.password_encrypted)
-        .execute();
-    },
-
     /** Foreign keys cascade to its warmup messages, plans, interactions and daily rollups; the workspace rollup is refolded. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {

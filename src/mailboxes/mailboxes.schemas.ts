@@ -2,7 +2,6 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { IsoDate, Pagination, PaginationQuery } from '../http/common.schemas.js';
 import { INTERACTION_TYPES, PLACEMENTS } from '../interactions/interactions.schemas.js';
 import { OAUTH_PROVIDERS } from '../oauth/oauth.schemas.js';
-import { KNOWN_PROVIDERS, PROVIDER_IDS } from './providers.js';
 
 // A plain `enum` (not a union of literals) so a wrong value answers "must be one of ...".
 function StringEnum<T extends string>(values: readonly T[], options: { description?: string } = {}) {
@@ -19,6 +18,12 @@ export const MailboxStatus = StringEnum(MAILBOX_STATUSES, {
     '`active`: warmup running; `paused`: stopped by the user; `error`: the engine could not log in or send (see `lastError`)',
 });
 export type MailboxStatus = Static<typeof MailboxStatus>;
+
+/** The providers with a preset (providers.ts); `custom` names its servers itself. */
+export const KNOWN_PROVIDERS = ['gmail', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail'] as const;
+export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
+
+export const PROVIDER_IDS = [...KNOWN_PROVIDERS, 'custom'] as const;
 
 export const ProviderId = StringEnum(PROVIDER_IDS, {
   description:

@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
-import { addDays, canonicalTimeZone, dayToTime, utcDay } from '../calendar.js';
+import { addDays, dayToTime, utcDay } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_LIMITS } from '../config.js';
 import { newId } from '../db/ids.js';
-import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
+import type { Database, MailboxRow, MailboxRowUpdate } from '../db/schema.js';
 import { pagination, type Pagination } from '../http/common.schemas.js';
 import {
-  AppError,
   ConflictError,
   ConnectionFailedError,
   NotFoundError,
@@ -19,29 +18,33 @@ import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServe
 import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
-import { decryptSecret, encryptSecret, SecretDecryptionError } from './credentials.js';
-import { describeOutlook } from './mailbox-outlook.js';
-import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
+import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
   Interaction,
   InteractionListQuery,
-  AutoReplyState,
   Mailbox,
   MailboxListQuery,
-  PoolMembership,
   ProviderId,
   ServerSettings,
-  ServerSettingsInput,
   UpdateMailboxBody,
-  WarmupSettings,
-  WarmupSettingsInput,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from './round-trip.js';
-import { DEFAULT_WARMUP } from './warmup-settings.js';
+import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from '../mail/round-trip.js';
+import { DEFAULT_WARMUP, parseWarmupSettings } from './warmup-settings.js';
+import {
+  cleanPassword,
+  movesServer,
+  PasswordRequiredError,
+  refuseUncheckedTls,
+  resolveServer,
+  resolveWarmup,
+  throwIfInvalid,
+} from './mailbox-input.js';
+import { parseJson, toInteraction, toMailbox } from './mailbox-view.js';
+import { NOT_CHECKED, NOT_RUN, proofChanges } from './mailbox-proof.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
@@ -56,7 +59,7 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
 export interface MailboxesServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
-  /** The 32-byte key that encrypts passwords (see credentials.ts loadSecretKey). */
+  /** The 32-byte key that encrypts passwords (see secrets/secrets.ts loadSecretKey). */
   secretKey: Buffer;
   verifyTimeoutMs?: number;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
@@ -91,6 +94,8 @@ export interface OAuthConnection {
 export interface MailClients extends RoundTripClients {
   verifyImap: typeof verifyImap;
   verifySmtp: typeof verifySmtp;
+  smtp: typeof createSmtpSender;
+  imap: typeof openImapSession;
 }
 
 export const REAL_MAIL_CLIENTS: MailClients = {
@@ -106,254 +111,8 @@ export interface MailboxCredentials {
   smtp: MailServerConfig;
 }
 
-type Side = 'imap' | 'smtp';
-
 const PASSWORD_UNREADABLE =
   'the stored password cannot be decrypted with this secret key (WARMUP_SECRET_KEY or secret.key changed); send the password again';
-
-/** Why a mailbox is out of the pool until proven, before any round trip ran. */
-const NOT_CHECKED = 'it was connected with verify: false; the engine runs the round trip on its next cycle';
-const NOT_RUN = 'the round trip has not run yet; the engine runs it on its next cycle';
-
-/** Round trips one engine cycle runs at most, and how many of them at the same time. */
-const PROOFS_PER_CYCLE = 20;
-const PROOF_CONCURRENCY = 4;
-
-/** The engine tries an unproven mailbox's round trip again after 15 min, 30 min, 1 h… at most a day apart. */
-export function proofRetryDelayMs(failedAttempts: number): number {
-  return Math.min(24 * 60 * 60_000, 15 * 60_000 * 2 ** Math.max(0, failedAttempts - 1));
-}
-
-/** The proof columns after a round trip at `at`. */
-function proofChanges(result: RoundTripResult, at: Date, failedBefore: number): MailboxRowUpdate {
-  if (result.proven) return { proven_at: at.toISOString(), proof_note: null, next_proof_at: null, proof_attempts: 0 };
-  const attempts = failedBefore + 1;
-  return {
-    proven_at: null,
-    proof_note: result.reason,
-    next_proof_at: new Date(at.getTime() + proofRetryDelayMs(attempts)).toISOString(),
-    proof_attempts: attempts,
-  };
-}
-
-function poolMembership(row: MailboxRow): PoolMembership {
-  if (row.proven_at === null) {
-    return { member: false, provenAt: null, reason: `not proven yet: ${row.proof_note ?? NOT_RUN}` };
-  }
-  if (row.status !== 'active') {
-    const reason = row.status === 'paused' ? 'paused' : 'stopped by an error (see lastError)';
-    return { member: false, provenAt: row.proven_at, reason };
-  }
-  return { member: true, provenAt: row.proven_at, reason: null };
-}
-
-function autoReplyState(row: MailboxRow, now: Date): AutoReplyState | null {
-  if (!answersAutomatically(row.auto_reply_at, now) || row.auto_reply_at === null) return null;
-  const until = receivesAgainAt(row.auto_reply_at).toISOString();
-  return {
-    lastSeenAt: row.auto_reply_at,
-    receivesAgainAt: until,
-    reason: `This mailbox answers warmup mail automatically (out of office or vacation), so it receives no warmup mail until ${until}, 3 days after its last automatic reply. Turn the automatic reply off, then resume the mailbox to receive warmup mail again at once.`,
-  };
-}
-
-function parseJson<T>(text: string): T {
-  return JSON.parse(text) as T;
-}
-
-type OutlookFacts = Awaited<ReturnType<ReturnType<typeof createMailboxesRepository>['outlookFacts']>>;
-
-function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mailbox {
-  const pool = poolMembership(row);
-  const warmup = parseJson<WarmupSettings>(row.warmup);
-  const fact = facts.get(row.id);
-  const autoReply = autoReplyState(row, now);
-  const outlook = describeOutlook(
-    {
-      status: row.status,
-      warmup,
-      reputation: Number(row.reputation),
-      warmupDay: Number(row.warmup_day),
-      dailyTarget: Number(row.daily_target),
-      rampTarget: row.ramp_target === null ? null : Number(row.ramp_target),
-      limitedBy: row.plan_limited_by,
-      lastError: row.last_error,
-      inPool: pool.member,
-      poolReason: pool.reason,
-      slowedByGuard: Number(row.volume_factor) < 1,
-      nextSendAt: fact?.nextSendAt ?? null,
-      lastPlanDay: row.last_plan_day,
-      week: { sent: fact?.sent ?? 0, found: fact?.found ?? 0, spam: fact?.spam ?? 0, bounced: fact?.bounced ?? 0 },
-      autoReplyReason: autoReply?.reason ?? null,
-      pausedFor: row.paused_for,
-    },
-    now,
-  );
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    provider: row.provider,
-    connectionType: row.connection_type,
-    oauthProvider: row.oauth_provider,
-    status: row.status,
-    imap: parseJson<ServerSettings>(row.imap),
-    smtp: parseJson<ServerSettings>(row.smtp),
-    warmup,
-    reputation: Number(row.reputation),
-    warmupDay: Number(row.warmup_day),
-    dailyTarget: Number(row.daily_target),
-    lastSyncAt: row.last_sync_at,
-    lastError: row.last_error,
-    pool,
-    outlook,
-    autoReply,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** `j***@example.com`: enough to recognise a domain, nothing that identifies another workspace's user. */
-export function maskAddress(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return '***';
-  return `${address.slice(0, Math.min(1, at))}***@${address.slice(at + 1)}`;
-}
-
-function toInteraction(row: InteractionRow, workspaceId: string): Interaction {
-  // A counterpart of unknown workspace (null) is masked too: only our own mailboxes are shown in full.
-  const ownCounterpart = row.counterpart_workspace_id === workspaceId;
-  return {
-    id: row.id,
-    mailboxId: row.mailbox_id,
-    type: row.type,
-    counterpart: ownCounterpart ? row.counterpart_email : maskAddress(row.counterpart_email),
-    subject: row.subject,
-    messageId: row.message_id,
-    threadId: row.thread_id,
-    placement: row.placement,
-    occurredAt: row.occurred_at,
-  };
-}
-
-/** Pasted app passwords come in groups ("abcd efgh ijkl mnop"); no app password holds whitespace. */
-function cleanPassword(password: string, errors: FieldError[]): string {
-  const cleaned = password.replace(/\s+/g, '');
-  if (cleaned === '') errors.push({ path: '/body/password', message: 'must contain a character other than spaces' });
-  return cleaned;
-}
-
-/**
- * One server's settings: the current ones (or the provider's preset) with the request's fields on
- * top. `custom` has no preset, so there the request must name host, port and secure.
- */
-function resolveServer(
-  side: Side,
-  provider: string,
-  current: ServerSettings | undefined,
-  input: ServerSettingsInput | undefined,
-  email: string,
-  errors: FieldError[],
-): ServerSettings | undefined {
-  let base: Partial<ServerSettings> | undefined = current;
-  if (!base && isKnownProvider(provider)) base = { ...PROVIDERS[provider][side] };
-  if (!base) {
-    if (!input) {
-      errors.push({ path: `/body/${side}`, message: 'is required when provider is custom' });
-      return undefined;
-    }
-    const missing = (['host', 'port', 'secure'] as const).filter((field) => input[field] === undefined);
-    for (const field of missing)
-      errors.push({ path: `/body/${side}/${field}`, message: 'is required when provider is custom' });
-    if (missing.length > 0) return undefined;
-    base = {};
-  }
-  const merged = { ...base, ...input };
-  const tls = { ...base.tls, ...input?.tls };
-  const settings: ServerSettings = {
-    host: merged.host as string,
-    port: merged.port as number,
-    secure: merged.secure as boolean,
-    username: merged.username ?? email,
-  };
-  if (Object.keys(tls).length > 0) settings.tls = tls;
-  return settings;
-}
-
-/** Settings merged over `base`; rules that span fields name the field the request sent. */
-function resolveWarmup(
-  base: WarmupSettings,
-  input: WarmupSettingsInput | undefined,
-  errors: FieldError[],
-): WarmupSettings {
-  const merged: WarmupSettings = { ...base, ...input, sendWindow: { ...base.sendWindow, ...input?.sendWindow } };
-  if (merged.startVolume > merged.dailyLimit) {
-    if (input?.startVolume !== undefined || input?.dailyLimit === undefined) {
-      errors.push({ path: '/body/warmup/startVolume', message: `must be at most dailyLimit (${merged.dailyLimit})` });
-    } else {
-      errors.push({ path: '/body/warmup/dailyLimit', message: `must be at least startVolume (${merged.startVolume})` });
-    }
-  }
-  if (merged.sendWindow.start >= merged.sendWindow.end) {
-    if (input?.sendWindow?.end !== undefined || input?.sendWindow?.start === undefined) {
-      errors.push({
-        path: '/body/warmup/sendWindow/end',
-        message: `must be later than sendWindow.start (${merged.sendWindow.start})`,
-      });
-    } else {
-      errors.push({
-        path: '/body/warmup/sendWindow/start',
-        message: `must be earlier than sendWindow.end (${merged.sendWindow.end})`,
-      });
-    }
-  }
-  const timezone = canonicalTimeZone(merged.timezone);
-  if (timezone === undefined) {
-    errors.push({
-      path: '/body/warmup/timezone',
-      message: 'must be an IANA time zone name such as Europe/Berlin or UTC',
-    });
-  } else {
-    merged.timezone = timezone;
-  }
-  return merged;
-}
-
-/**
- * Certificates are always checked; a private server's CA is trusted by the operator
- * (WARMUP_MAIL_CA_FILE), not turned off per mailbox.
- */
-function refuseUncheckedTls(side: Side, input: ServerSettingsInput | undefined, errors: FieldError[]): void {
-  if (input?.tls?.rejectUnauthorized === false) {
-    errors.push({
-      path: `/body/${side}/tls/rejectUnauthorized`,
-      message: 'certificate checks cannot be turned off; the operator can trust a private CA with WARMUP_MAIL_CA_FILE',
-    });
-  }
-}
-
-/** The stored password may only be sent to the servers it was given for. */
-function movesServer(current: ServerSettings, next: ServerSettings): boolean {
-  return current.host.toLowerCase() !== next.host.toLowerCase() || current.port !== next.port;
-}
-
-/** A 400 with its own code: the request must carry the password to go with a new host. */
-export class PasswordRequiredError extends AppError {
-  constructor(sides: Side[]) {
-    const servers = sides.map((side) => side.toUpperCase()).join(' and ');
-    super(400, 'password_required', `changing the ${servers} host or port requires the password in the same request`, [
-      { path: '/body/password', message: `is required when the ${servers} host or port changes` },
-    ]);
-  }
-}
-
-function throwIfInvalid(errors: FieldError[]): void {
-  if (errors.length === 0) return;
-  const [first] = errors;
-  const where = first.path.split('/').filter(Boolean).slice(1).join('.');
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new ValidationError(`${where} ${first.message}${more}`, errors);
-}
 
 export function mailboxLimitReached(maxMailboxes: number): LimitExceededError {
   return new LimitExceededError(
@@ -702,7 +461,7 @@ export function createMailboxesService({
 
       if (body.name !== undefined) changes.name = body.name;
       if (body.warmup !== undefined)
-        changes.warmup = JSON.stringify(resolveWarmup(parseJson<WarmupSettings>(current.warmup), body.warmup, errors));
+        changes.warmup = JSON.stringify(resolveWarmup(parseWarmupSettings(current.warmup), body.warmup, errors));
 
       let credentials: MailboxCredentials | undefined;
       if (reconnect) {
@@ -866,42 +625,6 @@ export function createMailboxesService({
         interactions: rows.map((row) => toInteraction(row, workspaceId)),
         pagination: pagination(page, limit, total),
       };
-    },
-
-    /**
-     * For the engine, across workspaces: the round trip of active mailboxes that are not proven yet
-     * and whose next try is due at `at` (at most `limit`, 4 at a time). Each is claimed first by
-     * moving its next try on, so two workers never prove one mailbox at once; a failure keeps it out
-     * of the pool with the reason and tries again later (proofRetryDelayMs).
-     */
-    async proveDueMailboxes(
-      at: Date,
-      options: { limit?: number } = {},
-    ): Promise<{ proven: string[]; failed: string[] }> {
-      const outcome = { proven: [] as string[], failed: [] as string[] };
-      const proveOne = async (candidate: Pick<MailboxRow, 'id' | 'proof_attempts'>): Promise<void> => {
-        const claimed = await repository.claimProof(
-          candidate.id,
-          at.toISOString(),
-          new Date(at.getTime() + proofRetryDelayMs(candidate.proof_attempts + 1)).toISOString(),
-        );
-        if (!claimed) return;
-        let result: RoundTripResult;
-        try {
-          result = await roundTrip(claimed.email, credentialsOf(claimed));
-        } catch (error) {
-          if (!(error instanceof SecretDecryptionError)) throw error;
-          result = { proven: false, reason: PASSWORD_UNREADABLE };
-        }
-        await repository.updateProof(claimed, proofChanges(result, at, claimed.proof_attempts));
-        (result.proven ? outcome.proven : outcome.failed).push(claimed.id);
-      };
-      const due = await repository.listDueForProof(at.toISOString(), options.limit ?? PROOFS_PER_CYCLE);
-      // a few at a time: each waits for its message, and after an upgrade every mailbox is due at once
-      for (let i = 0; i < due.length; i += PROOF_CONCURRENCY) {
-        await Promise.all(due.slice(i, i + PROOF_CONCURRENCY).map(proveOne));
-      }
-      return outcome;
     },
 
     /**

@@ -6,13 +6,7 @@
  * says no password works at all any more (Microsoft): such mailboxes connect with OAuth
  * (`oauthProvider`). As of 2026.
  */
-import type { ProviderPreset } from './mailboxes.schemas.js';
-
-export const KNOWN_PROVIDERS = ['gmail', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail'] as const;
-export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
-
-export const PROVIDER_IDS = [...KNOWN_PROVIDERS, 'custom'] as const;
-export type Provider = (typeof PROVIDER_IDS)[number];
+import { KNOWN_PROVIDERS, type KnownProvider, type ProviderPreset } from './mailboxes.schemas.js';
 
 export const PROVIDERS: Readonly<Record<KnownProvider, ProviderPreset>> = {
   gmail: {

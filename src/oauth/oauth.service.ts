@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { AppError, NotFoundError } from '../http/errors.js';
 import { TokenUnavailableError } from '../mail/errors.js';
-import { decryptSecret, encryptSecret } from '../mailboxes/credentials.js';
+import { decryptSecret, encryptSecret } from '../secrets/secrets.js';
 import type { MailboxesService } from '../mailboxes/mailboxes.service.js';
 import type { OAuthClient } from './oauth.client.js';
 import type { AuthorizeBody, CallbackQuery, OAuthProviderId } from './oauth.schemas.js';

@@ -10,7 +10,7 @@ import { fixedClock } from '../clock.js';
 import { createEngine, type Engine } from '../jobs/job-list.js';
 import { verifyImap } from '../mail/imap.js';
 import { verifySmtp } from '../mail/smtp.js';
-import { loadSecretKey, decryptSecret } from '../mailboxes/credentials.js';
+import { loadSecretKey, decryptSecret } from '../secrets/secrets.js';
 import { testEngineDeps } from '../../test/helpers/engine.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import { createPerson } from '../../test/helpers/accounts.js';

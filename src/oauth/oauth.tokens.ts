@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, MailboxRowUpdate } from '../db/schema.js';
 import { TokenUnavailableError } from '../mail/errors.js';
-import { decryptSecret, encryptSecret, SecretDecryptionError } from '../mailboxes/credentials.js';
+import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import type { IssuedTokens, OAuthClient } from './oauth.client.js';
 

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { hashToken } from '../http/auth.js';
 import { AppError, NotFoundError } from '../http/errors.js';
-import { decryptSecret, encryptSecret } from '../mailboxes/credentials.js';
+import { decryptSecret, encryptSecret } from '../secrets/secrets.js';
 import type { AccountsService, NewSession } from '../accounts/accounts.service.js';
 import { OidcProviderError, type OidcClient } from './oidc.client.js';
 

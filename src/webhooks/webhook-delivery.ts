@@ -12,7 +12,7 @@ import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { forEachLimited } from '../jobs/concurrency.js';
 import type { MailPolicy } from '../mail/policy.js';
-import { decryptSecret } from '../mailboxes/credentials.js';
+import { decryptSecret } from '../secrets/secrets.js';
 import { postWebhook } from './webhook-http.js';
 import { claimDueDeliveries, pruneEvents, recordAttempt, type DueDelivery } from './webhooks.repository.js';
 

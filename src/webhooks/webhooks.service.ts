@@ -8,7 +8,7 @@ import { pagination } from '../http/common.schemas.js';
 import { NotFoundError, ValidationError } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
 import { DEFAULT_MAIL_POLICY, isInternalAddress, matchesHostList, type MailPolicy } from '../mail/policy.js';
-import { encryptSecret } from '../mailboxes/credentials.js';
+import { encryptSecret } from '../secrets/secrets.js';
 import {
   deleteEndpoint,
   enqueueEvent,

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { DEFAULT_MAIL_POLICY } from '../mail/policy.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
-import { loadSecretKey } from '../mailboxes/credentials.js';
+import { loadSecretKey } from '../secrets/secrets.js';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
 import { startDnsServer, type TestDnsServer } from '../../test/helpers/dns-server.js';
 import { blocklistZones } from '../checks/blocklists.js';

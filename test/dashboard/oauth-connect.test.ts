@@ -6,7 +6,7 @@ import net from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.js';
-import { decryptSecret, loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { decryptSecret, loadSecretKey } from '../../src/secrets/secrets.js';
 import { verifySmtp } from '../../src/mail/smtp.js';
 import { loadOAuthSettings } from '../../src/oauth/oauth.config.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';

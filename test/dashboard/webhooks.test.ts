@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { loadSecretKey } from '../../src/secrets/secrets.js';
 import { deliverDueWebhooks, DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/webhook-delivery.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
 import {

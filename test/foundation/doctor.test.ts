@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { formatChecks, hasFailure, runDoctor } from '../../src/doctor.js';
-import { encryptSecret } from '../../src/mailboxes/credentials.js';
+import { encryptSecret } from '../../src/secrets/secrets.js';
 import { insertMailbox, insertWorkspace } from '../helpers/engine-fixtures.js';
 import { freePort, runWarmup } from '../helpers/processes.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/test-database.js';

@@ -434,7 +434,6 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
     logger: silentLogger,
     workerId: 'worker-test',
     mailboxes: {
-      proveDueMailboxes: async () => ({ proven: [], failed: [] }),
       getCredentials: async (mailboxId: string) => {
         const row = await db
           .selectFrom('mailboxes')

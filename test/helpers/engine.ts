@@ -91,7 +91,8 @@ export function testEngineDeps(
     templates: testApp.services.templates,
     random: seededRandom(options.seed ?? 1),
     workerId: options.workerId ?? 'test-worker',
-    settings: { imapTimeoutMs: 10_000, smtpTimeoutMs: 10_000, ...options.settings },
+    // the round trip waits as long as the test app's own does (test-app.ts)
+    settings: { imapTimeoutMs: 10_000, smtpTimeoutMs: 10_000, proofWaitMs: 5_000, ...options.settings },
   });
 }
 

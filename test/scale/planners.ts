@@ -113,7 +113,6 @@ async function child(options: PlannerOptions & { at: string }): Promise<void> {
     // the planner never touches credentials or templates
     mailboxes: {
       getCredentials: () => Promise.reject(new Error('not used by the planner')),
-      proveDueMailboxes: () => Promise.reject(new Error('not used by the planner')),
     },
     templates: { pickTemplate: () => Promise.resolve(undefined) },
     settings: { leaseMs: options.leaseMs },

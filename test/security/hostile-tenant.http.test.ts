@@ -10,10 +10,11 @@ import { ConfigError, loadConfig, type Limits } from '../../src/config.js';
 import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { recordInteraction } from '../../src/interactions/interactions.repository.js';
-import { loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { loadSecretKey } from '../../src/secrets/secrets.js';
 import { createServices, type Services } from '../../src/services.js';
 import { hashApiKey } from '../../src/workspaces/api-keys.js';
 import { DEFAULT_WORKSPACE_ID } from '../../src/workspaces/workspaces.service.js';
+import { expectProblem } from '../helpers/problem.js';
 import { runWarmup } from '../helpers/processes.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestWorkspace } from '../helpers/test-app.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/test-database.js';
@@ -73,14 +74,6 @@ function call(
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(options.headers ?? {}) },
     ...(options.payload === undefined ? {} : { payload: options.payload as object }),
   });
-}
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string): { detail: string } {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = res.json<{ code: string; detail: string; status: number }>();
-  expect(problem.code).toBe(code);
-  return problem;
 }
 
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { ConnectionFailedError } from '../../src/http/errors.js';
 import { MailConnectionError } from '../../src/mail/errors.js';
 import { openImapSession } from '../../src/mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../../src/mail/policy.js';
-import { loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { loadSecretKey } from '../../src/secrets/secrets.js';
 import { createMailboxesService } from '../../src/mailboxes/mailboxes.service.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp } from '../helpers/test-app.js';
 import {

@@ -11,7 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { addDays, canonicalTimeZone, localTimeToUtc, validTimeZone } from '../../src/calendar.js';
 import { newId } from '../../src/db/ids.js';
 import type { Database, MailboxRow } from '../../src/db/schema.js';
-import { encryptSecret, loadSecretKey } from '../../src/mailboxes/credentials.js';
+import { encryptSecret, loadSecretKey } from '../../src/secrets/secrets.js';
 import { pino } from 'pino';
 import { fixedClock } from '../../src/clock.js';
 import { createEngineDeps } from '../../src/engine/engine-deps.js';
@@ -269,6 +269,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
           workerId: `sim-worker-${generation}`,
           smtp: world.clients.smtp,
           imap: world.clients.imap,
+          settings: { proofWaitMs: 0 },
         }),
       );
     }

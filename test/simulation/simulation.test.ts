@@ -64,7 +64,7 @@ const DEFAULT_POOLS: PoolShape[] = [
 const ON_REQUEST_POOLS: PoolShape[] = [{ seed: 10_009, size: 10_000, days: 2, stepMinutes: 15 }];
 const DEFAULT_STEP_MINUTES = 5;
 
-/** New mailboxes the engine proves per cycle (`PROOFS_PER_CYCLE`, src/mailboxes/mailboxes.service.ts). */
+/** New mailboxes the engine proves per cycle (`PROOFS_PER_CYCLE`, src/engine/proofs.ts). */
 const PROOFS_PER_CYCLE = 20;
 
 function envInt(name: string): number | undefined {

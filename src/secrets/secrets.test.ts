@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../config.js';
 import { createServices } from '../services.js';
-import { decryptSecret, encryptSecret, loadSecretKey, SECRET_KEY_FILE, SecretDecryptionError } from './credentials.js';
+import { decryptSecret, encryptSecret, loadSecretKey, SECRET_KEY_FILE, SecretDecryptionError } from './secrets.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -84,7 +84,7 @@ describe('loadSecretKey', () => {
 
   it('processes starting together all end up with the one key', async () => {
     const dataDir = tempDir();
-    const moduleUrl = new URL('./credentials.ts', import.meta.url).href;
+    const moduleUrl = new URL('./secrets.ts', import.meta.url).href;
     const startAt = Date.now() + 2_500;
     // Each child waits for the same instant, then loads the key: they race for the file.
     const child = `
@@ -136,7 +136,7 @@ describe('encryptSecret / decryptSecret', () => {
     expect(() => decryptSecret(key, [version, nonce, flipped.toString('base64'), tag].join(':'), 'mbx_1')).toThrow(
       SecretDecryptionError,
     );
-    expect(() => decryptSecret(key, stored.replace(/^v1:/, 'v9:'), 'mbx_1')).toThrow(/unknown password format/);
+    expect(() => decryptSecret(key, stored.replace(/^v1:/, 'v9:'), 'mbx_1')).toThrow(/unknown secret format/);
     expect(() => decryptSecret(key, 'app-password', 'mbx_1')).toThrow(SecretDecryptionError);
   });
 });

@@ -7,14 +7,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isMailConnectionError, type MailServerConfig } from '../mail/errors.js';
-import { openImapSession, WARMUP_FOLDER, type ImapSession } from '../mail/imap.js';
-import { createSmtpSender } from '../mail/smtp.js';
+import { isMailConnectionError, type MailServerConfig } from './errors.js';
+import { openImapSession, WARMUP_FOLDER, type ImapSession } from './imap.js';
+import { createSmtpSender, type SmtpSender } from './smtp.js';
 
-/** The mail clients the round trip uses: the real ones, or a simulated mail world's in tests. */
+/**
+ * The mail clients the round trip uses: the real ones, the engine's (which it can drop when it
+ * stops), or a simulated mail world's in tests.
+ */
 export interface RoundTripClients {
-  smtp: typeof createSmtpSender;
-  imap: typeof openImapSession;
+  smtp: (config: MailServerConfig, opts: { timeoutMs: number }) => Pick<SmtpSender, 'send' | 'close'>;
+  imap: (config: MailServerConfig, opts: { timeoutMs: number }) => Promise<ImapSession>;
 }
 
 export interface RoundTripOptions {

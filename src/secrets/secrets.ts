@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ConfigError } from '../config.js';
 
 /**
- * Mailbox passwords at rest: AES-256-GCM, a random 12-byte nonce per record, stored as
+ * Secrets at rest (mailbox passwords, OAuth tokens, sign-in code verifiers, webhook signing
+ * secrets): AES-256-GCM, a random 12-byte nonce per record, stored as
  * `v1:<base64 nonce>:<base64 ciphertext>:<base64 tag>`. The version prefix lets a later format
  * (another key, another cipher) sit beside old records while they are re-encrypted.
  */
@@ -31,7 +32,7 @@ function parseKey(text: string): Buffer | undefined {
 }
 
 /**
- * The key that encrypts mailbox passwords: `WARMUP_SECRET_KEY` when set, else `<dataDir>/secret.key`,
+ * The key that encrypts every stored secret: `WARMUP_SECRET_KEY` when set, else `<dataDir>/secret.key`,
  * made on first start. Every process that shares a database must use the same key, so with
  * PostgreSQL and several machines set WARMUP_SECRET_KEY instead of relying on a local file.
  */
@@ -80,8 +81,8 @@ function readOrCreateKeyFile(file: string): Buffer {
 }
 
 /**
- * Encrypts one secret. `context` (the mailbox id) is authenticated with it, so a ciphertext copied
- * onto another row does not decrypt there.
+ * Encrypts one secret. `context` (the id of the row that holds it) is authenticated with it, so a
+ * ciphertext copied onto another row does not decrypt there.
  */
 export function encryptSecret(key: Buffer, plaintext: string, context = ''): string {
   const nonce = randomBytes(NONCE_BYTES);
@@ -95,13 +96,13 @@ export function encryptSecret(key: Buffer, plaintext: string, context = ''): str
 export function decryptSecret(key: Buffer, stored: string, context = ''): string {
   const parts = stored.split(':');
   if (parts[0] !== VERSION || parts.length !== 4) {
-    throw new SecretDecryptionError(`unknown password format "${parts[0] ?? ''}"`);
+    throw new SecretDecryptionError(`unknown secret format "${parts[0] ?? ''}"`);
   }
   const nonce = Buffer.from(parts[1], 'base64');
   const ciphertext = Buffer.from(parts[2], 'base64');
   const tag = Buffer.from(parts[3], 'base64');
   if (nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES)
-    throw new SecretDecryptionError('the stored password is damaged');
+    throw new SecretDecryptionError('the stored secret is damaged');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context, 'utf8'));
@@ -109,7 +110,7 @@ export function decryptSecret(key: Buffer, stored: string, context = ''): string
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   } catch {
     throw new SecretDecryptionError(
-      'the stored password cannot be decrypted: the secret key (WARMUP_SECRET_KEY or secret.key in the data directory) is not the one it was encrypted with',
+      'the stored secret cannot be decrypted: the secret key (WARMUP_SECRET_KEY or secret.key in the data directory) is not the one it was encrypted with',
     );
   }
 }
