@@ -30,6 +30,13 @@ describe('connection failures on allowed hosts tell a prober nothing', () => {
       verifyTimeoutMs: LOGIN_TIMEOUT_MS,
       connectionChecks: { failureFloorMs: FLOOR_MS },
     });
+    // the route's first request compiles its schemas: not a cost any probe should carry
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/mailboxes',
+      headers: { authorization: `Bearer ${t.workspace.apiKey}` },
+      payload: {},
+    });
   });
 
   afterAll(async () => {
@@ -70,11 +77,15 @@ describe('connection failures on allowed hosts tell a prober nothing', () => {
       // internal and not allowed: the policy refuses it before any packet leaves
       ['10.1.2.3', 993],
     ];
-    const answers = [];
+    const answers: Array<{ host: string; port: number; ms: number; body: unknown }> = [];
     for (const [host, port] of targets) {
       const { res, ms } = await probe(host, port);
       answers.push({ host, port, ms, body: withoutTarget(res, host, port) });
     }
+    console.log(
+      'TIMES',
+      answers.map((a) => Math.round(a.ms)),
+    );
     const bodies = answers.map((a) => a.body);
     for (const body of bodies) expect(body).toEqual(bodies[0]);
     expect(bodies[0]).toMatchObject({
