@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       warmupFolderRetentionDays: 30,
       retentionDays: 180,
       mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
+      connectionChecks: { failureFloorMs: 10_000, maxChecks: 32 },
     });
   });
 
@@ -69,6 +70,8 @@ describe('loadConfig', () => {
       WARMUP_MAX_WORKSPACES_PER_PERSON: '3',
       WARMUP_PASSWORD_HASH_CONCURRENCY: '4',
       WARMUP_PASSWORD_HASH_QUEUE: '64',
+      WARMUP_MAIL_CHECK_FAILURE_MS: '15000',
+      WARMUP_MAIL_CHECKS_AT_ONCE: '8',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -96,6 +99,7 @@ describe('loadConfig', () => {
       retentionDays: 400,
       workspaceCreation: { open: true, maxPerPerson: 3 },
       passwordHashing: { concurrency: 4, maxQueued: 64 },
+      connectionChecks: { failureFloorMs: 15_000, maxChecks: 8 },
     });
   });
 
@@ -106,6 +110,7 @@ describe('loadConfig', () => {
     [{ WARMUP_RATE_LIMIT: '-1' }, /WARMUP_RATE_LIMIT/],
     [{ WARMUP_STATS_CACHE_MS: '1.5' }, /WARMUP_STATS_CACHE_MS/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ WARMUP_MAIL_CHECKS_AT_ONCE: '0' }, /WARMUP_MAIL_CHECKS_AT_ONCE must be an integer between 1/],
     [
       { WARMUP_BLOCKLIST_IP_ZONES: 'zen.spamhaus.org, not_a zone!' },
       /WARMUP_BLOCKLIST_IP_ZONES must list up to 20 DNS zones/,

@@ -107,6 +107,13 @@ export interface Config {
     /** WARMUP_MAIL_CA_FILE: PEM file of extra trusted CAs for mail servers. */
     caFile: string | undefined;
   };
+  /** The API's mailbox connection checks (mailboxes/connection-guard.ts). */
+  connectionChecks: {
+    /** WARMUP_MAIL_CHECK_FAILURE_MS: the least time a check that reached no server takes to answer. */
+    failureFloorMs: number;
+    /** WARMUP_MAIL_CHECKS_AT_ONCE: checks running at once in a process, across all workspaces. */
+    maxChecks: number;
+  };
 }
 
 export type LogFormat = 'auto' | 'pretty' | 'json';
@@ -116,6 +123,11 @@ export const DEFAULT_DNS_PAUSE_HOURS = 72;
 
 /** A metrics token shorter than this is refused (a bootstrap key needs MIN_BOOTSTRAP_KEY_LENGTH). */
 export const MIN_METRICS_TOKEN_LENGTH = 16;
+
+/** WARMUP_MAIL_CHECK_FAILURE_MS unset: the login timeout of a check (mailboxes/connection-guard.ts). */
+export const DEFAULT_MAIL_CHECK_FAILURE_MS = 10_000;
+/** WARMUP_MAIL_CHECKS_AT_ONCE unset: 64 outbound connections at most. */
+export const DEFAULT_MAIL_CHECKS_AT_ONCE = 32;
 
 /** WARMUP_RETENTION_DAYS unset (engine/retention.ts). */
 export const DEFAULT_RETENTION_DAYS = 180;
@@ -369,6 +381,20 @@ export const SETTINGS = {
     'A PEM file of extra CAs trusted for mail servers (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
     (raw) => (raw === undefined ? undefined : path.resolve(raw)),
   ),
+  mailCheckFailureMs: integerSetting(
+    'WARMUP_MAIL_CHECK_FAILURE_MS',
+    DEFAULT_MAIL_CHECK_FAILURE_MS,
+    0,
+    120_000,
+    'Milliseconds a mailbox connection check that reached no server (closed port, no route, unknown name, refused host, a server that never speaks) waits before it answers, counted from its start, so that neither the answer nor its time tells why; keep it at least the 10 s login timeout (see [Hostile input](../explanation/security.md#hostile-input))',
+  ),
+  mailChecksAtOnce: integerSetting(
+    'WARMUP_MAIL_CHECKS_AT_ONCE',
+    DEFAULT_MAIL_CHECKS_AT_ONCE,
+    1,
+    10_000,
+    'Mailbox connection checks (add, test, reconnect, CSV import rows) a process runs at once across all workspaces, each holding an IMAP and an SMTP connection; one that finds no place within 2 s is answered 503 with `Retry-After`',
+  ),
   dnsServers: dnsServersSetting(
     'WARMUP_DNS_SERVERS',
     'The DNS servers the DNS checks ask, comma-separated addresses with an optional port (`1.1.1.1`, `127.0.0.1:5353`, `[::1]:53`).',
@@ -484,6 +510,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedHosts: read('allowedHosts'),
       plaintextHosts: read('plaintextHosts'),
       caFile: read('caFile'),
+    },
+    connectionChecks: {
+      failureFloorMs: read('mailCheckFailureMs'),
+      maxChecks: read('mailChecksAtOnce'),
     },
   };
 }

@@ -65,6 +65,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     statsCacheMs: config.statsCacheMs,
     limits: config.limits,
     mailPolicy: loadMailPolicy(config.mail),
+    connectionChecks: config.connectionChecks,
     oauth: config.oauth,
     ...(config.oidc ? { oidc: config.oidc } : {}),
     dnsServers: config.dnsServers,

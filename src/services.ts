@@ -23,6 +23,7 @@ import { createVerdictsService } from './verdicts/verdicts.service.js';
 import { createOidcClient } from './oidc/oidc.client.js';
 import type { OidcSettings } from './oidc/oidc.config.js';
 import { createOidcSignIn } from './oidc/oidc.service.js';
+import { createConnectionGuard, type ConnectionGuardSettings } from './mailboxes/connection-guard.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;
@@ -35,6 +36,8 @@ export interface ServiceDeps {
   roundTripWaitMs?: number;
   /** How long adding a mailbox waits on each server's login check (default 10 s). */
   verifyTimeoutMs?: number;
+  /** The floor of a failed connection check and the cap on checks at once (default: DEFAULT_CONNECTION_CHECKS). */
+  connectionChecks?: Partial<ConnectionGuardSettings>;
   /** Workspace quotas and size limits (default: DEFAULT_LIMITS). */
   limits?: Partial<Limits>;
   /** The operator's rules for tenant-named mail hosts (default: public hosts, TLS only). */
@@ -68,6 +71,7 @@ export function createServices({
   statsCacheMs,
   roundTripWaitMs,
   verifyTimeoutMs,
+  connectionChecks,
   limits: given,
   mailPolicy,
   logger,
@@ -116,6 +120,7 @@ export function createServices({
     logger,
     roundTripWaitMs,
     verifyTimeoutMs,
+    connectionGuard: createConnectionGuard(connectionChecks, logger),
     mailClients,
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });

@@ -3,6 +3,7 @@
 // together log in at most MAX_IMPORT_ROWS_AT_ONCE at a time (two connections each, IMAP and SMTP).
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../http/errors.js';
+import { ConnectionChecksBusyError } from './connection-guard.js';
 import { importMailboxes, MAX_IMPORT_ROWS_AT_ONCE, parseMailboxCsv, type ImportRow } from './mailboxes.import.js';
 import type { Mailbox } from './mailboxes.schemas.js';
 
@@ -58,5 +59,18 @@ describe('concurrent mailbox imports', () => {
     await expect(importMailboxes(service, 'ws_f', rowsOf(1, 'f'))).rejects.toThrow('database gone');
     const { service: working } = slowService(1);
     expect((await importMailboxes(working, 'ws_f', rowsOf(1, 'g'))).created).toBe(1);
+  });
+
+  it('a row that finds every connection check of the process taken waits its turn instead of failing', async () => {
+    let busy = 3;
+    const service = {
+      remainingMailboxes: async () => ({ remaining: 1_000, limit: 1_000 }),
+      create: async () => {
+        if (busy-- > 0) throw new ConnectionChecksBusyError(2);
+        return { id: 'mbx_late' } as unknown as Mailbox;
+      },
+    };
+    const result = await importMailboxes(service, 'ws_busy', rowsOf(1, 'busy'));
+    expect(result).toMatchObject({ created: 1, failed: 0 });
   });
 });

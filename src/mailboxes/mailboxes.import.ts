@@ -8,6 +8,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AppError, ConflictError, ValidationError } from '../http/errors.js';
 import { validatorCompiler } from '../http/validation.js';
+import { ConnectionChecksBusyError } from './connection-guard.js';
 import { CreateMailboxBody, type ImportRowResult, type MailboxImport } from './mailboxes.schemas.js';
 import { mailboxLimitReached, type MailboxesService } from './mailboxes.service.js';
 
@@ -280,6 +281,26 @@ export function parseMailboxCsv(text: string, maxRows = MAX_IMPORT_ROWS): Import
   });
 }
 
+/**
+ * Rows share the process's cap on connection checks with every other check (connection-guard.ts);
+ * a row that found no place in the guard's wait queues again instead of failing, this many times.
+ */
+const BUSY_RETRIES = 30;
+
+async function createWhenPlaceFree(
+  service: Pick<MailboxesService, 'create'>,
+  workspaceId: string,
+  body: CreateMailboxBody,
+): Promise<Awaited<ReturnType<MailboxesService['create']>>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await service.create(workspaceId, body, { roundTrip: false });
+    } catch (error) {
+      if (!(error instanceof ConnectionChecksBusyError) || attempt >= BUSY_RETRIES) throw error;
+    }
+  }
+}
+
 /** Runs `work` over `items`, at most `limit` at a time, in order of start. */
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -379,7 +400,7 @@ async function importClaimed(
     let created = false;
     const releaseSlot = await rowSlot();
     try {
-      const mailbox = await service.create(workspaceId, row.body, { roundTrip: false });
+      const mailbox = await createWhenPlaceFree(service, workspaceId, row.body);
       created = true;
       decide({ line: row.line, email: row.email, result: 'created', mailboxId: mailbox.id, error: null });
     } catch (error) {

@@ -19,6 +19,7 @@ import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
 import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
+import { createConnectionGuard, type ConnectionGuard } from './connection-guard.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
@@ -62,6 +63,8 @@ export interface MailboxesServiceDeps {
   /** The 32-byte key that encrypts passwords (see secrets/secrets.ts loadSecretKey). */
   secretKey: Buffer;
   verifyTimeoutMs?: number;
+  /** The process's cap and failure floor on connection checks (default: no floor, the default cap). */
+  connectionGuard?: ConnectionGuard;
   /** Mailboxes one workspace may connect (WARMUP_MAX_MAILBOXES). */
   maxMailboxes?: number;
   /** Bytes a CSV import may have (WARMUP_MAX_IMPORT_BYTES, shared with template imports). */
@@ -140,6 +143,7 @@ export function createMailboxesService({
   roundTripWaitMs,
   oauthTokens,
   mailClients = REAL_MAIL_CLIENTS,
+  connectionGuard = createConnectionGuard({ failureFloorMs: 0 }),
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
 
@@ -202,9 +206,9 @@ export function createMailboxesService({
    * makes a refused login read "use an app password").
    */
   async function verifyConnection(credentials: MailboxCredentials, provider?: string): Promise<void> {
-    const [imap, smtp] = await Promise.allSettled([
-      mailClients.verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
-      mailClients.verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
+    const [imap, smtp] = await connectionGuard.settle<unknown>([
+      () => mailClients.verifyImap(credentials.imap, { timeoutMs: verifyTimeoutMs }),
+      () => mailClients.verifySmtp(credentials.smtp, { timeoutMs: verifyTimeoutMs }),
     ]);
     const texts: string[] = [];
     const failures: ConnectionFailure[] = [];

@@ -4,6 +4,7 @@ import type { fixedClock } from '../../src/clock.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import type { Limits } from '../../src/config.js';
 import type { MailPolicy } from '../../src/mail/policy.js';
+import type { ConnectionGuardSettings } from '../../src/mailboxes/connection-guard.js';
 import type { OAuthSettings } from '../../src/oauth/oauth.config.js';
 import type { OidcSettings } from '../../src/oidc/oidc.config.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -62,6 +63,11 @@ export async function createTestApp(
     roundTripWaitMs?: number;
     /** The login check's wait on a server that greets but never answers (default: the service's 10 s). */
     verifyTimeoutMs?: number;
+    /**
+     * The floor of a connection check that reached no server, and the cap on checks at once
+     * (default: no floor, so that the many tests of closed ports answer at once).
+     */
+    connectionChecks?: Partial<ConnectionGuardSettings>;
     /** OAuth providers, as loadConfig reads them from WARMUP_OAUTH_* (default: none). */
     oauth?: OAuthSettings;
     /** Sign-in through an OpenID Connect provider, as loadConfig reads it from WARMUP_OIDC_* (default: off). */
@@ -94,6 +100,7 @@ export async function createTestApp(
     ...(options.logger ? { logger: options.logger } : {}),
     roundTripWaitMs: options.roundTripWaitMs ?? 5_000,
     ...(options.verifyTimeoutMs ? { verifyTimeoutMs: options.verifyTimeoutMs } : {}),
+    connectionChecks: { failureFloorMs: 0, ...options.connectionChecks },
     ...(options.oauth ? { oauth: options.oauth } : {}),
     ...(options.oidc ? { oidc: options.oidc } : {}),
     // tests never ask the internet's DNS: without a test server, a loopback port nobody answers on
