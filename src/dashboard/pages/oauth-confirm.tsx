@@ -45,7 +45,13 @@ export function OAuthConfirmPage({ flow, withKey }: { flow: string; withKey: boo
       ) : pending.loading && !pending.data ? (
         <Loading label="Loading the connection" rows={2} />
       ) : pending.error || !pending.data ? (
-        <ErrorBox title="Nothing to confirm here" error={pending.error} />
+        <>
+          <ErrorBox title="Nothing to confirm here" error={pending.error} />
+          <p>
+            The link works once, for 10 minutes after the consent. If you belong to several workspaces, switch to the
+            one that started the connection, then open the link again.
+          </p>
+        </>
       ) : (
         <Card title={`Connect ${pending.data.email} to workspace ${pending.data.workspace.name}?`}>
           <p>
