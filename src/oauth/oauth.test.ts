@@ -314,6 +314,16 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     expect(await t.database.db.selectFrom('oauth_confirmations').selectAll().execute()).toEqual([]);
     await call(t.workspace, { method: 'DELETE', url: `/api/mailboxes/${opalId}` });
 
+    // an account the mail servers refuse: the confirmation says so and stores nothing
+    const refused = new URL(
+      (await callback(await standIn.consent(await authorize(t.workspace), 'stranger@oauth-one.test'))).headers
+        .location as string,
+    ).searchParams.get('flow')!;
+    const failed = await member.request({ method: 'POST', url: `/api/oauth/flows/${refused}/confirm` });
+    expectProblem(failed, 422, 'connection_failed');
+    expect(failed.json().detail).toMatch(/IMAP/);
+    expect(await count()).toBe(before);
+
     // cancelled: the tokens are discarded and nothing connects
     const cancelled = new URL(
       (await callback(await standIn.consent(await authorize(t.workspace), opal.email))).headers.location as string,
