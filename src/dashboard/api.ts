@@ -37,7 +37,7 @@ import type {
   PlacementTest,
   PlacementTestList,
 } from '../placement-tests/placement-tests.schemas.js';
-import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
+import type { OAuthProviderId, PendingConnect } from '../oauth/oauth.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
 import type { ApiKey, CreatedApiKey } from '../workspaces/workspaces.schemas.js';
@@ -397,6 +397,12 @@ export const api = {
     json<{ authorization: { authorizationUrl: string } }>('POST', `/oauth/${provider}/authorize`, {
       body: mailboxId ? { mailboxId } : {},
     }).then((r) => r.authorization.authorizationUrl),
+  /** A consent of a flow started with an API key, waiting for a member of the workspace to confirm it. */
+  pendingOAuthConnection: (flow: string) =>
+    json<{ connection: PendingConnect }>('GET', `/oauth/flows/${encodeURIComponent(flow)}`).then((r) => r.connection),
+  confirmOAuthConnection: (flow: string) =>
+    json<{ mailbox: Mailbox }>('POST', `/oauth/flows/${encodeURIComponent(flow)}/confirm`).then((r) => r.mailbox),
+  cancelOAuthConnection: (flow: string) => json<void>('DELETE', `/oauth/flows/${encodeURIComponent(flow)}`),
   createMailbox: (body: MailboxCreate) =>
     json<{ mailbox: Mailbox }>('POST', '/mailboxes', { body }).then((r) => r.mailbox),
   updateMailbox: (id: string, body: MailboxPatch) =>

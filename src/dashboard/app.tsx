@@ -12,6 +12,7 @@ import { AddMailboxPage } from './pages/mailbox-form.js';
 import { ImportMailboxesPage } from './pages/mailbox-import.js';
 import { MailboxesPage } from './pages/mailboxes.js';
 import { NotFoundPage } from './pages/not-found.js';
+import { OAuthConfirmPage } from './pages/oauth-confirm.js';
 import { OverviewPage } from './pages/overview.js';
 import { ReportsPage } from './pages/reports.js';
 import { SetupPage } from './pages/setup.js';
@@ -56,7 +57,7 @@ function initialAuth(): Auth {
 }
 
 export function App() {
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const [auth, setAuth] = useState<Auth>(initialAuth);
   const [justSignedIn, setJustSignedIn] = useState(false);
 
@@ -185,6 +186,8 @@ export function App() {
           <Loading label="Loading" rows={2} />
         ) : role === null ? (
           <p>You belong to no workspace yet. Ask a workspace admin for an invite link.</p>
+        ) : match('/oauth/confirm', path) ? (
+          <OAuthConfirmPage flow={query.get('flow') ?? ''} withKey={auth.kind === 'key'} />
         ) : auth.kind === 'session' && match('/account', path) ? (
           <AccountPage
             onSignedOutEverywhere={() => {

@@ -172,6 +172,21 @@ export interface OAuthStatesTable {
   session_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A consent of an API-started flow, waiting for a signed-in member to confirm it (ten minutes, once). */
+export interface OAuthConfirmationsTable {
+  /** SHA-256 (hex) of the id in the confirmation link. */
+  id: string;
+  workspace_id: string;
+  provider: OAuthProviderId;
+  mailbox_id: string | null;
+  /** The address the provider reported for the account that consented. */
+  email: string;
+  /** The issued tokens as JSON, AES-256-GCM bound to the row. */
+  tokens_encrypted: string;
+  created_at: string;
+  expires_at: string;
+}
+
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
 export interface WarmupMessagesTable {
   id: string;
@@ -582,6 +597,7 @@ export interface Database {
   placement_running_totals: PlacementRunningTotalsTable;
   leases: LeasesTable;
   oauth_states: OAuthStatesTable;
+  oauth_confirmations: OAuthConfirmationsTable;
   oidc_sign_ins: OidcSignInsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;

@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; without it, `defaultAccess` of the method (GET: viewer, else member). */
     access?: Access;
+    /** A person's session only, never an API key: what a key alone must not be able to do. */
+    sessionOnly?: boolean;
   }
 }
 
@@ -165,7 +167,7 @@ export function requireAccess(
     const schema = route.schema as Record<string, unknown>;
     schema['x-required-access'] = access;
     if (access === 'public') schema.security = [];
-    else if (access === 'signed-in') schema.security = [{ session: [] }];
+    else if (access === 'signed-in' || route.config?.sessionOnly) schema.security = [{ session: [] }];
     else schema.security = [{ bearer: [] }, { session: [] }];
   });
 
@@ -194,7 +196,7 @@ export function requireAccess(
       request.apiKeyId = found.keyId;
       request.role = found.role;
       request.personId = found.createdBy ?? '';
-      if (access === 'signed-in') {
+      if (access === 'signed-in' || request.routeOptions.config?.sessionOnly) {
         throw new ForbiddenError('this route is for a signed-in person; an API key cannot use it');
       }
     } else {

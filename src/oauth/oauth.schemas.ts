@@ -68,3 +68,29 @@ export const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 export type CallbackQuery = Static<typeof CallbackQuery>;
+
+export const PendingConnectParams = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,100}$',
+      description: 'The `flow` of the confirmation link `/oauth/confirm?flow=<id>` the callback sent the browser to',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const PendingConnect = Type.Object({
+  email: Type.String({ description: 'The address the provider reported for the account that consented' }),
+  provider: Type.Unsafe<OAuthProviderId>({ type: 'string', enum: [...OAUTH_PROVIDERS] }),
+  providerName: Type.String(),
+  workspace: Type.Object({
+    id: Type.String(),
+    name: Type.String({ description: 'The workspace the mailbox would join' }),
+  }),
+  mailboxId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The mailbox this consent reconnects; null for a new one',
+  }),
+  expiresAt: Type.String({ format: 'date-time', description: 'Confirm before this, or start again' }),
+});
+export type PendingConnect = Static<typeof PendingConnect>;
+export const PendingConnectEnvelope = Type.Object({ connection: PendingConnect });

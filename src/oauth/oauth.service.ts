@@ -3,9 +3,12 @@
  * provider sends the browser back with a code). The `state` of each flow is random, stored only as
  * its SHA-256 with the workspace that started it and the PKCE verifier, lives ten minutes and is
  * deleted by the first callback that names it — a replayed, forged or expired callback finds
- * nothing and changes nothing.
+ * nothing and changes nothing. A flow started in a browser session connects at its callback (that
+ * browser is the member's); a flow started with an API key does not, since anyone may be sent its
+ * consent link: its tokens wait, encrypted, for a signed-in member of the workspace to confirm
+ * (confirm, cancel, pending).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
@@ -13,8 +16,9 @@ import { AppError, NotFoundError } from '../http/errors.js';
 import { TokenUnavailableError } from '../mail/errors.js';
 import { decryptSecret, encryptSecret } from '../secrets/secrets.js';
 import type { MailboxesService } from '../mailboxes/mailboxes.service.js';
-import type { OAuthClient } from './oauth.client.js';
-import type { AuthorizeBody, CallbackQuery, OAuthProviderId } from './oauth.schemas.js';
+import type { Mailbox } from '../mailboxes/mailboxes.schemas.js';
+import type { IssuedTokens, OAuthClient } from './oauth.client.js';
+import type { AuthorizeBody, CallbackQuery, OAuthProviderId, PendingConnect } from './oauth.schemas.js';
 
 /** How long a user has between the start of a flow and its callback. */
 export const STATE_TTL_MS = 10 * 60_000;
@@ -30,6 +34,9 @@ export class InvalidStateError extends AppError {
 }
 
 const stateId = (state: string) => createHash('sha256').update(state, 'utf8').digest('hex');
+const pendingContext = (id: string) => `${id}:oauth-pending`;
+const CONFIRMATION_NOT_FOUND =
+  'no such connection waiting for confirmation in this workspace (used, cancelled or expired)';
 
 export function createOAuthService({
   db,
@@ -61,8 +68,87 @@ export function createOAuthService({
     return `${publicUrl ?? ''}${path}?${new URLSearchParams(query).toString()}`;
   }
 
+  function connect(
+    workspaceId: string,
+    provider: OAuthProviderId,
+    mailboxId: string | null,
+    tokens: IssuedTokens & { email: string; refreshToken: string },
+  ): Promise<Mailbox> {
+    const settings = providerOrThrow(provider);
+    return mailboxes.connectOAuth(workspaceId, {
+      oauthProvider: provider,
+      mailboxProvider: settings.mailboxProvider,
+      email: tokens.email,
+      imap: settings.imap,
+      smtp: settings.smtp,
+      tokens,
+      ...(mailboxId ? { mailboxId } : {}),
+    });
+  }
+
+  /** The waiting consent of this workspace named by a confirmation link, while it is fresh. */
+  async function pendingRow(workspaceId: string, link: string) {
+    const row = await db
+      .selectFrom('oauth_confirmations')
+      .selectAll()
+      .where('id', '=', stateId(link))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!row || Date.parse(row.expires_at) <= clock.now().getTime()) throw new NotFoundError(CONFIRMATION_NOT_FOUND);
+    return row;
+  }
+
   return {
     providers: () => client.configured(),
+
+    /** What the confirmation page shows: which address would join which workspace. */
+    async pending(workspaceId: string, link: string): Promise<PendingConnect> {
+      const row = await pendingRow(workspaceId, link);
+      const workspace = await db
+        .selectFrom('workspaces')
+        .select('name')
+        .where('id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      return {
+        email: row.email,
+        provider: row.provider,
+        providerName: providerOrThrow(row.provider).name,
+        workspace: { id: workspaceId, name: workspace.name },
+        mailboxId: row.mailbox_id,
+        expiresAt: row.expires_at,
+      };
+    },
+
+    /** A member's yes: the waiting tokens connect the mailbox, once. */
+    async confirm(workspaceId: string, link: string): Promise<Mailbox> {
+      const fresh = await pendingRow(workspaceId, link);
+      // deleted before the connect, so two confirmations racing connect once
+      const row = await db
+        .deleteFrom('oauth_confirmations')
+        .where('id', '=', fresh.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError(CONFIRMATION_NOT_FOUND);
+      let tokens: IssuedTokens & { email: string; refreshToken: string };
+      try {
+        tokens = parseTokens(decryptSecret(secretKey, row.tokens_encrypted, pendingContext(row.id)));
+      } catch {
+        throw new NotFoundError(CONFIRMATION_NOT_FOUND);
+      }
+      try {
+        return await connect(workspaceId, row.provider, row.mailbox_id, tokens);
+      } catch (error) {
+        if (error instanceof TokenUnavailableError)
+          throw new AppError(502, 'oauth_provider_unavailable', error.message);
+        throw error;
+      }
+    },
+
+    /** A member's no: the waiting tokens are discarded. */
+    async cancel(workspaceId: string, link: string): Promise<void> {
+      const row = await pendingRow(workspaceId, link);
+      await db.deleteFrom('oauth_confirmations').where('id', '=', row.id).execute();
+    },
 
     async authorize(
       workspaceId: string,
@@ -146,15 +232,29 @@ export function createOAuthService({
             true,
           );
         }
-        const mailbox = await mailboxes.connectOAuth(row.workspace_id, {
-          oauthProvider: row.provider,
-          mailboxProvider: settings.mailboxProvider,
-          email: tokens.email,
-          imap: settings.imap,
-          smtp: settings.smtp,
-          tokens: { ...tokens, refreshToken: tokens.refreshToken },
-          ...(row.mailbox_id ? { mailboxId: row.mailbox_id } : {}),
-        });
+        const issued = { ...tokens, email: tokens.email, refreshToken: tokens.refreshToken };
+        if (row.session_id === null) {
+          // Started with an API key: whoever opened the link may not be of the workspace, so a
+          // signed-in member confirms first (the code itself would expire while they sign in).
+          const link = randomBytes(24).toString('base64url');
+          const pendingId = stateId(link);
+          await db.deleteFrom('oauth_confirmations').where('expires_at', '<', now.toISOString()).execute();
+          await db
+            .insertInto('oauth_confirmations')
+            .values({
+              id: pendingId,
+              workspace_id: row.workspace_id,
+              provider: row.provider,
+              mailbox_id: row.mailbox_id,
+              email: tokens.email,
+              tokens_encrypted: encryptSecret(secretKey, serializeTokens(issued), pendingContext(pendingId)),
+              created_at: now.toISOString(),
+              expires_at: new Date(now.getTime() + STATE_TTL_MS).toISOString(),
+            })
+            .execute();
+          return dashboard('/oauth/confirm', { flow: link });
+        }
+        const mailbox = await connect(row.workspace_id, row.provider, row.mailbox_id, issued);
         return dashboard(`/mailboxes/${encodeURIComponent(mailbox.id)}`, { oauth: 'connected' });
       } catch (error) {
         if (error instanceof AppError || error instanceof TokenUnavailableError) {
@@ -164,6 +264,15 @@ export function createOAuthService({
       }
     },
   };
+}
+
+function serializeTokens(tokens: IssuedTokens & { email: string; refreshToken: string }): string {
+  return JSON.stringify({ ...tokens, expiresAt: tokens.expiresAt.toISOString() });
+}
+
+function parseTokens(json: string): IssuedTokens & { email: string; refreshToken: string } {
+  const value = JSON.parse(json) as { accessToken: string; refreshToken: string; email: string; expiresAt: string };
+  return { ...value, expiresAt: new Date(value.expiresAt) };
 }
 
 export type OAuthService = ReturnType<typeof createOAuthService>;

@@ -13,7 +13,7 @@ import { verifySmtp } from '../mail/smtp.js';
 import { loadSecretKey, decryptSecret } from '../secrets/secrets.js';
 import { testEngineDeps } from '../../test/helpers/engine.js';
 import { expectProblem } from '../../test/helpers/problem.js';
-import { createPerson } from '../../test/helpers/accounts.js';
+import { createPerson, openSession, type TestPerson } from '../../test/helpers/accounts.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
 import { startPrivateMailStack, type PrivateMailStack } from '../../test/mailstack/private-stack.js';
 import { describeWithMailStack, stackMailPolicy } from '../../test/mailstack/use-mail-stack.js';
@@ -58,10 +58,32 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     return res.json().authorization.authorizationUrl as string;
   }
 
-  /** The whole flow as a user goes through it: returns where the callback sent the browser. */
+  const members = new Map<string, TestPerson>();
+  /** A fresh session of the workspace's member: the tests move the clock past a session's life. */
+  async function memberOf(workspace: TestWorkspace) {
+    let person = members.get(workspace.id);
+    if (!person) {
+      person = await createPerson(t, workspace.id, 'member');
+      members.set(workspace.id, person);
+    }
+    return openSession(t, person.userId, workspace.id);
+  }
+
+  /**
+   * The whole flow as a member goes through it on the dashboard (started and finished in their
+   * browser session): returns where the callback sent the browser.
+   */
   async function connect(workspace: TestWorkspace, login: string, body: Record<string, unknown> = {}): Promise<URL> {
-    const back = await standIn.consent(await authorize(workspace, body), login);
-    const res = await callback(back);
+    const person = await memberOf(workspace);
+    const started = await person.request({ method: 'POST', url: '/api/oauth/microsoft/authorize', payload: body });
+    expect(started.statusCode, started.body).toBe(200);
+    const back = await standIn.consent(started.json().authorization.authorizationUrl, login);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${back.pathname}${back.search}`,
+      headers: { cookie: person.cookie },
+    });
+    responses.push(`${JSON.stringify(res.headers)}\n${res.body}`);
     expect(res.statusCode, res.body).toBe(303);
     return new URL(res.headers.location as string);
   }
@@ -178,8 +200,7 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     const back = await standIn.consent(await authorize(t.workspace), opal.email);
     const first = await callback(back);
     expect(first.statusCode).toBe(303);
-    const opalId = new URL(first.headers.location as string).pathname.split('/').pop()!;
-    await remember(opalId);
+    expect(new URL(first.headers.location as string).pathname).toBe('/oauth/confirm');
     const replay = await callback(back);
     expectProblem(replay, 400, 'oauth_state_invalid');
     // forged: a state nobody issued
@@ -192,8 +213,7 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     clock.advance(11 * 60_000);
     expectProblem(await callback(await standIn.consent(late, opal.email)), 400, 'oauth_state_invalid');
     const after = await t.database.db.selectFrom('mailboxes').select('id').execute();
-    expect(after.length).toBe(before.length + 1);
-    await call(t.workspace, { method: 'DELETE', url: `/api/mailboxes/${opalId}` });
+    expect(after.length).toBe(before.length);
 
     // another workspace's flow lands in that workspace, never in this one
     const other = await t.createWorkspace('other');
@@ -233,6 +253,95 @@ describeWithMailStack('OAuth 2.0 mailboxes against a real authorization server a
     await remember(opalId);
     expect((await person.request({ method: 'GET', url: `/api/mailboxes/${opalId}` })).statusCode).toBe(200);
     await call(t.workspace, { method: 'DELETE', url: `/api/mailboxes/${opalId}` });
+  });
+
+  it('a flow started with an API key connects only when a signed-in member of its workspace confirms', async () => {
+    const count = async () => (await t.database.db.selectFrom('mailboxes').select('id').execute()).length;
+    const before = await count();
+    // the attacker starts with their key and sends the consent link to the victim, who consents;
+    // the victim's browser (no session of this workspace) reaches the callback
+    const back = await standIn.consent(await authorize(t.workspace), opal.email);
+    const landed = await callback(back);
+    expect(landed.statusCode, landed.body).toBe(303);
+    const page = new URL(landed.headers.location as string);
+    expect(page.origin + page.pathname).toBe(`${publicUrl}/oauth/confirm`);
+    const flow = page.searchParams.get('flow')!;
+    expect(flow).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(await count()).toBe(before);
+    // the waiting tokens are stored encrypted only
+    const waiting = await t.database.db.selectFrom('oauth_confirmations').selectAll().execute();
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({ workspace_id: t.workspace.id, email: opal.email });
+    expect(waiting[0]!.tokens_encrypted).not.toMatch(/refresh|access/i);
+
+    const confirm = `/api/oauth/flows/${flow}/confirm`;
+    // nobody signed in, the API key that started it, a member of another workspace, a viewer
+    expectProblem(await t.app.inject({ method: 'POST', url: confirm }), 401, 'unauthorized');
+    expectProblem(await call(t.workspace, { method: 'POST', url: confirm }), 403, 'forbidden');
+    expectProblem(await call(t.workspace, { method: 'GET', url: `/api/oauth/flows/${flow}` }), 403, 'forbidden');
+    const stranger = await createPerson(t, (await t.createWorkspace('attacker')).id, 'admin');
+    expectProblem(await stranger.request({ method: 'POST', url: confirm }), 404, 'not_found');
+    expectProblem(await stranger.request({ method: 'GET', url: `/api/oauth/flows/${flow}` }), 404, 'not_found');
+    const viewer = await createPerson(t, t.workspace.id, 'viewer');
+    expectProblem(await viewer.request({ method: 'POST', url: confirm }), 403, 'forbidden');
+    // the session's CSRF token is needed like for any change
+    const member = await createPerson(t, t.workspace.id, 'member');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: confirm, headers: { cookie: member.cookie } }),
+      403,
+      'csrf_failed',
+    );
+    expect(await count()).toBe(before);
+
+    // a member of the workspace sees what they confirm, and confirms once
+    const shown = await member.request({ method: 'GET', url: `/api/oauth/flows/${flow}` });
+    expect(shown.statusCode, shown.body).toBe(200);
+    expect(shown.json().connection).toMatchObject({
+      email: opal.email,
+      provider: 'microsoft',
+      providerName: 'Microsoft',
+      workspace: { id: t.workspace.id, name: expect.any(String) as string },
+      mailboxId: null,
+    });
+    const confirmed = await member.request({ method: 'POST', url: confirm });
+    responses.push(`${JSON.stringify(confirmed.headers)}\n${confirmed.body}`);
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    const opalId = confirmed.json().mailbox.id as string;
+    expect(confirmed.json().mailbox).toMatchObject({ email: opal.email, connectionType: 'oauth2', status: 'active' });
+    await remember(opalId);
+    expect(await count()).toBe(before + 1);
+    expectProblem(await member.request({ method: 'POST', url: confirm }), 404, 'not_found');
+    expect(await t.database.db.selectFrom('oauth_confirmations').selectAll().execute()).toEqual([]);
+    await call(t.workspace, { method: 'DELETE', url: `/api/mailboxes/${opalId}` });
+
+    // an account the mail servers refuse: the confirmation says so and stores nothing
+    const refused = new URL(
+      (await callback(await standIn.consent(await authorize(t.workspace), 'stranger@oauth-one.test'))).headers
+        .location as string,
+    ).searchParams.get('flow')!;
+    const failed = await member.request({ method: 'POST', url: `/api/oauth/flows/${refused}/confirm` });
+    expectProblem(failed, 422, 'connection_failed');
+    expect(failed.json().detail).toMatch(/IMAP/);
+    expect(await count()).toBe(before);
+
+    // cancelled: the tokens are discarded and nothing connects
+    const cancelled = new URL(
+      (await callback(await standIn.consent(await authorize(t.workspace), opal.email))).headers.location as string,
+    ).searchParams.get('flow')!;
+    expect((await member.request({ method: 'DELETE', url: `/api/oauth/flows/${cancelled}` })).statusCode).toBe(204);
+    expectProblem(
+      await member.request({ method: 'POST', url: `/api/oauth/flows/${cancelled}/confirm` }),
+      404,
+      'not_found',
+    );
+
+    // expired: a confirmation after ten minutes finds nothing
+    const late = new URL(
+      (await callback(await standIn.consent(await authorize(t.workspace), opal.email))).headers.location as string,
+    ).searchParams.get('flow')!;
+    clock.advance(11 * 60_000);
+    expectProblem(await member.request({ method: 'POST', url: `/api/oauth/flows/${late}/confirm` }), 404, 'not_found');
+    expect(await count()).toBe(before);
   });
 
   it('sends the browser back with the reason when the mail servers refuse the signed-in account', async () => {

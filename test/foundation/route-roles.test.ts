@@ -10,6 +10,7 @@ import { testDialect } from '../helpers/test-database.js';
  * member, viewer) and through an API key (admin, member, viewer: keys are never owners). A route
  * must be allowed exactly for the roles its row below names, and answer every other caller 403
  * problem+json. A route missing from this table fails the test: every route has a role decision.
+ * A route whose only documented security is the session cookie refuses every API key.
  */
 const EXPECTED: Record<string, Access> = {
   'GET /api/setup': 'public',
@@ -70,6 +71,10 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/mailboxes/{id}/pause': 'member',
   'POST /api/mailboxes/{id}/resume': 'member',
   'POST /api/oauth/{provider}/authorize': 'member',
+  // Session only (an API key gets 403): confirming a consent is a person's decision.
+  'GET /api/oauth/flows/{id}': 'member',
+  'POST /api/oauth/flows/{id}/confirm': 'member',
+  'DELETE /api/oauth/flows/{id}': 'member',
 
   'GET /api/keys': 'admin',
   'POST /api/keys': 'admin',
@@ -104,26 +109,32 @@ interface Caller {
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
 }
 
-function allowed(access: Access, caller: Caller): boolean {
+function allowed(access: Access, caller: Caller, sessionOnly: boolean): boolean {
   if (access === 'public') return true;
   if (caller.kind === 'anonymous') return false;
+  if (sessionOnly && caller.kind !== 'session') return false;
   if (access === 'signed-in') return caller.kind === 'session';
   return hasRole(caller.role!, access);
 }
 
 let t: TestApp;
-let operations: { method: string; path: string; access?: string }[];
+let operations: { method: string; path: string; access?: string; sessionOnly: boolean }[];
 const callers: Caller[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
   const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
-    paths: Record<string, Record<string, { 'x-required-access'?: string }>>;
+    paths: Record<string, Record<string, { 'x-required-access'?: string; security?: Record<string, unknown>[] }>>;
   }>();
   operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, operation]) => ({ method: method.toUpperCase(), path, access: operation['x-required-access'] })),
+      .map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        path,
+        access: operation['x-required-access'],
+        sessionOnly: JSON.stringify(operation.security) === JSON.stringify([{ session: [] }]),
+      })),
   );
 
   for (const role of ROLES) {
@@ -171,13 +182,13 @@ describe(`every route × every role (${testDialect})`, () => {
 
   it('allows exactly the roles of each route and answers every other caller 403 problem+json', async () => {
     const wrong: string[] = [];
-    for (const { method, path } of operations) {
+    for (const { method, path, sessionOnly } of operations) {
       const access = EXPECTED[`${method} ${path}`];
       if (!access) continue; // reported by the test above
       const url = path.replace(/\{[^}]+\}/g, NO_SUCH_THING);
       for (const caller of callers) {
         const response = await caller.request({ method: method as InjectOptions['method'], url });
-        const expectAllowed = allowed(access, caller);
+        const expectAllowed = allowed(access, caller, sessionOnly);
         const refusal = caller.kind === 'anonymous' ? 401 : 403;
         const refused = response.statusCode === 401 || response.statusCode === 403;
         if (expectAllowed && refused) {
