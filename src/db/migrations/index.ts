@@ -30,7 +30,7 @@ import * as senderClaims from './029-sender-claims.js';
 import * as statsCoveringIndexes from './030-stats-covering-indexes.js';
 import * as accessProvenance from './031-access-provenance.js';
 import * as receiverServers from './032-receiver-servers.js';
-import * as oauthPendingConfirmation from './035-oauth-pending-confirmation.js';
+import * as oauthPendingConfirmation from './033-oauth-pending-confirmation.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -65,7 +65,7 @@ const migrations: Record<string, Migration> = {
   '030-stats-covering-indexes': statsCoveringIndexes,
   '031-access-provenance': accessProvenance,
   '032-receiver-servers': receiverServers,
-  '035-oauth-pending-confirmation': oauthPendingConfirmation,
+  '033-oauth-pending-confirmation': oauthPendingConfirmation,
 };
 
 export const migrationProvider: MigrationProvider = {
