@@ -8,7 +8,7 @@ import { buildRawMessage } from '../mail/smtp.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
 import { CLIENT_PROFILE_NAMES, clientProfileNamed, messageIdToken, type ClientProfileName } from './client-profile.js';
 import { composeMessage, messageIdFor, replyMessageIdFor, type Party } from './message-content.js';
-import { outgoingMail } from './sender.js';
+import { outgoingMail } from './outgoing-mail.js';
 
 const TOTAL = 1000;
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
-import { dailyTarget, dayVariance, LIGHT_DAY_FACTOR, rampVolume, spreadSendTimes } from './planner.js';
+import { dailyTarget, dayVariance, LIGHT_DAY_FACTOR, rampVolume, spreadSendTimes } from './plan-volume.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
 const HOUR = 3_600_000;

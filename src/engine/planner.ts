@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { addDays, localDay, validTimeZone } from '../calendar.js';
 import { nowSince } from '../clock.js';
 import { newId } from '../db/ids.js';
@@ -22,97 +22,27 @@ import {
   deferPlanning,
   findActiveRamps,
   listActiveForPlanning,
-  loadPlanTargets,
   recordPlans,
   type DecidedPlan,
 } from './mailbox-engine-state.repository.js';
-import {
-  CANDIDATE_SAMPLE,
-  emailDomain,
-  CandidateSample,
-  pairAllows,
-  pickPartner,
-  INBOUND_SLACK,
-  sampleCandidates,
-  weightOfTraffic,
-  type WalkMember,
-} from './partners.js';
+import { emailDomain } from './partners.js';
+import { loadInboundBook, type InboundBook, type PlanCandidate, type PlanMember } from './inbound-book.js';
+import { partnerChooser, type PartnerChooser, type Traffic } from './partner-chooser.js';
+import { dailyTarget, spreadSendTimes } from './plan-volume.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
-import { shuffled, type Random } from './random.js';
+import { shuffled } from './random.js';
 import { isSendDay, lateShare, localDaySpan, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
 
 // The gap is the send bounds' (send-budget.ts); named here too for the planner's existing importers.
 export { MIN_SEND_GAP_MS };
 import {
   insertPlannedMessages,
-  loadInitialsDueBetween,
   loadPoolTraffic,
   loadSenderDays,
   type NewWarmupMessageRow,
 } from './warmup-messages.repository.js';
 
-/** About one day in seven is a light day. */
-export const LIGHT_DAY_CHANCE = 1 / 7;
-export const LIGHT_DAY_FACTOR = 0.6;
-export const VARIANCE_MIN = 0.75;
-export const VARIANCE_MAX = 1.1;
-
 const DAY_MS = 86_400_000;
-
-// ---------------------------------------------------------------------------------------------
-// Volume arithmetic: pure, so tests can predict every day of a ramp.
-
-/** The ramp before variance: min(dailyLimit, startVolume + rampUpIncrement × (n − 1)). */
-export function rampVolume(
-  settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>,
-  warmupDay: number,
-): number {
-  return Math.min(settings.dailyLimit, settings.startVolume + settings.rampUpIncrement * (Math.max(1, warmupDay) - 1));
-}
-
-/**
- * The day's variance factor: 0.6 on a light day (about one in seven), else 0.75–1.10. Derived from
- * a hash of mailbox and day, so it is stable: replanning, another worker or a test computing the
- * expected volume get the same factor, and mailboxes do not all have their light day together.
- */
-export function dayVariance(mailboxId: string, day: string): number {
-  const digest = createHash('sha256').update(`${mailboxId}:${day}`).digest();
-  const light = digest.readUInt32BE(0) / 2 ** 32;
-  if (light < LIGHT_DAY_CHANCE) return LIGHT_DAY_FACTOR;
-  const spread = digest.readUInt32BE(4) / 2 ** 32;
-  return VARIANCE_MIN + (VARIANCE_MAX - VARIANCE_MIN) * spread;
-}
-
-export interface TargetInput {
-  settings: Pick<WarmupSettings, 'startVolume' | 'rampUpIncrement' | 'dailyLimit'>;
-  warmupDay: number;
-  mailboxId: string;
-  day: string;
-  /** The health guard's factor: 1, or 0.5 while spam placement is high. */
-  volumeFactor: number;
-}
-
-/** Sends wanted on a day: the ramp × variance × health factor, rounded, at least 1, never over dailyLimit. */
-export function dailyTarget({ settings, warmupDay, mailboxId, day, volumeFactor }: TargetInput): number {
-  const raw = rampVolume(settings, warmupDay) * dayVariance(mailboxId, day) * volumeFactor;
-  return Math.min(settings.dailyLimit, Math.max(1, Math.round(raw)));
-}
-
-/**
- * `count` instants spread at random over [from, to], sorted, at least `minGapMs` apart (or as far
- * apart as the span allows): random offsets in the span left after the gaps, then the gaps added.
- * Whole seconds, so the gaps stay exact.
- */
-export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: number, random: Random): Date[] {
-  if (count <= 0) return [];
-  const span = Math.max(0, to.getTime() - from.getTime());
-  const gap = count > 1 ? Math.floor(Math.min(minGapMs, span / (count - 1)) / 1000) * 1000 : 0;
-  const slack = span - gap * (count - 1);
-  const offsets = Array.from({ length: count }, () => Math.floor((random() * slack) / 1000) * 1000).sort(
-    (a, b) => a - b,
-  );
-  return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
-}
 
 /**
  * A fresh Message-ID on the sender's domain for a thread's first message, in the form the sender's
@@ -230,24 +160,6 @@ export async function planDay(
   }
   return summary;
 }
-
-interface PlanCandidate {
-  member: PlanMember;
-  day: string;
-  settings: WarmupSettings;
-  /** Its ramp position, for the target of a day not planned yet. */
-  warmupDay: number;
-  volumeFactor: number;
-  /** Due for planning now (no plan for its day yet, a send day, its window not over). */
-  due: boolean;
-  /** What the day allows it to send: its plan's target, or the budget planning it now would give. */
-  budget: number;
-}
-
-/** A member of the pool with its domain worked out once for the day. */
-type PlanMember = WalkMember;
-
-type Traffic = Map<string, { inbound: number; outbound: number }>;
 
 /** What a worker reads once per planning run and shares between the buckets it plans. */
 interface Planning {
@@ -412,66 +324,6 @@ async function planBucket(
     }
   }
   return summary;
-}
-
-interface PartnerChooser {
-  /** One partner (its id) for one send of `sender` at `time`, or undefined when the rules leave none. */
-  choose(
-    sender: PlanMember,
-    pairs: ReadonlyMap<string, { week: number; today: number }>,
-    time: Date,
-  ): string | undefined;
-}
-
-/**
- * Partner choice over the day's pool. A large pool is walked from a random place in a random order
- * fixed for the day, so each send weighs a random window of it (partners.ts); a small one is weighed
- * whole, in id order. Members that reached their inbound cap for their own planning day leave the
- * walk (`open`) for good, so a filling day does not make the walks longer; they are still found
- * for a send on another of their days through the whole-pool walk, which runs only when the open
- * members offer no partner on another domain. A walk reads each member's counts where they are kept
- * and builds nothing per member: the samples are two sets of arrays reused for every send.
- */
-function partnerChooser(pool: readonly PlanMember[], inbound: InboundBook, traffic: Traffic, random: Random) {
-  const sampled = pool.length > CANDIDATE_SAMPLE;
-  const everyone = sampled ? shuffled(pool, random) : pool;
-  // closed in place, keeping the order: a new array per sweep would be 100,000 slots of garbage each time
-  const open = [...everyone];
-  const closeFull = () => {
-    let kept = 0;
-    for (const member of open) if (!inbound.isFullToday(member.id)) open[kept++] = member;
-    open.length = kept;
-  };
-  let sinceClosed = 0;
-  const fromOpen = new CandidateSample();
-  const fromEveryone = new CandidateSample();
-  // the send being placed, read by `weightOf` (one closure for the day, not one per send)
-  let pairs: ReadonlyMap<string, { week: number; today: number }> = new Map();
-  let time = new Date(0);
-  const weightOf = (member: PlanMember): number => {
-    const pair = pairs.get(member.id);
-    if (pair !== undefined && !pairAllows(pair.week, pair.today)) return 0;
-    if (!inbound.hasRoom(member.id, time)) return 0;
-    const seen = traffic.get(member.id);
-    return seen === undefined ? weightOfTraffic(0, 0) : weightOfTraffic(seen.inbound, seen.outbound);
-  };
-  const chooser: PartnerChooser = {
-    choose(sender, senderPairs, sendTime) {
-      pairs = senderPairs;
-      time = sendTime;
-      // the full ones leave the walk in sweeps, so closing costs O(pool) per pool's worth of sends
-      if (sampled && ++sinceClosed >= Math.max(CANDIDATE_SAMPLE, open.length / 16)) {
-        closeFull();
-        sinceClosed = 0;
-      }
-      const start = sampled ? Math.floor(random() * open.length) : 0;
-      sampleCandidates(sender, open, start, weightOf, fromOpen);
-      if (fromOpen.otherCount > 0) return pickPartner(fromOpen, random);
-      sampleCandidates(sender, everyone, start % Math.max(1, everyone.length), weightOf, fromEveryone);
-      return pickPartner(fromEveryone.otherCount > 0 || fromOpen.sameCount === 0 ? fromEveryone : fromOpen, random);
-    },
-  };
-  return chooser;
 }
 
 interface BatchOutcome {
@@ -760,143 +612,6 @@ function pairCountsOf(
     pairs.set(row.recipient, pair);
   }
   return pairs;
-}
-
-/** New threads each mailbox receives per its own local day, and the most it may receive on a day. */
-interface InboundBook {
-  /** Whether a mailbox may receive another new thread on its own local day of `time` (always, for one not in the pool). */
-  hasRoom(mailboxId: string, time: Date): boolean;
-  /** Whether a mailbox already has all the new threads it may receive on the day it is planned for. */
-  isFullToday(mailboxId: string): boolean;
-  /** Counts a new thread to a recipient at `time`; returns the recipient's local day it counts on (undefined outside the pool). */
-  add(recipientId: string, time: Date): string | undefined;
-  /** Takes back one counted by `add`. */
-  remove(recipientId: string, day: string): void;
-  /** What the shared count (plan_inbound) says of a recipient's day: never less than that from now on. */
-  know(recipientId: string, day: string, received: number): void;
-  /** The most new threads a recipient may receive on one of its local days. */
-  capOn(recipientId: string, day: string): number;
-  /** The new threads planned to a recipient on a day when the book was read from the rows. */
-  loadedOn(recipientId: string, day: string): number;
-}
-
-/** Every UTC offset is a whole number of quarter hours, so the local day is the same across one. */
-const QUARTER_HOUR_MS = 900_000;
-
-/**
- * One pool member's inbound: new threads on its planning day, on its other local days (rare: only
- * sends late or early in its zone fall there, so that map is made when first needed), and its cap
- * on its planning day. One of these per member of a pool of 100,000: kept small.
- */
-interface InboundEntry {
-  candidate: PlanCandidate;
-  zone: string;
-  today: number;
-  otherDays?: Map<string, number>;
-  capToday: number;
-}
-
-function receivedOn(entry: InboundEntry, day: string): number {
-  return day === entry.candidate.day ? entry.today : (entry.otherDays?.get(day) ?? 0);
-}
-
-function setReceived(entry: InboundEntry, day: string, received: number): void {
-  if (day === entry.candidate.day) entry.today = received;
-  else (entry.otherDays ??= new Map()).set(day, received);
-}
-
-/**
- * The inbound bound: new threads addressed to a mailbox and due on one of its local days are at
- * most its own budget that day (its plan's target; for a day not planned yet, what planning it
- * now would give, or its ramp target for a later day) + INBOUND_SLACK. Counted from the threads
- * due within a day and a half of `at`, each on its recipient's local day.
- */
-async function loadInboundBook(db: PlanDeps['db'], everyone: PlanCandidate[], at: Date): Promise<InboundBook> {
-  // localDay goes through Intl, far slower than a map look-up: cached per zone and quarter hour
-  const localDays = new Map<string, Map<number, string>>();
-  const localDayOf = (time: Date, zone: string) => {
-    let ofZone = localDays.get(zone);
-    if (!ofZone) localDays.set(zone, (ofZone = new Map()));
-    const quarter = Math.floor(time.getTime() / QUARTER_HOUR_MS);
-    let day = ofZone.get(quarter);
-    if (day === undefined) ofZone.set(quarter, (day = localDay(time, zone)));
-    return day;
-  };
-  const days = new Set<string>();
-  for (const c of everyone) for (const d of [-1, 0, 1]) days.add(addDays(c.day, d));
-  const planned = await loadPlanTargets(db, [...days]);
-  const capOf = (c: PlanCandidate, day: string): number => {
-    const own =
-      planned.get(`${c.member.id} ${day}`) ??
-      (day === c.day
-        ? c.budget
-        : day > c.day && isSendDay(c.settings, day)
-          ? // its ramp position today: a later day's is never lower
-            dailyTarget({
-              settings: c.settings,
-              warmupDay: c.warmupDay,
-              mailboxId: c.member.id,
-              day,
-              volumeFactor: c.volumeFactor,
-            })
-          : 0);
-    return own + INBOUND_SLACK;
-  };
-  const entries = new Map<string, InboundEntry>();
-  for (const c of everyone)
-    entries.set(c.member.id, {
-      candidate: c,
-      zone: validTimeZone(c.settings.timezone),
-      today: 0,
-      capToday: capOf(c, c.day),
-    });
-  const add = (recipientId: string, time: Date) => {
-    const entry = entries.get(recipientId);
-    if (!entry) return undefined;
-    const day = localDayOf(time, entry.zone);
-    setReceived(entry, day, receivedOn(entry, day) + 1);
-    return day;
-  };
-  const loaded = new Map<string, number>();
-  for (const row of await loadInitialsDueBetween(
-    db,
-    new Date(at.getTime() - 1.5 * DAY_MS),
-    new Date(at.getTime() + 1.5 * DAY_MS),
-  )) {
-    const day = add(row.recipient_mailbox_id, new Date(row.due_at));
-    if (day === undefined) continue;
-    const key = inboundKey(day, row.recipient_mailbox_id);
-    loaded.set(key, (loaded.get(key) ?? 0) + 1);
-  }
-  return {
-    hasRoom(mailboxId, time) {
-      const entry = entries.get(mailboxId);
-      if (!entry) return true;
-      const day = localDayOf(time, entry.zone);
-      return receivedOn(entry, day) < (day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day));
-    },
-    isFullToday(mailboxId) {
-      const entry = entries.get(mailboxId);
-      return entry !== undefined && entry.today >= entry.capToday;
-    },
-    add,
-    remove(recipientId, day) {
-      const entry = entries.get(recipientId);
-      if (entry) setReceived(entry, day, Math.max(0, receivedOn(entry, day) - 1));
-    },
-    know(recipientId, day, received) {
-      const entry = entries.get(recipientId);
-      if (entry) setReceived(entry, day, Math.max(receivedOn(entry, day), received));
-    },
-    capOn(recipientId, day) {
-      const entry = entries.get(recipientId);
-      if (!entry) return Number.POSITIVE_INFINITY;
-      return day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day);
-    },
-    loadedOn(recipientId, day) {
-      return loaded.get(inboundKey(day, recipientId)) ?? 0;
-    },
-  };
 }
 
 /**

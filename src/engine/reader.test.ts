@@ -1,35 +1,30 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
-import { fixedClock } from '../clock.js';
-import { abortedError } from '../mail/errors.js';
-import { openImapSession } from '../mail/imap.js';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
+import type { MailboxRow } from '../db/schema.js';
+import type { TestDatabase } from '../../test/helpers/test-database.js';
 import {
-  FakeImap,
-  imapError,
-  insertMailbox,
+  always,
+  at,
+  createReaderWorld,
+  hours,
+  mailboxRowOf,
+  minutes,
+  NOW,
+  sentToFrankIn,
+} from '../../test/helpers/reader-world.js';
+import {
+  type FakeImap,
   insertMessage,
   insertPlan,
-  insertWorkspace,
-  mailWorkDeps,
+  messageRowOf,
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
 import { clientProfileOf } from './client-profile.js';
 import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
-import { claimSyncs } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
 import { MAX_TURNS, replyProbability } from './habits.js';
 import { seededRandom } from './random.js';
 import { SYNC_INTERVAL_MS, syncMailboxes } from './reader.js';
 import { REASON_REPLY_FIRST } from './send-budget.js';
-
-const NOW = new Date('2026-03-12T10:00:00Z');
-const minutes = (n: number) => n * 60_000;
-const hours = (n: number) => n * 60 * 60_000;
-const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
-/** random() that always says yes. */
-const always = () => 0;
 
 let database: TestDatabase;
 let imap: FakeImap;
@@ -38,62 +33,17 @@ let erin: MailboxRow;
 let frank: MailboxRow;
 
 beforeEach(async () => {
-  database = await createTestDatabase();
-  imap = new FakeImap();
-  deps = mailWorkDeps(database.db, database.dialect, { imap: imap.factory });
-  const workspaceId = await insertWorkspace(database.db);
-  erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
-  frank = await insertMailbox(database.db, workspaceId, {
-    email: 'frank@foxtrot.test',
-    warmup: { replyRate: 100, timezone: 'UTC' },
-  });
+  ({ database, imap, deps, erin, frank } = await createReaderWorld());
 });
 
 afterEach(async () => {
   await database.close();
 });
 
-/** A message Erin sent to Frank an hour ago, and its delivery into one of Frank's folders. */
-async function sentToFrank(
-  folder: 'INBOX' | 'Junk' | null,
-  fixture: Partial<Parameters<typeof insertMessage>[1]> = {},
-): Promise<WarmupMessageRow> {
-  const row = await insertMessage(database.db, {
-    sender: erin,
-    recipient: frank,
-    dueAt: at(-hours(1)),
-    status: 'sent',
-    sentAt: at(-hours(1)),
-    subject: 'Planning',
-    body: 'Hi Frank',
-    ...fixture,
-  });
-  if (folder) imap.account('frank@foxtrot.test').deliver(folder, row.message_id);
-  return row;
-}
-
-/** Frank and new mailboxes named so, each with a message from Erin an hour ago in its inbox. */
-async function erinWroteToFrankAnd(names: string[]): Promise<MailboxRow[]> {
-  const recipients = [frank];
-  for (const name of names) {
-    recipients.push(await insertMailbox(database.db, erin.workspace_id, { email: `${name}@golf.test` }));
-  }
-  for (const recipient of recipients) {
-    const row = await insertMessage(database.db, {
-      sender: erin,
-      recipient,
-      dueAt: at(-hours(1)),
-      status: 'sent',
-      sentAt: at(-hours(1)),
-    });
-    imap.account(recipient.email).deliver('INBOX', row.message_id);
-  }
-  return recipients;
-}
-
-async function messageRow(id: string) {
-  return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+const sentToFrank = (folder: 'INBOX' | 'Junk' | null, fixture: Partial<Parameters<typeof insertMessage>[1]> = {}) =>
+  sentToFrankIn({ database, imap, deps, erin, frank }, folder, fixture);
+const messageRow = (id: string) => messageRowOf(database, id);
+const mailbox = (id: string) => mailboxRowOf(database, id);
 
 async function interactionTypes(messageId: string, mailboxId = frank.id): Promise<string[]> {
   const rows = await database.db
@@ -106,16 +56,9 @@ async function interactionTypes(messageId: string, mailboxId = frank.id): Promis
   return rows.map((r) => r.type);
 }
 
-async function mailbox(id: string) {
-  return database.db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
 async function daily(mailboxId: string) {
   return database.db.selectFrom('daily_stats').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
 }
-
-/** The silent servers below listen on loopback, which the default mail policy refuses. */
-const LOOPBACK_ALLOWED = { allowedHosts: ['127.0.0.1'], plaintextHosts: [] };
 
 describe('syncMailboxes', () => {
   it('finds mail by Message-ID, records where it landed, and acts later like a person, one step at a time', async () => {
@@ -557,309 +500,5 @@ describe('syncMailboxes', () => {
         .execute(),
     ).toEqual([{ day: sentDay, lost: 1 }]);
     expect((await syncMailboxes(deps, { now: at(minutes(2)), ignoreSchedule: true })).lost).toBe(0);
-  });
-
-  it('backs off after a refused login and puts the mailbox into error on the third', async () => {
-    await sentToFrank('INBOX');
-    imap.failLogin.set(
-      'frank@foxtrot.test',
-      imapError(
-        'auth',
-        'IMAP login refused by 127.0.0.1:143: [AUTHENTICATIONFAILED] Authentication failed.',
-        '[AUTHENTICATIONFAILED] Authentication failed.',
-      ),
-    );
-
-    const first = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
-    expect(first).toMatchObject({ failed: 1, synced: 1, mailboxErrors: [] });
-    const afterFirst = await mailbox(frank.id);
-    expect(afterFirst).toMatchObject({ status: 'active', sync_failures: 1 });
-    expect(afterFirst.last_error).toMatch(/check the app password .* failure 1 of 3, then warmup stops$/);
-    // 1 min after the first failure (drawn between half of it and all of it), then 2, 4…
-    const retryAt = Date.parse(afterFirst.next_sync_at!);
-    expect(retryAt - NOW.getTime()).toBeGreaterThanOrEqual(minutes(0.5));
-    expect(retryAt - NOW.getTime()).toBeLessThanOrEqual(minutes(1));
-    // during the backoff the mailbox is left alone
-    const waiting = await syncMailboxes(deps, { now: new Date(retryAt - 1_000), ignoreSchedule: false });
-    expect(waiting.failed).toBe(0);
-
-    await syncMailboxes(deps, { now: new Date(retryAt), ignoreSchedule: false });
-    const afterSecond = await mailbox(frank.id);
-    expect(afterSecond.sync_failures).toBe(2);
-    const secondRetry = Date.parse(afterSecond.next_sync_at!);
-    expect(secondRetry - retryAt).toBeGreaterThanOrEqual(minutes(1));
-    expect(secondRetry - retryAt).toBeLessThanOrEqual(minutes(2));
-    const third = await syncMailboxes(deps, { now: new Date(secondRetry), ignoreSchedule: false });
-
-    expect(third.mailboxErrors).toEqual([frank.id]);
-    expect(await mailbox(frank.id)).toMatchObject({
-      status: 'error',
-      last_error: 'IMAP login refused: check the app password ([AUTHENTICATIONFAILED] Authentication failed.)',
-      sync_failures: 0,
-      next_sync_at: null,
-    });
-    expect((await mailbox(erin.id)).status).toBe('active');
-  });
-
-  it('a server that hangs fails that mailbox only', async () => {
-    const silent: Socket[] = [];
-    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    try {
-      const hanging = await insertMailbox(database.db, erin.workspace_id, { email: 'hank@hotel.test' });
-      await insertMessage(database.db, {
-        sender: erin,
-        recipient: hanging,
-        dueAt: at(-hours(1)),
-        status: 'sent',
-        sentAt: at(-hours(1)),
-      });
-      const row = await sentToFrank('INBOX');
-      deps.settings = { ...deps.settings, imapTimeoutMs: 300 };
-      deps.imap = (config, opts) =>
-        config.username === 'hank@hotel.test'
-          ? openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts)
-          : imap.factory(config);
-
-      const started = performance.now();
-      const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-
-      expect(performance.now() - started).toBeLessThan(5_000);
-      expect(summary).toMatchObject({ failed: 1, synced: 2, received: 1 });
-      expect((await messageRow(row.id)).found_at).toBe(NOW.toISOString());
-      // a server that does not answer is a temporary failure: backoff, never a step towards `error`
-      expect(await mailbox(hanging.id)).toMatchObject({ status: 'active', sync_failures: 0, sync_retries: 1 });
-    } finally {
-      for (const socket of silent) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
-  it('gives up a sync that outlasts its deadline: that mailbox fails for now, the others are read', async () => {
-    const trickling = await insertMailbox(database.db, erin.workspace_id, { email: 'tina@hotel.test' });
-    await insertMessage(database.db, {
-      sender: erin,
-      recipient: trickling,
-      dueAt: at(-hours(1)),
-      status: 'sent',
-      sentAt: at(-hours(1)),
-    });
-    const row = await sentToFrank('INBOX');
-    // every command would be answered within its own 30 s timeout: only the whole sync's deadline ends it
-    deps.settings = { ...deps.settings, imapTimeoutMs: 30_000, syncDeadlineMs: 400 };
-    deps.imap = async (config, opts) => {
-      const session = await imap.factory(config);
-      if (config.username !== 'tina@hotel.test') return session;
-      return {
-        ...session,
-        findMessages: () =>
-          new Promise((_, reject) => {
-            const giveUp = () => reject(abortedError('imap', config));
-            if (opts.signal?.aborted) giveUp();
-            else opts.signal?.addEventListener('abort', giveUp, { once: true });
-          }),
-      };
-    };
-
-    const started = performance.now();
-    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-
-    expect(performance.now() - started).toBeLessThan(5_000);
-    expect(summary).toMatchObject({ failed: 1, received: 1 });
-    expect((await messageRow(row.id)).found_at).toBe(NOW.toISOString());
-    expect(imap.openSessions).toBe(0);
-    // a server too slow to finish is a temporary failure of its own mailbox: backoff, never `error`
-    expect(await mailbox(trickling.id)).toMatchObject({ status: 'active', sync_failures: 0, sync_retries: 1 });
-    expect((await mailbox(trickling.id)).last_error).toContain('did not finish within 0.4 s');
-  });
-
-  it('stopping drops a session waiting on a hung server at once and counts no failure', async () => {
-    const silent: Socket[] = [];
-    const server: Server = createServer((socket) => silent.push(socket)); // accepts, never greets
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    try {
-      await sentToFrank('INBOX');
-      deps.settings = { ...deps.settings, imapTimeoutMs: 30_000 };
-      deps.imap = (config, opts) => openImapSession({ ...config, port, policy: LOOPBACK_ALLOWED }, opts);
-      const stop = new AbortController();
-      setTimeout(() => stop.abort(), 300);
-
-      const started = performance.now();
-      const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true, signal: stop.signal });
-
-      expect(performance.now() - started).toBeLessThan(3_000);
-      expect(summary).toMatchObject({ failed: 0, synced: 0 });
-      expect(await mailbox(frank.id)).toMatchObject({
-        status: 'active',
-        sync_retries: 0,
-        sync_failures: 0,
-        last_error: null,
-        last_sync_at: null,
-      });
-    } finally {
-      for (const socket of silent) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
-  it('goes on with the other messages when the server refuses an action on one', async () => {
-    const vanishing = await sentToFrank('INBOX');
-    const fine = await sentToFrank('INBOX');
-    deps.random = always;
-    deps.imap = async (config) => {
-      const session = await imap.factory(config);
-      const account = imap.account(config.username);
-      return {
-        ...session,
-        // the owner deleted it between the search and the STORE
-        markSeen: async (folder, uid) => {
-          if (account.locate(vanishing.message_id)?.message.uid === uid)
-            throw imapError('protocol', 'IMAP server refused STORE: NO message not found');
-          return session.markSeen(folder, uid);
-        },
-      };
-    };
-
-    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-
-    expect(summary).toMatchObject({ failed: 0, received: 2, opened: 1, filed: 1 });
-    expect((await messageRow(vanishing.id)).engaged_at).toBeNull();
-    expect((await messageRow(fine.id)).engaged_at).toBe(NOW.toISOString());
-    expect(await mailbox(frank.id)).toMatchObject({
-      sync_failures: 0,
-      last_sync_at: NOW.toISOString(),
-      next_sync_at: at(SYNC_INTERVAL_MS).toISOString(),
-    });
-  });
-
-  it('skips a mailbox whose sync another worker holds, and takes it over once that claim runs out', async () => {
-    await sentToFrank('INBOX');
-    const [claimed] = await claimSyncs(database.db, {
-      dialect: database.dialect,
-      owner: 'other-worker',
-      now: NOW,
-      until: at(60_000),
-      limit: 1,
-      everyActiveAfter: erin.id < frank.id ? erin.id : '',
-    });
-    expect(claimed).toBe(frank.id);
-    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-    // only erin (looking for bounces of her mail) was read
-    expect(summary).toMatchObject({ synced: 1, received: 0 });
-    expect(await mailbox(frank.id)).toMatchObject({ sync_owner: 'other-worker', last_sync_at: null });
-    // the other worker died: after its claim, this one reads the mailbox
-    const later = await syncMailboxes(deps, { now: at(60_000), ignoreSchedule: false });
-    expect(later).toMatchObject({ received: 1 });
-    expect(await mailbox(frank.id)).toMatchObject({ sync_owner: null, sync_claimed_until: null });
-  });
-
-  it('a slow mailbox holds up only its own lane: the others are all read before it finishes', async () => {
-    // five mailboxes with mail to find, and Erin looking for bounces of hers: six syncs on four lanes
-    const recipients = await erinWroteToFrankAnd(['gina', 'hugo', 'iris', 'jack']);
-    // the first in id order is among the first claimed whatever the lanes: its provider is far away
-    const slow = [...recipients].sort((a, b) => a.id.localeCompare(b.id))[0];
-    let answer = () => {};
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    deps.imap = async (config) => {
-      if (config.username === slow.email) await answered;
-      return imap.factory(config);
-    };
-    const others = [erin, ...recipients].filter((m) => m.id !== slow.id).map((m) => m.id);
-    const readOthers = async () =>
-      database.db
-        .selectFrom('mailboxes')
-        .select('id')
-        .where('id', 'in', others)
-        .where('last_sync_at', 'is not', null)
-        .execute();
-
-    const syncing = syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-    let readMeanwhile = 0;
-    let slowReadMeanwhile: string | null = null;
-    try {
-      // in lockstep the two mailboxes after the first claim of four would wait for the slow one
-      const deadline = performance.now() + 5_000;
-      while ((readMeanwhile = (await readOthers()).length) < others.length && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      slowReadMeanwhile = (await mailbox(slow.id)).last_sync_at;
-    } finally {
-      answer();
-    }
-    const summary = await syncing;
-
-    expect(readMeanwhile).toBe(others.length);
-    expect(slowReadMeanwhile).toBeNull();
-    expect(summary).toMatchObject({ synced: 6, failed: 0, received: 5 });
-    // every mailbox read once, none twice by two lanes
-    for (const m of [erin, ...recipients]) expect(imap.logins.get(m.email) ?? 0).toBeLessThanOrEqual(1);
-    for (const m of recipients) expect(imap.logins.get(m.email)).toBe(1);
-    expect(await mailbox(slow.id)).toMatchObject({ last_sync_at: NOW.toISOString(), sync_owner: null });
-  });
-
-  it('dates each sync claim from the moment it is taken: the last mailboxes of a long call are still held while they are read', async () => {
-    const recipients = await erinWroteToFrankAnd(['gina', 'hugo', 'iris', 'jack', 'kate', 'liam']);
-    // Each login keeps a far-away provider's 10 s, and the logins take turns in the order the mailboxes
-    // are claimed (id order), whatever the lanes' timing: a mailbox is read at most five logins after
-    // its claim (four lanes), 50 s, while the last ones are read 70 and 80 s after the call's start,
-    // after a 60 s claim dated from the call's start has run out.
-    const clock = fixedClock(NOW);
-    deps.clock = clock;
-    const claimOrder = (
-      await database.db.selectFrom('mailboxes').select('email').where('status', '=', 'active').orderBy('id').execute()
-    ).map((m) => m.email);
-    expect(claimOrder).toHaveLength(8);
-    const turns = claimOrder.map(() => {
-      let resolve = () => {};
-      const promise = new Promise<void>((r) => (resolve = r));
-      return { promise, resolve };
-    });
-    const heldWhileReading: boolean[] = [];
-    const loggedInAt = new Map<string, string>();
-    deps.imap = async (config) => {
-      const turn = claimOrder.indexOf(config.username);
-      if (turn > 0) await turns[turn - 1].promise;
-      clock.advance(10_000);
-      loggedInAt.set(config.username, clock.now().toISOString());
-      const row = await database.db
-        .selectFrom('mailboxes')
-        .select('sync_claimed_until')
-        .where('email', '=', config.username)
-        .executeTakeFirstOrThrow();
-      heldWhileReading.push(row.sync_claimed_until !== null && row.sync_claimed_until > clock.now().toISOString());
-      turns[turn].resolve();
-      return imap.factory(config);
-    };
-
-    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: true });
-
-    expect(summary).toMatchObject({ synced: 8, failed: 0, received: 7 });
-    expect(heldWhileReading).toHaveLength(8);
-    expect(heldWhileReading.filter((held) => !held)).toEqual([]);
-    // what a mailbox's sync found is dated when its lane took it up (before its login), not at the call's
-    // start: the four lanes took up the first four mailboxes at the start, the others after logins
-    const received = await database.db
-      .selectFrom('interactions')
-      .innerJoin('mailboxes', 'mailboxes.id', 'interactions.mailbox_id')
-      .select(['mailboxes.email', 'interactions.occurred_at'])
-      .where('interactions.type', '=', 'received')
-      .execute();
-    expect(received).toHaveLength(7);
-    expect(received.filter((row) => claimOrder.indexOf(row.email) >= 4).length).toBeGreaterThan(0);
-    for (const row of received) {
-      if (claimOrder.indexOf(row.email) >= 4) expect(row.occurred_at > NOW.toISOString(), row.email).toBe(true);
-      expect(row.occurred_at < loggedInAt.get(row.email)!, row.email).toBe(true);
-    }
-    // given back with the due time it earned, as ever
-    for (const m of [erin, ...recipients])
-      expect(await mailbox(m.id)).toMatchObject({ sync_owner: null, sync_claimed_until: null });
-  });
-
-  it('opens no connection for a mailbox with nothing to look for', async () => {
-    const summary = await syncMailboxes(deps, { now: NOW, ignoreSchedule: false });
-    expect(summary.synced).toBe(2);
-    expect(imap.sessions).toBe(0);
   });
 });

@@ -10,47 +10,29 @@
  * unique on (mailbox, message, type): a crash in the middle repeats the IMAP action at most, never
  * a count.
  */
-import type { Logger } from 'pino';
-import { utcDay, validTimeZone } from '../calendar.js';
+import { utcDay } from '../calendar.js';
 import { nowSince } from '../clock.js';
 import { inTransaction } from '../db/database.js';
-import { newId } from '../db/ids.js';
-import type { Kysely } from 'kysely';
-import type { Database, MailboxRow, WarmupMessageRow } from '../db/schema.js';
-import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
+import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import { incrementDaily, listRecordedTypes, recordInteraction } from '../interactions/interactions.repository.js';
-import type { InteractionType, Placement } from '../interactions/interactions.schemas.js';
+import type { Placement } from '../interactions/interactions.schemas.js';
 import { classifyMailFailure, formatSeconds, isMailConnectionError, MailConnectionError } from '../mail/errors.js';
-import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { noteSenderEvidence } from './sender-evidence.js';
-import {
-  openImapSession,
-  WARMUP_FOLDER,
-  type FoundMessage,
-  type GmailCategory,
-  type ImapSession,
-  type ThreadHint,
-} from '../mail/imap.js';
-import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
+import { openImapSession, WARMUP_FOLDER, type FoundMessage, type ImapSession, type ThreadHint } from '../mail/imap.js';
 import type { Receiver } from '../verdicts/receiver-verdict.js';
 import { recordReceiverVerdict } from '../verdicts/record-verdict.js';
 import { clientProfileOf } from './client-profile.js';
 import { forEachClaimed } from '../jobs/concurrency.js';
-import type { EngineDeps } from './engine-deps.js';
-import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement, traitsOf, type Traits } from './habits.js';
 import {
   claimSyncs,
   findMailbox,
   findMailboxEmail,
-  findPlanTarget,
   finishSyncClaim,
   markJudgementsDue,
   recordSyncTime,
   renewSyncClaim,
 } from './mailbox-engine-state.repository.js';
-import { localDaySpan, nextWindowOpening, REASON_REPLY_FIRST, sendDayOf } from './send-budget.js';
-import { replyMessageIdFor } from './message-content.js';
 import {
   ANSWER_SCAN_INTERVAL_MS,
   answerCandidates,
@@ -59,73 +41,32 @@ import {
   pruneWarmupFolder,
   type OwnerMailContext,
 } from './owner-mail.js';
-import { findAutoReplyAt, loadScanMarks, noteAnswersScanned, saveScanMarks } from './owner-mail.repository.js';
+import { loadScanMarks, noteAnswersScanned, saveScanMarks } from './owner-mail.repository.js';
 import { noteImapAddress } from './receiver-trust.repository.js';
 import {
   engagementPlanColumns,
-  engagementPlanOf,
-  countPlannedOfDay,
-  expireLastPlannedThread,
-  insertPlannedReply,
-  loadSendsOfDay,
   listPendingForRecipient,
   listRecentlyEngagedForRecipient,
   listUnfoundSentBy,
   findNextEngageAfter,
-  markMessageEngaged,
   markMessageFound,
-  markMessagePromotion,
-  markMessageRescued,
   markSentMessageBounced,
   markUnfoundMessagesLost,
-  setEngageAfter,
-  storeEngagementPlan,
-  type EngagementPlan,
   type PendingMessageRow,
 } from './warmup-messages.repository.js';
+import { engage, firstStep, planFor } from './engagement.js';
+import {
+  habitsOf,
+  inGmailTab,
+  interactionOf,
+  type SessionContext,
+  type SyncDeps,
+  type SyncOptions,
+  type SyncSummary,
+} from './sync-session.js';
 
-/** What reading needs of the engine. */
-export type SyncDeps = Pick<
-  EngineDeps,
-  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap'
->;
-
-export interface SyncOptions {
-  now: Date;
-  /** Act at once: no reading delay, no waiting for waking hours, replies due now, no backoff. */
-  ignoreSchedule: boolean;
-  /** The engine is stopping: start no mailbox or message, drop the IMAP sessions in flight. */
-  signal?: AbortSignal;
-}
-
-export interface SyncSummary {
-  /** Mailboxes synced (IMAP or nothing to do). */
-  synced: number;
-  /** Claimed, but gone, paused or stopped by the time its turn came. */
-  skipped: number;
-  /** The sync of a mailbox failed (it is retried later). */
-  failed: number;
-  received: number;
-  rescued: number;
-  /** Gmail: mail taken from its tab (Promotions, Updates…) to Primary, counted when Gmail showed the change. */
-  promoted: number;
-  /** Gmail: mail marked Important (rescued from spam or a tab, or answered). */
-  important: number;
-  opened: number;
-  flagged: number;
-  replied: number;
-  filed: number;
-  bounced: number;
-  lost: number;
-  /** Replies a person wrote to warmup threads, filed into Warmup (never counted as warmup replies). */
-  humanReplies: number;
-  /** Automatic replies to warmup mail, filed into Warmup; their senders receive no warmup mail for a while. */
-  autoReplies: number;
-  /** Old warmup mail removed from Warmup folders. */
-  pruned: number;
-  /** Mailboxes this call put into `error`. */
-  mailboxErrors: string[];
-}
+// The sync's types are sync-session.ts's; named here too for the reader's importers.
+export type { SyncDeps, SyncOptions, SyncSummary };
 
 /** Messages handled between two renewals of the sync claim. */
 const LEASE_RENEW_EVERY = 50;
@@ -406,31 +347,6 @@ function syncDeadlineError(server: { host: string; port: number }, deadlineMs: n
   });
 }
 
-interface Habits {
-  timezone: string;
-  /** 0..100, the user's setting */
-  replyRate: number;
-  /** The mailbox's own ways, the same in every worker (see habits.ts). */
-  traits: Traits;
-}
-
-function habitsOf(mailbox: MailboxRow): Habits {
-  const settings = parseWarmupSettings(mailbox.warmup);
-  return { timezone: validTimeZone(settings.timezone), replyRate: settings.replyRate, traits: traitsOf(mailbox.id) };
-}
-
-interface SessionContext {
-  deps: SyncDeps;
-  mailbox: MailboxRow;
-  habits: Habits;
-  session: ImapSession;
-  options: SyncOptions;
-  summary: SyncSummary;
-  log: Logger;
-  /** The Warmup folder's path once made sure of in this session. */
-  warmupPath: string | null;
-}
-
 /**
  * Where the mail was found, as a placement. On Gmail a message in INBOX outside the Primary tab
  * (Promotions, Updates, Social, Forums) counts as `promotions`: not where a person's mail goes;
@@ -447,11 +363,6 @@ function placementOf(found: FoundMessage): Placement {
     default:
       return 'other';
   }
-}
-
-/** A Gmail tab other than Primary. */
-function inGmailTab(category: string | null | undefined): category is Exclude<GmailCategory, 'primary'> {
-  return category === 'promotions' || category === 'updates' || category === 'social' || category === 'forums';
 }
 
 async function readMail(context: SessionContext, pending: PendingMessageRow[]): Promise<void> {
@@ -616,237 +527,6 @@ function receiverOf(mailbox: MailboxRow): Receiver {
     // no host: only the provider and the mailbox's domain name the receiver
   }
   return { provider: mailbox.provider, email: mailbox.email, imapHost };
-}
-
-function interactionOf(
-  mailbox: MailboxRow,
-  row: PendingMessageRow,
-  type: InteractionType,
-  at: Date,
-  placement?: Placement,
-) {
-  return {
-    mailboxId: mailbox.id,
-    type,
-    senderMailboxId: row.sender_mailbox_id,
-    counterpartMailboxId: row.sender_mailbox_id,
-    counterpartEmail: row.sender_email,
-    subject: row.subject,
-    messageId: row.message_id,
-    threadId: row.thread_id,
-    placement: placement ?? null,
-    occurredAt: at,
-  };
-}
-
-/**
- * What the mailbox does with a message it found, and when: drawn from its own traits once, at
- * finding. With `ignoreSchedule` every step is due at once (the choices are still drawn).
- */
-function planFor(context: SessionContext, row: PendingMessageRow, foundAt: Date, inSpam: boolean): EngagementPlan {
-  const { deps, habits, options } = context;
-  return planEngagement({
-    foundAt,
-    inSpam,
-    turn: row.turn,
-    replyRatePercent: habits.replyRate,
-    timeZone: habits.timezone,
-    traits: habits.traits,
-    random: deps.random,
-    atOnce: options.ignoreSchedule,
-  });
-}
-
-/** Mail found before plans were kept is planned at its next step, from now. */
-async function planLate(context: SessionContext, row: PendingMessageRow): Promise<EngagementPlan> {
-  const plan = planFor(context, row, context.options.now, row.placement === 'spam' || inGmailTab(row.gmail_category));
-  await storeEngagementPlan(context.deps.db, row.id, plan);
-  return plan;
-}
-
-function planSteps(plan: EngagementPlan): Date[] {
-  return [plan.rescueAt, plan.openAt, plan.flagAt, plan.replyAt, plan.fileAt].filter((at) => at !== null);
-}
-
-function firstStep(plan: EngagementPlan): Date {
-  return new Date(Math.min(...planSteps(plan).map((at) => at.getTime())));
-}
-
-/**
- * The reader's habits on one message, one step at a time as each falls due: rescue, open, flag,
- * reply, file. One step per sync (all at once with `ignoreSchedule`); the row then waits for its
- * next step. Every step is recorded as an interaction
- * unique on (mailbox, message, type) after its IMAP action, so a crash repeats an action at most,
- * never a count, and a plan stored with the row makes a restarted worker take the same steps.
- */
-async function engage(context: SessionContext, row: PendingMessageRow, message: FoundMessage): Promise<void> {
-  const { deps, mailbox, session, options, summary, habits } = context;
-  const now = options.now;
-  // a sync after a night of downtime acts in the morning, not at once
-  if (!options.ignoreSchedule && !isWakingHours(now, habits.timezone)) {
-    await setEngageAfter(deps.db, row.id, intoWakingHours(now, habits.timezone, deps.random));
-    return;
-  }
-  const plan = engagementPlanOf(row) ?? (await planLate(context, row));
-  const due = (at: Date | null): boolean => at !== null && (options.ignoreSchedule || at <= now);
-  const done = await listRecordedTypes(deps.db, mailbox.id, row.message_id);
-  let folder = message.folder;
-  let uid = message.uid;
-
-  // Teaching the filter is the point: mail that arrived in spam always goes back to the inbox.
-  // Decided by where it arrived, not where it is now: a sync that moved it and then failed before
-  // writing that down leaves it in the inbox, and the rescue still has to be counted. Mail put into
-  // spam after it was found (no rescue planned) is taken out with the next step.
-  const inSpam = row.placement === 'spam' || message.role === 'spam';
-  const rescue = async () => {
-    if (message.role === 'spam') {
-      const movedUid = await session.move(folder, uid, 'INBOX');
-      folder = 'INBOX';
-      uid = movedUid ?? (await relocate(session, row.message_id, folder)) ?? uid;
-    }
-    const recorded = await inTransaction(deps.db, async (trx) => {
-      await markMessageRescued(trx, row.id, now);
-      return recordInteraction(trx, interactionOf(mailbox, row, 'rescued', now));
-    });
-    if (recorded) summary.rescued += 1;
-    await important();
-  };
-  // Gmail marks what its owner cares about: mail taken out of spam or a tab, and mail answered.
-  const important = async () => {
-    if (await session.markImportant?.(folder, uid)) summary.important += 1;
-  };
-  // Gmail's tabs: the nearest IMAP has to dragging the message to Primary, counted only when Gmail
-  // shows it left the tab (a fresh X-GM-RAW search); tried once either way. Never a `rescued`
-  // interaction: that one is out of spam (rescueRate is over spam). The sender's daily counter moves
-  // with `promoted_at`, in one transaction, so a second sync or a crash after the move never counts twice.
-  const promote = async () => {
-    const category = row.gmail_category;
-    const moved =
-      message.role === 'inbox' && inGmailTab(category) && session.promote
-        ? await session.promote(folder, uid, category)
-        : false;
-    const counted = await inTransaction(deps.db, async (trx) => {
-      if (!(await markMessagePromotion(trx, row.id, now, moved))) return false;
-      await incrementDaily(trx, row.sender_mailbox_id, utcDay(now), 'promoted_to_primary');
-      return true;
-    });
-    if (counted) summary.promoted += 1;
-    row.rescue_due_at = null;
-    await important();
-  };
-  const open = async () => {
-    await session.markSeen(folder, uid);
-    if (await record(context, row, 'opened')) summary.opened += 1;
-  };
-  const flag = async () => {
-    await session.flag(folder, uid);
-    if (await record(context, row, 'flagged')) summary.flagged += 1;
-  };
-  const reply = async () => {
-    if (await planReply(context, row)) summary.replied += 1;
-    await important();
-  };
-  // A mailbox whose owner answers automatically receives no warmup mail, replies included (looked
-  // up only when a reply is planned: most found mail is never answered).
-  const replyPlanned = !done.has('replied') && row.turn < MAX_TURNS && plan.replyAt !== null;
-  const away = replyPlanned && answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
-  // The steps not taken yet, in order; null: not taken (now).
-  const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
-    { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
-    {
-      at: !inSpam && inGmailTab(row.gmail_category) && row.rescue_due_at !== null ? plan.rescueAt : null,
-      take: promote,
-    },
-    { at: done.has('opened') ? null : plan.openAt, take: open },
-    { at: done.has('flagged') ? null : plan.flagAt, take: flag },
-    { at: replyPlanned && !away ? plan.replyAt : null, take: reply },
-  ];
-  for (const [index, step] of steps.entries()) {
-    if (!due(step.at)) continue;
-    await step.take();
-    if (options.ignoreSchedule) continue;
-    // One step per sync: steps that fell due together (after downtime, or a flag right after
-    // opening) still come apart by a sync interval at least. The next one is due from then on.
-    const rest = [...steps.filter((other, i) => i !== index).map((other) => other.at), plan.fileAt];
-    const next = Math.min(...rest.filter((at) => at !== null).map((at) => at.getTime()));
-    await setEngageAfter(deps.db, row.id, new Date(next));
-    return;
-  }
-
-  if (!due(plan.fileAt)) {
-    const next = planSteps(plan).filter((at) => at > now);
-    await setEngageAfter(deps.db, row.id, new Date(Math.min(...next.map((at) => at.getTime()))));
-    return;
-  }
-  if (folder.toLowerCase() !== WARMUP_FOLDER.toLowerCase()) {
-    context.warmupPath ??= await session.ensureFolder(WARMUP_FOLDER);
-    await session.move(folder, uid, context.warmupPath);
-    summary.filed += 1;
-  }
-  await markMessageEngaged(deps.db, row.id, now);
-  row.engaged_at = now.toISOString();
-}
-
-/** Where a message went after a move, when the server did not say (no UIDPLUS). */
-async function relocate(session: ImapSession, messageId: string, folder: string): Promise<number | undefined> {
-  const [found] = await session.findMessages([messageId], { includeFolders: [folder] });
-  return found?.uid;
-}
-
-async function record(context: SessionContext, row: PendingMessageRow, type: InteractionType): Promise<boolean> {
-  const { deps, mailbox, options } = context;
-  return inTransaction(deps.db, (trx) => recordInteraction(trx, interactionOf(mailbox, row, type, options.now)));
-}
-
-/**
- * Plans the answer as a new `planned` row from this mailbox back to the sender, in the same thread,
- * and records `replied`. The human delay before answering is over (it was the reply step's wait):
- * the reply is wanted now. It goes out inside this mailbox's send window (the next one when the
- * person answers outside it) and counts against that day's budget, before new threads: when the
- * day is already full, its last new thread not sent yet gives way. The reply's Message-ID is
- * derived from the parent's, so doing this twice plans one reply.
- */
-async function planReply(context: SessionContext, row: PendingMessageRow): Promise<boolean> {
-  const { deps, mailbox, options } = context;
-  const now = options.now;
-  const settings = parseWarmupSettings(mailbox.warmup);
-  const { at: dueAt, day } = options.ignoreSchedule
-    ? { at: now, day: sendDayOf(settings, now) }
-    : nextWindowOpening(settings, now);
-  return inTransaction(deps.db, async (trx) => {
-    const messageId = replyMessageIdFor(mailbox.email, row.message_id, clientProfileOf(mailbox.id).name);
-    const inserted = await insertPlannedReply(trx, {
-      id: newId('msg', now.getTime()),
-      message_id: messageId,
-      thread_id: row.thread_id,
-      sender_mailbox_id: mailbox.id,
-      recipient_mailbox_id: row.sender_mailbox_id,
-      kind: 'reply',
-      turn: row.turn + 1,
-      parent_message_id: row.message_id,
-      plan_day: day,
-      due_at: dueAt.toISOString(),
-      status: 'planned',
-      created_at: now.toISOString(),
-    });
-    if (inserted) await makeRoomForReply(trx, mailbox.id, settings, day);
-    return recordInteraction(trx, interactionOf(mailbox, row, 'replied', now));
-  });
-}
-
-/** When a planned day holds more than its budget with a new reply, its last unsent new thread is closed. */
-async function makeRoomForReply(
-  trx: Kysely<Database>,
-  mailboxId: string,
-  settings: WarmupSettings,
-  day: string,
-): Promise<void> {
-  const budget = await findPlanTarget(trx, mailboxId, day);
-  if (budget === undefined) return; // not planned yet: the planner counts the reply in
-  const span = localDaySpan(settings, day);
-  const { sent } = await loadSendsOfDay(trx, mailboxId, span, span.start);
-  const planned = await countPlannedOfDay(trx, mailboxId, day);
-  if (sent + planned > budget) await expireLastPlannedThread(trx, mailboxId, day, REASON_REPLY_FIRST);
 }
 
 /** Delivery reports in the mailbox's own INBOX/spam naming its recent mail: bounced, against it. */

@@ -1,18 +1,16 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixedClock } from '../clock.js';
 import { createSmtpSender } from '../mail/smtp.js';
 import type { MailboxRow } from '../db/schema.js';
-import type { OutgoingMail } from '../mail/smtp.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/test-database.js';
+import type { TestDatabase } from '../../test/helpers/test-database.js';
+import { at, createSenderWorld, interactionsOf, minutes, NOW } from '../../test/helpers/sender-world.js';
 import {
-  FakeSmtp,
+  type FakeSmtp,
   insertMailbox,
   insertMessage,
+  messageRowOf,
   insertPlan,
-  insertWorkspace,
   mailWorkDeps,
   pickDefaultTemplate,
   smtpError,
@@ -21,18 +19,9 @@ import {
 import { boundaryFor, clientProfileOf, type ClientProfileName } from './client-profile.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
-import {
-  MIN_SEND_GAP_MS,
-  REASON_DAY_OVER,
-  REASON_LATE_SHARE,
-  REASON_NO_ROOM,
-  REASON_OTHER_RECIPIENT_DAY,
-  REASON_RECIPIENT_AWAY,
-  REASON_REPLY_FIRST,
-} from './send-budget.js';
+import { MIN_SEND_GAP_MS, REASON_DAY_OVER } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
-import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 
 const HTML_START: Record<ClientProfileName, string> = {
   thunderbird: '<!DOCTYPE html>\n<html>\n  <head>',
@@ -40,10 +29,6 @@ const HTML_START: Record<ClientProfileName, string> = {
   outlook: '<html xmlns:v="urn:schemas-microsoft-com:vml"',
   'gmail-app': '<div dir="ltr">',
 };
-
-const NOW = new Date('2026-03-12T10:00:00Z');
-const minutes = (n: number) => n * 60_000;
-const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
 
 let database: TestDatabase;
 let smtp: FakeSmtp;
@@ -53,39 +38,20 @@ let frank: MailboxRow;
 let grace: MailboxRow;
 
 beforeEach(async () => {
-  database = await createTestDatabase();
-  smtp = new FakeSmtp();
-  deps = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory });
-  const workspaceId = await insertWorkspace(database.db);
-  erin = await insertMailbox(database.db, workspaceId, { email: 'erin@echo.test', name: 'Erin Echo' });
-  frank = await insertMailbox(database.db, workspaceId, { email: 'frank.fox@foxtrot.test' });
-  grace = await insertMailbox(database.db, workspaceId, {
-    email: 'grace@golf.test',
-    name: 'Grace',
-    warmup: { language: 'de', timezone: 'Europe/Berlin' },
-  });
-  // a day with room for everything these tests send; the bounds themselves are tested below
-  for (const mailbox of [erin, frank, grace]) await insertPlan(database.db, mailbox, '2026-03-12', 100);
+  ({ database, smtp, deps, erin, frank, grace } = await createSenderWorld());
 });
 
 afterEach(async () => {
   await database.close();
 });
 
-async function messageRow(id: string) {
-  return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+const messageRow = (id: string) => messageRowOf(database, id);
+const interactions = (type?: InteractionType) => interactionsOf(database, type);
 
 /** The type of the default template (see pickDefaultTemplate) a message was written from; null: none. */
 function templateTypeOf(templateId: string | null): string | null {
   if (templateId === null) return null;
   return DEFAULT_TEMPLATES[Number(templateId.replace(/^tpl_/, ''))]?.type ?? null;
-}
-
-async function interactions(type?: InteractionType) {
-  let query = database.db.selectFrom('interactions').selectAll().orderBy('occurred_at');
-  if (type) query = query.where('type', '=', type);
-  return query.execute();
 }
 
 async function daily(mailboxId: string) {
@@ -94,20 +60,6 @@ async function daily(mailboxId: string) {
 
 async function mailbox(id: string) {
   return database.db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
-/** The fake SMTP server's sessions, with `beforeSend` run before each message is handed over. */
-function smtpWith(beforeSend: (mail: OutgoingMail) => Promise<void>): NonNullable<FixtureDeps['smtp']> {
-  return (config) => {
-    const session = smtp.factory(config);
-    return {
-      send: async (mail) => {
-        await beforeSend(mail);
-        return session.send(mail);
-      },
-      close: () => session.close(),
-    };
-  };
 }
 
 describe('sendDueMessages', () => {
@@ -581,479 +533,5 @@ describe('sendDueMessages', () => {
     expect(
       await database.db.selectFrom('warmup_messages').select('id').where('id', '=', gone.id).executeTakeFirst(),
     ).toBeUndefined();
-  });
-
-  it('never lets two workers send the same message', async () => {
-    const senders = [erin, frank, grace];
-    const ids: string[] = [];
-    for (let i = 0; i < 60; i += 1) {
-      const sender = senders[i % 3];
-      const recipient = senders[(i + 1) % 3];
-      ids.push((await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 7)) })).message_id);
-    }
-    const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
-    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
-
-    const [a, b] = await Promise.all([
-      sendDueMessages(one, { now: NOW, ignoreSchedule: true, limit: 40 }),
-      sendDueMessages(two, { now: NOW, ignoreSchedule: true, limit: 40 }),
-    ]);
-    // a sender busy in the other worker waits for the next call
-    const c = await sendDueMessages(one, { now: NOW, ignoreSchedule: true });
-
-    expect(a.sent + b.sent + c.sent).toBe(60);
-    const sentIds = smtp.sent.map((s) => s.mail.messageId);
-    expect(new Set(sentIds).size).toBe(sentIds.length);
-    expect([...sentIds].sort()).toEqual([...ids].sort());
-    expect(await interactions('sent')).toHaveLength(60);
-  });
-
-  it('leaves rows another worker holds alone until its lease expires', async () => {
-    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
-    await database.db
-      .updateTable('warmup_messages')
-      .set({ lease_owner: 'someone-else', lease_expires_at: at(minutes(2)).toISOString() })
-      .where('id', '=', row.id)
-      .execute();
-    expect((await sendDueMessages(deps, { now: NOW, ignoreSchedule: true })).claimed).toBe(0);
-    // the other worker died: after the lease the row is taken over (same Message-ID)
-    const summary = await sendDueMessages(deps, { now: at(minutes(3)), ignoreSchedule: false });
-    expect(summary.sent).toBe(1);
-    expect(smtp.sent[0].mail.messageId).toBe(row.message_id);
-  });
-
-  it('a worker claims only the senders its lanes work on; another worker sends the rest meanwhile', async () => {
-    const mailboxes = [erin, frank, grace];
-    for (let i = 0; i < 5; i += 1) {
-      const more = await insertMailbox(database.db, erin.workspace_id, { email: `s${i}@sierra${i}.test` });
-      await insertPlan(database.db, more, '2026-03-12', 100);
-      mailboxes.push(more);
-    }
-    const ids: string[] = [];
-    for (const [i, sender] of mailboxes.entries()) {
-      const recipient = mailboxes[(i + 1) % mailboxes.length];
-      ids.push((await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(1)) })).message_id);
-    }
-    // worker one's sessions hang (a provider far away) until released
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let hanging = 0;
-    const one = mailWorkDeps(database.db, database.dialect, {
-      workerId: 'worker-one',
-      smtp: smtpWith(async () => {
-        hanging += 1;
-        await released;
-      }),
-    });
-    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
-    const heldByOne = () =>
-      database.db.selectFrom('warmup_messages').select('id').where('lease_owner', '=', 'worker-one').execute();
-
-    const first = sendDueMessages(one, { now: NOW, ignoreSchedule: true });
-    for (const started = Date.now(); hanging < 4 && Date.now() - started < 5_000;)
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(hanging).toBe(4);
-    // one row for each of its four lanes, no more
-    expect(await heldByOne()).toHaveLength(4);
-
-    const second = await sendDueMessages(two, { now: NOW, ignoreSchedule: true });
-    expect(second).toMatchObject({ claimed: 4, sent: 4 });
-    release();
-    expect(await first).toMatchObject({ claimed: 4, sent: 4 });
-
-    const sentIds = smtp.sent.map((s) => s.mail.messageId);
-    expect([...sentIds].sort()).toEqual([...ids].sort());
-    expect(await interactions('sent')).toHaveLength(8);
-    expect(await heldByOne()).toHaveLength(0);
-  });
-
-  it('dates each lease from the moment it is taken: the last senders of a long call are still held while they send', async () => {
-    const senders = [erin, frank, grace];
-    for (let i = 0; i < 5; i += 1) {
-      const more = await insertMailbox(database.db, erin.workspace_id, { email: `l${i}@lima${i}.test` });
-      await insertPlan(database.db, more, '2026-03-12', 100);
-      senders.push(more);
-    }
-    // one due time each, a second apart: the senders are claimed in this order
-    for (const [i, sender] of senders.entries())
-      await insertMessage(database.db, {
-        sender,
-        recipient: senders[(i + 1) % senders.length],
-        dueAt: at(-minutes(10) + i * 1000),
-      });
-    // Each send keeps a far-away provider's 10 s, and the sends take turns in the order the senders
-    // are claimed, whatever the lanes' timing: a sender sends at most four sends after its claim (four
-    // lanes), 40 s, while the last ones send 70 and 80 s after the call's start, after a 60 s lease
-    // dated from the call's start has run out.
-    const claimOrder = senders.map((sender) => sender.email);
-    const turns = claimOrder.map(() => {
-      let resolve = () => {};
-      const promise = new Promise<void>((r) => (resolve = r));
-      return { promise, resolve };
-    });
-    const clock = fixedClock(NOW);
-    const heldWhileSending: Array<{ row: boolean; sender: boolean }> = [];
-    const leftAt = new Map<string, string>();
-    const slow = mailWorkDeps(database.db, database.dialect, {
-      clock,
-      smtp: smtpWith(async (mail) => {
-        const turn = claimOrder.indexOf(mail.from.address);
-        if (turn > 0) await turns[turn - 1].promise;
-        clock.advance(10_000);
-        const nowIso = clock.now().toISOString();
-        const row = await database.db
-          .selectFrom('warmup_messages')
-          .select(['lease_expires_at', 'sender_mailbox_id'])
-          .where('message_id', '=', mail.messageId)
-          .executeTakeFirstOrThrow();
-        const lease = await database.db
-          .selectFrom('leases')
-          .select('expires_at')
-          .where('key', '=', `send:${row.sender_mailbox_id}`)
-          .executeTakeFirst();
-        heldWhileSending.push({
-          row: row.lease_expires_at !== null && row.lease_expires_at > nowIso,
-          sender: lease !== undefined && lease.expires_at > nowIso,
-        });
-        leftAt.set(mail.messageId, nowIso);
-        turns[turn].resolve();
-      }),
-    });
-
-    expect(await sendDueMessages(slow, { now: NOW, ignoreSchedule: true })).toMatchObject({ claimed: 8, sent: 8 });
-    expect(heldWhileSending).toHaveLength(8);
-    expect(heldWhileSending.filter((held) => !held.row || !held.sender)).toEqual([]);
-    // and each send is dated when it left, not at the call's start: the next send's gap is measured from there
-    const sent = await database.db.selectFrom('warmup_messages').select(['message_id', 'sent_at']).execute();
-    const logged = await database.db
-      .selectFrom('interactions')
-      .select(['message_id', 'occurred_at'])
-      .where('type', '=', 'sent')
-      .execute();
-    expect(sent).toHaveLength(8);
-    expect(logged).toHaveLength(8);
-    for (const row of sent) expect(row.sent_at! >= leftAt.get(row.message_id)!, row.message_id).toBe(true);
-    for (const row of logged) expect(row.occurred_at >= leftAt.get(row.message_id!)!, row.message_id!).toBe(true);
-    expect(Math.max(...sent.map((row) => Date.parse(row.sent_at!)))).toBe(NOW.getTime() + 80_000);
-  });
-
-  it('judges each sender’s window when a lane takes it up, not at the call’s start', async () => {
-    // eight senders, a new thread each, due before the window's end (18:00 UTC); the call starts 25 s before it
-    const windowEnd = new Date('2026-03-12T18:00:00Z');
-    const callStart = new Date(windowEnd.getTime() - 25_000);
-    const senders: MailboxRow[] = [];
-    for (let i = 0; i < 8; i += 1) {
-      const sender = await insertMailbox(database.db, erin.workspace_id, { email: `w${i}@whisky${i}.test` });
-      await insertPlan(database.db, sender, '2026-03-12', 100);
-      senders.push(sender);
-    }
-    for (const [i, sender] of senders.entries())
-      await insertMessage(database.db, {
-        sender,
-        recipient: senders[(i + 1) % senders.length],
-        dueAt: new Date(callStart.getTime() - minutes(10) + i * 1000),
-      });
-    // Each send keeps a far-away provider's 10 s. Four lanes take up the first four senders at the
-    // call's start; a lane takes up the next sender only once its own has sent, so the seventh and
-    // eighth are taken up after at least three and four sends: 18:00:05 or later, past the window.
-    const clock = fixedClock(callStart);
-    const slow = mailWorkDeps(database.db, database.dialect, {
-      clock,
-      smtp: smtpWith(async () => {
-        clock.advance(10_000);
-      }),
-    });
-
-    await sendDueMessages(slow, { now: callStart, ignoreSchedule: false });
-    const sentFrom = new Set(smtp.sent.map((s) => s.mail.from.address));
-    for (const sender of senders.slice(0, 4)) expect(sentFrom.has(sender.email), sender.email).toBe(true);
-    for (const sender of senders.slice(6)) {
-      expect(sentFrom.has(sender.email), sender.email).toBe(false);
-      const [row] = await database.db
-        .selectFrom('warmup_messages')
-        .select(['status', 'last_error'])
-        .where('sender_mailbox_id', '=', sender.id)
-        .execute();
-      expect(row).toEqual({ status: 'expired', last_error: REASON_NO_ROOM });
-    }
-  });
-
-  it('never has two lanes on one sender, also when its rows take more than one claim', async () => {
-    await insertPlan(database.db, erin, '2026-03-12', 200);
-    const ids: string[] = [];
-    for (let i = 0; i < 105; i += 1)
-      ids.push(
-        (await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
-      );
-    ids.push(
-      (await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) })).message_id,
-    );
-    const sending = new Map<string, number>();
-    let overlaps = 0;
-    deps.smtp = smtpWith(async (mail) => {
-      const inFlight = (sending.get(mail.from.address) ?? 0) + 1;
-      sending.set(mail.from.address, inFlight);
-      if (inFlight > 1) overlaps += 1;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      sending.set(mail.from.address, inFlight - 1);
-    });
-
-    const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: true });
-
-    expect(summary).toMatchObject({ claimed: 106, sent: 106 });
-    expect(overlaps).toBe(0);
-    expect([...smtp.sent.map((s) => s.mail.messageId)].sort()).toEqual([...ids].sort());
-  });
-
-  it('finds the next senders and claims their rows through indexes, not by reading every row (SQLite plan)', async (context) => {
-    // the plan of PostgreSQL depends on its statistics; SQLite's is fixed by the schema
-    if (database.dialect !== 'sqlite') context.skip();
-    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
-    const statements: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
-    const recorder: KyselyPlugin = {
-      transformQuery: (args) => {
-        statements.push({ node: args.node, queryId: args.queryId });
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-    const recorded = database.db.withPlugin(recorder);
-    expect((await sendDueMessages({ ...deps, db: recorded }, { now: NOW, ignoreSchedule: false })).sent).toBe(1);
-    const plan = async (pattern: RegExp) => {
-      const found = statements
-        .map(({ node, queryId }) => database.db.getExecutor().compileQuery(node, queryId))
-        .find((compiled) => pattern.test(compiled.sql));
-      if (!found) throw new Error(`no statement matches ${pattern}`);
-      const { rows } = await database.db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${found.sql}`, [...found.parameters]),
-      );
-      return rows.map((r) => r.detail).join(' | ');
-    };
-    // the next senders: the first due rows in due order, each sender's lease looked up by its key
-    const find = await plan(/^select .* from "warmup_messages" as "w" .*"leases"/s);
-    expect(find).toMatch(/SEARCH w USING INDEX warmup_messages_due \(status=\? AND due_at<\?\)/);
-    expect(find).toMatch(/SEARCH l USING INDEX sqlite_autoindex_leases_1 \(key=\?\)/);
-    expect(find).not.toMatch(/TEMP B-TREE|SCAN/);
-    // one sender's due rows, then those rows by their key
-    const claim = await plan(/^update "warmup_messages" set "lease_owner" = .* in \(select/s);
-    expect(claim).toMatch(
-      /SEARCH warmup_messages USING (COVERING )?INDEX sqlite_autoindex_warmup_messages_1 \(id=\?\)/,
-    );
-    expect(claim).toMatch(
-      /SEARCH w USING INDEX warmup_messages_sender_due \(sender_mailbox_id=\? AND status=\? AND due_at<\?\)/,
-    );
-    expect(claim).not.toMatch(/TEMP B-TREE|SCAN/);
-  });
-
-  it('a failed claim gives back what was claimed before it, rather than holding it until its leases run out', async () => {
-    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
-    await insertMessage(database.db, { sender: grace, recipient: frank, dueAt: at(-minutes(1)) });
-    // the second look for the next senders fails (the first found both)
-    let looks = 0;
-    const failing: KyselyPlugin = {
-      transformQuery: (args) => {
-        const compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
-        if (/^select .*"leases"/s.test(compiled.sql) && ++looks === 2) throw new Error('database went away');
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-
-    await expect(
-      sendDueMessages({ ...deps, db: database.db.withPlugin(failing) }, { now: NOW, ignoreSchedule: true }),
-    ).rejects.toThrow('database went away');
-
-    expect(smtp.sent).toHaveLength(0);
-    const leased = await database.db.selectFrom('warmup_messages').select('id').where('lease_owner', 'is not', null);
-    expect(await leased.execute()).toEqual([]);
-    expect(await database.db.selectFrom('leases').selectAll().execute()).toEqual([]);
-  });
-});
-
-describe('send bounds at the sender', () => {
-  async function replyTo(sender: MailboxRow, recipient: MailboxRow, dueAt: Date) {
-    const parent = await insertMessage(database.db, {
-      sender: recipient,
-      recipient: sender,
-      dueAt: at(-minutes(300)),
-      status: 'sent',
-      sentAt: at(-minutes(300)),
-      subject: 'Hello',
-      body: 'Hi',
-    });
-    return insertMessage(database.db, { sender, recipient, dueAt, parent });
-  }
-
-  /** Runs the sender every two minutes in [from, to); the time of each send. */
-  async function sendEveryTwoMinutes(from: Date, to: Date): Promise<number[]> {
-    const times: number[] = [];
-    for (let t = from.getTime(); t < to.getTime(); t += minutes(2)) {
-      const before = smtp.sent.length;
-      await sendDueMessages(deps, { now: new Date(t), ignoreSchedule: false });
-      for (let i = before; i < smtp.sent.length; i += 1) times.push(t);
-    }
-    return times;
-  }
-
-  /** Why each of the sender's closed rows was not sent. */
-  async function closedReasons(sender: MailboxRow): Promise<Array<string | null>> {
-    const closed = await database.db
-      .selectFrom('warmup_messages')
-      .select('last_error')
-      .where('sender_mailbox_id', '=', sender.id)
-      .where('status', '=', 'expired')
-      .execute();
-    return closed.map((row) => row.last_error);
-  }
-
-  it('never sends more than the day’s budget, replies first', async () => {
-    await insertPlan(database.db, erin, '2026-03-12', 2);
-    const threads = [];
-    for (let i = 0; i < 3; i += 1)
-      threads.push(await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(10 * i)) }));
-    const reply = await replyTo(erin, grace, at(minutes(1)));
-    for (let t = 0; t <= 60; t += 2) await sendDueMessages(deps, { now: at(minutes(t)), ignoreSchedule: false });
-    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([threads[0].message_id, reply.message_id]);
-    const rest = await Promise.all(threads.slice(1).map((r) => messageRow(r.id)));
-    // the day had room for one more: the threads planned for later gave way to the reply
-    expect(rest.map((r) => [r.status, r.last_error])).toEqual([
-      ['expired', REASON_REPLY_FIRST],
-      ['expired', REASON_REPLY_FIRST],
-    ]);
-  });
-
-  it('sends nothing on a day without a plan; a reply waits for the next window', async () => {
-    const day = '2026-03-14'; // a Saturday
-    const saturday = new Date(`${day}T10:00:00Z`);
-    const weekdays = await insertMailbox(database.db, erin.workspace_id, {
-      email: 'wes@whiskey.test',
-      warmup: { weekdaysOnly: true, sendWindow: { start: '09:00', end: '17:00' } },
-    });
-    const reply = await replyTo(weekdays, frank, saturday);
-    const summary = await sendDueMessages(deps, { now: saturday, ignoreSchedule: false });
-    expect(summary).toMatchObject({ sent: 0, deferred: 1 });
-    expect(await messageRow(reply.id)).toMatchObject({
-      status: 'planned',
-      plan_day: '2026-03-16',
-      due_at: '2026-03-16T09:00:00.000Z',
-    });
-  });
-
-  it('sends nothing to a recipient that answers automatically: mail planned before it was noticed is closed', async () => {
-    await insertPlan(database.db, erin, '2026-03-12', 3);
-    await database.db
-      .updateTable('mailboxes')
-      .set({ auto_reply_at: at(-minutes(60)).toISOString() })
-      .where('id', '=', frank.id)
-      .execute();
-    const toFrank = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW });
-    const replyToFrank = await replyTo(erin, frank, NOW);
-    const toGrace = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: NOW });
-    for (let t = 0; t <= 10; t += 2) await sendDueMessages(deps, { now: at(minutes(t)), ignoreSchedule: false });
-    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([toGrace.message_id]);
-    for (const row of [toFrank, replyToFrank])
-      expect(await messageRow(row.id)).toMatchObject({ status: 'expired', last_error: REASON_RECIPIENT_AWAY });
-  });
-
-  it('sends nothing outside the window; a new thread due after it is closed with its reason', async () => {
-    const evening = new Date('2026-03-12T18:30:00Z');
-    const thread = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(500)) });
-    const summary = await sendDueMessages(deps, { now: evening, ignoreSchedule: false });
-    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
-    expect(await messageRow(thread.id)).toMatchObject({ status: 'expired', last_error: REASON_NO_ROOM });
-  });
-
-  it('two workers at once never send for one mailbox within the gap', async () => {
-    for (let i = 0; i < 12; i += 1) {
-      const sender = [erin, frank, grace][i % 3];
-      const recipient = [frank, grace, erin][i % 3];
-      await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 5)) });
-    }
-    const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
-    const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });
-    const sentAt: Array<{ from: string; t: number }> = [];
-    for (let t = 0; t <= 60; t += 1) {
-      const before = smtp.sent.length;
-      await Promise.all([
-        sendDueMessages(one, { now: at(minutes(t)), ignoreSchedule: false }),
-        sendDueMessages(two, { now: at(minutes(t)), ignoreSchedule: false }),
-      ]);
-      for (const sent of smtp.sent.slice(before)) sentAt.push({ from: sent.mail.from.address, t: minutes(t) });
-    }
-    expect(sentAt).toHaveLength(12);
-    for (const address of new Set(sentAt.map((s) => s.from))) {
-      const times = sentAt.filter((s) => s.from === address).map((s) => s.t);
-      for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
-    }
-  });
-
-  it('a mailbox back late in its planned day (paused since before its window) sends only the late share', async () => {
-    await insertPlan(database.db, erin, '2026-03-12', 8);
-    const hour = (h: number) => new Date(`2026-03-12T${String(h).padStart(2, '0')}:00:00Z`);
-    for (let h = 9; h <= 16; h += 1)
-      await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: hour(h) });
-    // back at 13:00: half of the 08:00–18:00 window is left, so half of the 8
-    const times = await sendEveryTwoMinutes(hour(13), hour(18));
-    expect(times.length).toBeLessThanOrEqual(4);
-    expect(times.length).toBeGreaterThan(0);
-    for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
-    const closed = await closedReasons(erin);
-    expect(closed.length).toBe(8 - times.length);
-    for (const reason of closed) expect(reason).toMatch(/^not sent: /);
-  });
-
-  it('a mailbox proven a minute ago keeps the gap after its round trip’s check message', async () => {
-    await database.db
-      .updateTable('mailboxes')
-      .set({ proven_at: at(-minutes(1)).toISOString() })
-      .where('id', '=', erin.id)
-      .execute();
-    const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW });
-    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 0, deferred: 1 });
-    expect(await messageRow(row.id)).toMatchObject({
-      status: 'planned',
-      due_at: at(MIN_SEND_GAP_MS - minutes(1)).toISOString(),
-    });
-    expect(await sendDueMessages(deps, { now: at(MIN_SEND_GAP_MS - minutes(1)), ignoreSchedule: false })).toMatchObject(
-      { sent: 1 },
-    );
-  });
-
-  it('a mailbox resumed inside its window sends only the late share, though nothing fell due while it was paused', async () => {
-    await insertPlan(database.db, erin, '2026-03-12', 8);
-    const time = (hhmm: string) => new Date(`2026-03-12T${hhmm}:00Z`);
-    await applyMailboxEvent(database.db, erin.id, { type: 'paused' }, { at: time('07:30') });
-    // all eight due after the resume at 13:00, half an hour apart: none is overdue
-    for (let i = 0; i < 8; i += 1)
-      await insertMessage(database.db, {
-        sender: erin,
-        recipient: frank,
-        dueAt: new Date(time('13:05').getTime() + minutes(30 * i)),
-      });
-    await applyMailboxEvent(database.db, erin.id, { type: 'resumed', at: time('13:00') }, { at: time('13:00') });
-    // half of the 08:00–18:00 window is left, so half of the 8
-    const times = await sendEveryTwoMinutes(time('13:00'), time('18:00'));
-    expect(times.length).toBe(4);
-    const closed = await closedReasons(erin);
-    expect(closed).toHaveLength(4);
-    expect(closed).toContain(REASON_LATE_SHARE);
-    for (const reason of closed) expect(reason).toMatch(/^not sent: /);
-  });
-
-  it('a new thread due before its recipient’s midnight does not leave after it (it would count on the next day)', async () => {
-    const night = await insertMailbox(database.db, erin.workspace_id, {
-      email: 'nia@november.test',
-      warmup: { sendWindow: { start: '00:00', end: '23:59' } },
-    });
-    await insertPlan(database.db, night, '2026-03-12', 5);
-    // 22:58 UTC is 23:58 in Berlin; at 23:00:30 UTC Grace's next day has begun
-    const thread = await insertMessage(database.db, {
-      sender: night,
-      recipient: grace,
-      dueAt: new Date('2026-03-12T22:58:00Z'),
-    });
-    const summary = await sendDueMessages(deps, { now: new Date('2026-03-12T23:00:30Z'), ignoreSchedule: false });
-    expect(summary).toMatchObject({ sent: 0, dropped: 1 });
-    expect(await messageRow(thread.id)).toMatchObject({ status: 'expired', last_error: REASON_OTHER_RECIPIENT_DAY });
   });
 });

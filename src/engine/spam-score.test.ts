@@ -12,7 +12,7 @@ import { buildRawMessage } from '../mail/smtp.js';
 import { DEFAULT_TEMPLATES, type DefaultTemplate } from '../templates/default-templates.js';
 import { CLIENT_PROFILE_NAMES, clientProfileNamed, type ClientProfileName } from './client-profile.js';
 import { composeMessage, messageIdFor, replyMessageIdFor, type Party } from './message-content.js';
-import { outgoingMail } from './sender.js';
+import { outgoingMail } from './outgoing-mail.js';
 
 const MAX_SCORE = 2.0;
 /** Messages per template and client profile: each Message-ID seeds other spintax choices. */

@@ -74,6 +74,26 @@ export async function chooseApiKeySignIn(page: Page): Promise<void> {
   if (!(await field.isVisible())) await toggle.click();
 }
 
+/** Signs in at `address` with an API key, starting from a fresh session, and waits for the main navigation. */
+export async function signInWithApiKey(page: Page, address: string, apiKey: string): Promise<void> {
+  await page.goto(address);
+  await page.evaluate(() => sessionStorage.clear());
+  await page.goto(address);
+  await chooseApiKeySignIn(page);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** Waits until the page drew its data: no skeleton or busy region left, every chart drawn. */
+export async function waitUntilDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('.skeleton, [aria-busy="true"]').length === 0 &&
+      Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')),
+  );
+}
+
 /** A new page of the browser with the tests' default timeout; the page's script errors are pushed to `errors`. */
 export async function openPage(browser: Browser, errors: string[]): Promise<Page> {
   const page = await browser.context.newPage();

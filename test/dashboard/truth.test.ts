@@ -14,7 +14,15 @@ import { getMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { MAIL_USERS } from '../mailstack/users.js';
 import { formatDay } from '../../src/dashboard/format.js';
 import { axeViolations } from './axe.js';
-import { chooseApiKeySignIn, chromiumAvailable, ensureDashboardBuilt, launchBrowser, type Browser } from './browser.js';
+import {
+  chooseApiKeySignIn,
+  chromiumAvailable,
+  ensureDashboardBuilt,
+  launchBrowser,
+  signInWithApiKey,
+  type Browser,
+  waitUntilDrawn,
+} from './browser.js';
 import { closedPort, silentServer } from '../helpers/ports.js';
 import { startPrivateMailStack } from '../mailstack/private-stack.js';
 import { stackMailPolicy } from '../mailstack/use-mail-stack.js';
@@ -58,28 +66,13 @@ describe.runIf(runBrowser && getMailStack() !== null)('the dashboard tells the t
   let halvedId: string;
   let keyboard: TestWorkspace;
 
-  async function signInAt(address: string, apiKey: string): Promise<void> {
-    await page.goto(address);
-    await page.evaluate(() => sessionStorage.clear());
-    await page.goto(address);
-    await chooseApiKeySignIn(page);
-    await page.getByLabel('API key').fill(apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
-  }
+  const signInAt = (address: string, apiKey: string) => signInWithApiKey(page, address, apiKey);
 
   async function signIn(workspace: TestWorkspace): Promise<void> {
     await signInAt(base, workspace.apiKey);
   }
 
-  /** Waits until the page drew its data: no skeleton left, every chart drawn. */
-  async function settled(): Promise<void> {
-    await page.waitForFunction(
-      () =>
-        document.querySelectorAll('.skeleton, [aria-busy="true"]').length === 0 &&
-        Array.from(document.querySelectorAll('.chart-canvas')).every((c) => c.querySelector('canvas')),
-    );
-  }
+  const settled = () => waitUntilDrawn(page);
 
   async function mailboxOf(workspace: TestWorkspace, id: string): Promise<ApiMailbox> {
     return (await workspace.request({ method: 'GET', url: `/api/mailboxes/${id}` })).json().mailbox as ApiMailbox;

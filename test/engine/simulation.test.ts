@@ -12,7 +12,7 @@ import type { Database } from '../../src/db/schema.js';
 import { runOnce, type CycleSummary } from '../../src/jobs/job-list.js';
 import { PAIR_LIMIT_PER_WEEK } from '../../src/engine/partners.js';
 import { addDays } from '../../src/calendar.js';
-import { dailyTarget } from '../../src/engine/planner.js';
+import { dailyTarget } from '../../src/engine/plan-volume.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { createEngineFor } from '../../src/main.js';
 import { createStackMailbox, silentLogger } from '../helpers/engine.js';

@@ -455,3 +455,8 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
     ...overrides,
   } as FixtureDeps;
 }
+
+/** A warmup message's row as it is now. */
+export async function messageRowOf(database: { db: Kysely<Database> }, id: string) {
+  return database.db.selectFrom('warmup_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}

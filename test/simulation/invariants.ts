@@ -23,7 +23,7 @@
  * - engine-error: no step of a cycle threw.
  */
 import { addDays, isWeekend, localDay, localWindow, validTimeZone } from '../../src/calendar.js';
-import { dailyTarget } from '../../src/engine/planner.js';
+import { dailyTarget } from '../../src/engine/plan-volume.js';
 import type { WorldSend } from './mail-world.js';
 import type { DayPlan, MailboxHistory, PoolRun } from './harness.js';
 
