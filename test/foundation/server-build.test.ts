@@ -40,7 +40,7 @@ describe('the built server', () => {
   it('runs from the built file while it is newer than every source, and is built again once a source is newer', async () => {
     const help = await runWarmup(['help'], {});
     expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toContain('run the warmup engine alone');
+    expect(help.stdout).toContain('run every background job (the job list) without the API');
 
     markBuiltFile('from the built file');
     const again = await runWarmup(['help'], { WARMUP_TEST_BUILT_MARK: 'from the built file' });
