@@ -189,6 +189,12 @@ export class ImapConnection {
     // resolved and checked on every (re)connection: the name may point elsewhere by now
     const endpoint = await resolveEndpoint(this.config, this.timeoutMs);
     const client = await withTokenRetry(this.config, (accessToken) => this.login(endpoint, accessToken), 'imap');
+    if (this.closed) {
+      // closed while the login was under way: close() found no client to log out, so this one
+      // would stay logged in until the process ends
+      client.close();
+      throw new Error('IMAP session is closed');
+    }
     this.client = client;
     this.address = endpoint.address;
     return client;

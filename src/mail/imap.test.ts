@@ -613,6 +613,19 @@ describeWithMailStack('IMAP against the local mail stack', () => {
     }
   });
 
+  it('a session closed while it is still logging in leaves no connection behind', async () => {
+    const session = await openImapSession(codyImap);
+    type Connection = { connect(): Promise<{ usable: boolean }>; client: { close(): void } | null };
+    const connection = (session as unknown as { connection: Connection }).connection;
+    await session.folders();
+    connection.client!.close(); // dropped: the next call logs in again
+    const login = connection.connect().catch(() => null);
+    await session.close();
+    const client = await login;
+    expect(client?.usable ?? false, 'a login finished after close stays open').toBe(false);
+    expect(connection.client).toBeNull();
+  });
+
   it('a session reconnects after the server dropped it', async () => {
     const session = await openImapSession(codyImap);
     try {
