@@ -78,7 +78,7 @@ const BROWSER = [
   },
   {
     regex:
-      '^(\\.\\./)+(http|templates|workspaces|mailboxes|interactions|stats|verdicts)/(?!.*\\.schemas\\.js$)(?!warmup-settings\\.js$)(?!render\\.js$)',
+      '^(\\.\\./)+(http|templates|workspaces|mailboxes|interactions|stats|verdicts)/(?!.*\\.schemas\\.js$)(?!warmup-settings\\.js$)(?!render\\.js$)(?!roles\\.js$)',
     allowTypeImports: true,
     message: 'Browser code imports only *.schemas.ts and pure constant modules of the server (others as types).',
   },

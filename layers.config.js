@@ -21,10 +21,12 @@ export const FLOORS = [
   ['http'],
   // Pure helpers the contract is built from.
   ['accounts/passwords.ts', 'stats/period.ts', 'templates/render.ts'],
+  // The conversation generator: pure wording, from its phrase banks alone.
+  ['conversations'],
   // The contract: the TypeBox shapes of the API, which the table types and the dashboard speak too.
   ['*/*.schemas.ts'],
   // What config.ts reads its settings with, so that every module may take the config.
-  ['checks/dns-resolver.ts', 'checks/blocklists.ts', 'oauth/oauth.config.ts'],
+  ['checks/dns-resolver.ts', 'checks/blocklists.ts', 'oauth/oauth.config.ts', 'alerts/alerts.config.ts'],
   ['oidc/oidc.config.ts'],
   ['config.ts'],
   ['db', 'secrets', 'startup-errors.ts'],
@@ -43,10 +45,13 @@ export const FLOORS = [
     'oauth/oauth.client.ts',
   ],
   ['accounts', 'mailboxes'],
-  ['checks', 'oauth', 'engine'],
-  ['webhooks', 'oidc', 'doctor.ts'],
+  // alerts: how an event reads as an email, a Slack or a Teams message, and the email alert's settings.
+  ['checks', 'oauth', 'engine', 'alerts'],
+  // dmarc: the providers' aggregate reports, read from a mailbox of the workspace by a job (engine's deps).
+  ['webhooks', 'oidc', 'doctor.ts', 'dmarc'],
   // The one list of jobs, built from the modules that run them (metrics reads its steps).
-  ['placement-tests', 'jobs/job-list.ts'],
+  // alerts' service and routes show the webhooks' view of a Slack or Teams destination.
+  ['placement-tests', 'jobs/job-list.ts', 'alerts/alerts.service.ts', 'alerts/alerts.routes.ts'],
   ['stats', 'metrics'],
   // The dashboard is the browser's program: above every server module, so that none imports it
   // (app.ts serves it); its pages stand on its components.

@@ -3,6 +3,8 @@
 //
 //   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench [-- --only stats] [-- --quick]
 import { claimsReport, runClaimsBench } from './claims.bench.js';
+import { diversityReport, runDiversityBench } from './diversity.bench.js';
+import { effectivenessReport, runEffectivenessBench } from './effectiveness.bench.js';
 import { engineReport, runEngineBench } from './engine.bench.js';
 import { importReport, runImportBench } from './import.bench.js';
 import { parallelPlannerReport, runParallelPlannerBench } from './parallel-planner.bench.js';
@@ -27,6 +29,12 @@ interface Benchmark {
 }
 
 const benchmarks: Benchmark[] = [
+  {
+    name: 'diversity',
+    description:
+      'how alike a month of warmup mail is (100 mailboxes, 10 workspaces): the conversation generator against the shipped templates',
+    run: ({ quick }) => Promise.resolve(diversityReport(runDiversityBench({ quick }))),
+  },
   {
     name: 'startup',
     description:
@@ -96,6 +104,12 @@ const benchmarks: Benchmark[] = [
     description:
       "a cycle's sync, reputation and health steps over 1,000 and 10,000 idle mailboxes: statements, rows and time (SQLite, and PostgreSQL with TEST_DATABASE_URL)",
     run: async ({ quick, log }) => claimsReport(await runClaimsBench({ quick, log })),
+  },
+  {
+    name: 'effectiveness',
+    description:
+      "does warmup work: the INBOX share per simulated day of three pools of 6 cold mailboxes warmed by the engine (rescue only, rescue + open, the full behaviour) and of two control groups of 6 that send as much without engagement to receivers of their own, at the test stack's learning spam filter (7 days, 3 with --quick)",
+    run: async ({ quick, log }) => effectivenessReport(await runEffectivenessBench({ quick, log })),
   },
 ];
 

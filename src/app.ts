@@ -29,6 +29,8 @@ import { mailboxesRoutes } from './mailboxes/mailboxes.routes.js';
 import { mailboxStatsRoutes, statsRoutes } from './stats/stats.routes.js';
 import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 import type { Metrics } from './metrics/metrics.js';
+import { alertsRoutes } from './alerts/alerts.routes.js';
+import { dmarcRoutes } from './dmarc/dmarc.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
@@ -242,6 +244,8 @@ export async function buildApp({
         { name: 'workspace', description: 'The workspace a key or session works in' },
         { name: 'keys', description: "The workspace's API keys" },
         { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
+        { name: 'alerts', description: 'Email alerts to owners and admins, and Slack and Teams destinations' },
+        { name: 'dmarc', description: 'DMARC aggregate reports: where they arrive, and what they say per domain' },
         { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
       ],
     },
@@ -338,6 +342,8 @@ export async function buildApp({
       await api.register(statsRoutes(services.stats), { prefix: '/stats' });
       await api.register(oauthRoutes(services.oauth), { prefix: '/oauth' });
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
+      await api.register(alertsRoutes(services.alerts), { prefix: '/alerts' });
+      await api.register(dmarcRoutes(services.dmarc), { prefix: '/dmarc' });
       await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
     },
     { prefix: '/api' },

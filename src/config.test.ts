@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       metricsToken: undefined,
       metricsPort: undefined,
       webhookRetrySchedule: undefined,
+      alertMail: undefined,
       dnsServers: [],
       dnsPauseHours: 72,
       blocklists: {
@@ -34,7 +35,7 @@ describe('loadConfig', () => {
       },
       warmupFolderRetentionDays: 30,
       retentionDays: 180,
-      mail: { allowedHosts: [], plaintextHosts: [], caFile: undefined },
+      mail: { allowedHosts: [], plaintextHosts: [], explainedHosts: [], caFile: undefined },
       connectionChecks: { failureFloorMs: 10_000, maxChecks: 32 },
     });
   });
@@ -212,5 +213,14 @@ describe('OAuth provider settings', () => {
       scopes: ['openid', 'email', 'offline_access', 'mail'],
       mailboxProvider: 'custom',
     });
+  });
+});
+
+describe('WARMUP_HOSTNAME', () => {
+  it('is the name SMTP greets with, else the public URL host; an address literal is refused', () => {
+    expect(loadConfig({ WARMUP_HOSTNAME: 'mx.example.org' }).mail.hostname).toBe('mx.example.org');
+    expect(loadConfig({ WARMUP_PUBLIC_URL: 'https://warmup.example.org' }).mail.hostname).toBe('warmup.example.org');
+    expect(loadConfig({}).mail.hostname).toBeUndefined();
+    expect(() => loadConfig({ WARMUP_HOSTNAME: '[127.0.0.1]' })).toThrow(/WARMUP_HOSTNAME must be a host name/);
   });
 });

@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_DOMAIN_ZONES, DEFAULT_IP_ZONES, type BlocklistSettings } from './checks/blocklists.js';
+import { isHostName, operatorHostName } from './mail/helo-name.js';
 import { isValidHostEntry } from './mail/policy.js';
+import { ALERT_MAIL_SETTING_DOCS, loadAlertMailSettings, type AlertMailSettings } from './alerts/alerts.config.js';
 import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth/oauth.config.js';
 import { loadOidcSettings, OIDC_SETTINGS, type OidcSettings } from './oidc/oidc.config.js';
 import {
@@ -14,6 +16,7 @@ import {
   secretSetting,
   setting,
   textSetting,
+  urlSetting,
   type SettingDoc,
 } from './settings.js';
 
@@ -79,6 +82,8 @@ export interface Config {
   oauth: OAuthSettings;
   /** Sign-in through the operator's OpenID Connect provider (WARMUP_OIDC_*); undefined: off. */
   oidc: OidcSettings | undefined;
+  /** The operator's SMTP server for email alerts (WARMUP_ALERT_*); undefined: email alerts unavailable. */
+  alertMail: AlertMailSettings | undefined;
   /** WARMUP_WEBHOOK_RETRY_SCHEDULE: the waits before each retry of a webhook, in ms; unset: the Standard Webhooks schedule. */
   webhookRetrySchedule: number[] | undefined;
   /** WARMUP_DNS_SERVERS: the resolvers (address or address:port) the DNS checks ask; empty: the system's. */
@@ -104,9 +109,19 @@ export interface Config {
     allowedHosts: string[];
     /** WARMUP_MAIL_PLAINTEXT_HOSTS: names or addresses logged in to without TLS. */
     plaintextHosts: string[];
+    /** WARMUP_MAIL_EXPLAINED_HOSTS: internal hosts whose connection failures are told by cause. */
+    explainedHosts: string[];
     /** WARMUP_MAIL_CA_FILE: PEM file of extra trusted CAs for mail servers. */
     caFile: string | undefined;
+    /** WARMUP_HOSTNAME (else the host of WARMUP_PUBLIC_URL): the name SMTP connections greet with. */
+    hostname: string | undefined;
   };
+  /**
+   * The operator's OpenAI-compatible chat endpoint for the wording of warmup mail
+   * (conversations/chat-wording.ts): WARMUP_WORDING_URL, _MODEL, _API_KEY, _TIMEOUT_MS; undefined: the
+   * built-in generator words every message.
+   */
+  wording: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
   /** The API's mailbox connection checks (mailboxes/connection-guard.ts). */
   connectionChecks: {
     /** WARMUP_MAIL_CHECK_FAILURE_MS: the least time a check that reached no server takes to answer. */
@@ -375,11 +390,26 @@ export const SETTINGS = {
     'WARMUP_MAIL_PLAINTEXT_HOSTS',
     'Mail hosts (names or addresses) logged in to without TLS (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
   ),
+  explainedHosts: hostListSetting(
+    'WARMUP_MAIL_EXPLAINED_HOSTS',
+    "Internal mail hosts (names, addresses or CIDR ranges) whose connection failures are told to tenants by cause (refused, no answer, not a mail server), as a public host's are; elsewhere on your network they get one uniform answer (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).",
+  ),
   caFile: setting(
     'WARMUP_MAIL_CA_FILE',
     'unset',
     'A PEM file of extra CAs trusted for mail servers (see [TLS and host settings](../explanation/security.md#tls-and-host-settings)).',
     (raw) => (raw === undefined ? undefined : path.resolve(raw)),
+  ),
+  hostname: setting(
+    'WARMUP_HOSTNAME',
+    "the host of WARMUP_PUBLIC_URL, else the machine's name",
+    "The host name warmup mail is submitted under (the SMTP `EHLO` greeting), as a mail program greets with its computer's name; never an address literal. Set it to this server's public name (see [Mail structure](../reference/mail-structure.md#the-smtp-greeting))",
+    (raw) => {
+      if (raw === undefined) return undefined;
+      if (!isHostName(raw))
+        throw new ConfigError(`WARMUP_HOSTNAME must be a host name such as mail.example.com, got "${raw}"`);
+      return raw;
+    },
   ),
   mailCheckFailureMs: integerSetting(
     'WARMUP_MAIL_CHECK_FAILURE_MS',
@@ -439,6 +469,32 @@ export const SETTINGS = {
     MIN_METRICS_TOKEN_LENGTH,
     'Serves Prometheus metrics at `GET /metrics` to requests with `Authorization: Bearer <token>`; unset, `/metrics` does not exist (see [metrics](metrics.md)).',
   ),
+  wordingUrl: urlSetting(
+    'WARMUP_WORDING_URL',
+    "An OpenAI-compatible chat completions URL (a local Ollama's `http://127.0.0.1:11434/v1/chat/completions`) that words warmup mail from the built-in generator's plan; every answer is checked like built-in text and the built-in wording is sent when it fails. It is the operator's endpoint and may be on a private network (see [the conversation generator](../explanation/conversation-generator.md#an-optional-chat-endpoint-for-the-wording)); unset, the built-in generator words everything.",
+  ),
+  wordingModel: textSetting(
+    'WARMUP_WORDING_MODEL',
+    undefined,
+    'The model name sent to `WARMUP_WORDING_URL` (`llama3.2`, say); required with it.',
+  ),
+  wordingApiKey: setting(
+    'WARMUP_WORDING_API_KEY',
+    'unset',
+    'The bearer key `WARMUP_WORDING_URL` wants, if any. It is never shown or logged.',
+    (key, name) => {
+      // never echoed: it is a credential
+      if (key !== undefined && /\s/.test(key)) throw new ConfigError(`${name} must not contain spaces`);
+      return key;
+    },
+  ),
+  wordingTimeoutMs: integerSetting(
+    'WARMUP_WORDING_TIMEOUT_MS',
+    4_000,
+    200,
+    30_000,
+    'Milliseconds a call to `WARMUP_WORDING_URL` may take, first byte to last; past it the built-in wording is sent',
+  ),
   metricsPort: optionalIntegerSetting(
     'WARMUP_METRICS_PORT',
     1,
@@ -447,8 +503,30 @@ export const SETTINGS = {
   ),
 } as const;
 
+/** The chat endpoint settings together: a URL needs a model, and a model or key without a URL is a mistake. */
+function wordingOf(
+  url: string | undefined,
+  model: string | undefined,
+  apiKey: string | undefined,
+  timeoutMs: number,
+): Config['wording'] {
+  if (url === undefined) {
+    if (model !== undefined || apiKey !== undefined) {
+      throw new ConfigError('WARMUP_WORDING_MODEL and WARMUP_WORDING_API_KEY need WARMUP_WORDING_URL');
+    }
+    return undefined;
+  }
+  if (model === undefined) throw new ConfigError('WARMUP_WORDING_URL needs WARMUP_WORDING_MODEL (the model name)');
+  return { url, model, apiKey, timeoutMs };
+}
+
 /** Every setting the service reads, in the order of the configuration reference. */
-export const ALL_SETTINGS: readonly SettingDoc[] = [...Object.values(SETTINGS), ...OAUTH_SETTINGS, ...OIDC_SETTINGS];
+export const ALL_SETTINGS: readonly SettingDoc[] = [
+  ...Object.values(SETTINGS),
+  ...ALERT_MAIL_SETTING_DOCS,
+  ...OAUTH_SETTINGS,
+  ...OIDC_SETTINGS,
+];
 
 /** Reads the environment once; everything downstream receives the parsed result. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -464,6 +542,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         `whose warmup mail is recognised by what is kept), got "${env.WARMUP_RETENTION_DAYS}"`,
     );
   }
+  const oauth = loadOAuthSettings(env);
   return {
     port: read('port'),
     host: read('host'),
@@ -492,7 +571,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheMs: read('authCacheMs'),
     logLevel: read('logLevel'),
     logFormat: read('logFormat'),
-    oauth: loadOAuthSettings(env),
+    oauth,
     oidc: loadOidcSettings(env),
     dnsServers: read('dnsServers'),
     blocklists: {
@@ -502,6 +581,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dnsPauseHours: read('dnsPauseHours'),
     webhookRetrySchedule: read('webhookRetrySchedule'),
+    alertMail: loadAlertMailSettings(env),
     metricsPort: read('metricsPort'),
     metricsToken: read('metricsToken'),
     warmupFolderRetentionDays,
@@ -509,8 +589,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: {
       allowedHosts: read('allowedHosts'),
       plaintextHosts: read('plaintextHosts'),
+      explainedHosts: read('explainedHosts'),
       caFile: read('caFile'),
+      hostname: operatorHostName(read('hostname'), oauth.publicUrl),
     },
+    wording: wordingOf(read('wordingUrl'), read('wordingModel'), read('wordingApiKey'), read('wordingTimeoutMs')),
     connectionChecks: {
       failureFloorMs: read('mailCheckFailureMs'),
       maxChecks: read('mailChecksAtOnce'),

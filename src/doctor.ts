@@ -4,10 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { checkAlertSmtp } from './alerts/alert-mail.js';
 import type { Config } from './config.js';
 import { createMigrator, openDatabase, SQLITE_FILE, type DatabaseHandle } from './db/database.js';
+import { MailConnectionError } from './mail/errors.js';
 import { loadMailPolicy, RefusedHostError, resolveMailHost, type MailPolicy } from './mail/policy.js';
 import { decryptSecret, loadSecretKey, SECRET_KEY_FILE } from './secrets/secrets.js';
+import { probeChatEndpoint } from './conversations/chat-wording.js';
 import { forEachLimited } from './jobs/concurrency.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -33,6 +36,7 @@ const OPTIONAL_SETTINGS = [
   'WARMUP_API_KEY',
   'WARMUP_MAIL_ALLOWED_HOSTS',
   'WARMUP_MAIL_PLAINTEXT_HOSTS',
+  'WARMUP_MAIL_EXPLAINED_HOSTS',
   'WARMUP_MAIL_CA_FILE',
   'WARMUP_TRUST_PROXY',
   'WARMUP_RATE_LIMIT',
@@ -53,6 +57,16 @@ const OPTIONAL_SETTINGS = [
   'WARMUP_OIDC_CLIENT_ID',
   'WARMUP_OIDC_CLIENT_SECRET',
   'WARMUP_OIDC_NAME',
+  'WARMUP_ALERT_SMTP_HOST',
+  'WARMUP_ALERT_SMTP_PORT',
+  'WARMUP_ALERT_SMTP_TLS',
+  'WARMUP_ALERT_SMTP_USER',
+  'WARMUP_ALERT_SMTP_PASSWORD',
+  'WARMUP_ALERT_FROM',
+  'WARMUP_WORDING_URL',
+  'WARMUP_WORDING_MODEL',
+  'WARMUP_WORDING_API_KEY',
+  'WARMUP_WORDING_TIMEOUT_MS',
 ] as const;
 
 const CLOCK_SKEW_WARN_MS = 2_000;
@@ -60,6 +74,7 @@ const MAIL_CHECK_CONCURRENCY = 8;
 
 export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options: DoctorOptions = {}): Promise<Check[]> {
   const checks: Check[] = [settingsCheck(env), ...featureChecks(config), ...timeZoneChecks()];
+  if (config.wording) checks.push(await wordingCheck(config.wording));
   let policy: MailPolicy | undefined;
   try {
     policy = loadMailPolicy(config.mail);
@@ -71,6 +86,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options:
       fix: 'correct the WARMUP_MAIL_* settings',
     });
   }
+  checks.push(await alertMailCheck(config, policy, options.connectTimeoutMs ?? 10_000));
   if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, SQLITE_FILE))) {
     checks.push({
       name: 'database',
@@ -108,6 +124,19 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options:
     await database.close();
   }
   return checks;
+}
+
+/** Asks the operator's chat endpoint for one short line, as the engine would; never shows the key. */
+async function wordingCheck(settings: NonNullable<Config['wording']>): Promise<Check> {
+  const reason = await probeChatEndpoint(settings);
+  const where = `${new URL(settings.url).host}, model ${settings.model}`;
+  if (reason === null) return { name: 'wording endpoint', status: 'ok', detail: `${where} answers` };
+  return {
+    name: 'wording endpoint',
+    status: 'warn',
+    detail: `${where}: ${reason}; the built-in wording is sent meanwhile`,
+    fix: 'check WARMUP_WORDING_URL, WARMUP_WORDING_MODEL and WARMUP_WORDING_API_KEY, or unset WARMUP_WORDING_URL',
+  };
 }
 
 function settingsCheck(env: NodeJS.ProcessEnv): Check {
@@ -174,6 +203,41 @@ function featureChecks(config: Config): Check[] {
     });
   }
   return checks;
+}
+
+/**
+ * The SMTP server of email alerts: reached, TLS as configured, and the login accepted, then QUIT
+ * before any MAIL FROM, so nothing is sent. The server's answer is shown (it is the operator's own
+ * server); the password never is.
+ */
+async function alertMailCheck(config: Config, policy: MailPolicy | undefined, timeoutMs: number): Promise<Check> {
+  const settings = config.alertMail;
+  if (!settings) {
+    return {
+      name: 'email alerts',
+      status: 'ok',
+      detail: 'off (WARMUP_ALERT_SMTP_HOST not set): alerts go to webhooks, Slack and Teams only',
+    };
+  }
+  const where = `${settings.host}:${settings.port} (${settings.tls})`;
+  try {
+    await checkAlertSmtp({ settings, policy: policy ?? { allowedHosts: [], plaintextHosts: [] } }, timeoutMs);
+    return {
+      name: 'email alerts',
+      status: 'ok',
+      detail: `${where} answers and accepts the login of ${settings.username}`,
+    };
+  } catch (error) {
+    const login = error instanceof MailConnectionError && error.kind === 'auth';
+    return {
+      name: 'email alerts',
+      status: 'fail',
+      detail: `${where}: ${errorText(error)}`,
+      fix: login
+        ? 'check WARMUP_ALERT_SMTP_USER and WARMUP_ALERT_SMTP_PASSWORD'
+        : 'check WARMUP_ALERT_SMTP_HOST, WARMUP_ALERT_SMTP_PORT and WARMUP_ALERT_SMTP_TLS (and WARMUP_MAIL_CA_FILE for a private CA)',
+    };
+  }
 }
 
 /** Send windows are in each mailbox's zone: a Node without full ICU data would plan them in UTC. */

@@ -14,6 +14,8 @@ import { createEngine, type Engine, type EngineOptions } from './jobs/job-list.j
 import { limitHeapGrowth } from './engine/heap-growth.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { loadSecretKey } from './secrets/secrets.js';
+import { createChatWording } from './conversations/chat-wording.js';
+import { installationSeedFrom } from './conversations/conversation-writer.js';
 import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-delivery.js';
@@ -73,6 +75,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
     workspaceCreation: config.workspaceCreation,
     passwordQueue: config.passwordHashing,
     requireSetupToken: setupTokenRequired(config),
+    alertMailConfigured: config.alertMail !== undefined,
   });
   return { database, services, clock };
 }
@@ -99,6 +102,21 @@ export function createEngineFor(
     logger: parts.logger,
     mailboxes: parts.services.mailboxes,
     templates: parts.services.templates,
+    ...(config
+      ? {
+          installationSeed: installationSeedFrom(
+            loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
+          ),
+        }
+      : {}),
+    ...(config?.wording
+      ? {
+          // each refusal is one line naming the reason only: never the endpoint's key or its text
+          wording: createChatWording(config.wording, (reason) =>
+            parts.logger.warn({ reason }, 'chat endpoint wording not used; the built-in wording was sent'),
+          ),
+        }
+      : {}),
     random,
     workerId,
     settings,
@@ -109,6 +127,7 @@ export function createEngineFor(
     webhooks: {
       secretKey: loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
       policy: loadMailPolicy(config.mail),
+      ...(config.alertMail ? { alertMailer: { settings: config.alertMail, policy: loadMailPolicy(config.mail) } } : {}),
       settings: {
         ...DEFAULT_WEBHOOK_SETTINGS,
         ...(config.webhookRetrySchedule ? { retryDelaysMs: config.webhookRetrySchedule } : {}),

@@ -4,7 +4,10 @@ import { DEFAULT_LIMITS, type Limits } from './config.js';
 import type { Database } from './db/schema.js';
 import { loadSecretKey } from './secrets/secrets.js';
 import type { MailPolicy } from './mail/policy.js';
-import { createMailboxesService, type MailClients } from './mailboxes/mailboxes.service.js';
+import { installationSeedFrom } from './conversations/conversation-writer.js';
+import { connectionCheckWriter } from './engine/connection-check.js';
+import { createMailboxesService } from './mailboxes/mailboxes.service.js';
+import type { MailClients } from './mailboxes/mail-clients.js';
 import { createStatsService } from './stats/stats.service.js';
 import { createTemplatesService } from './templates/templates.service.js';
 import { createWorkspacesService } from './workspaces/workspaces.service.js';
@@ -12,6 +15,8 @@ import { createOAuthClient } from './oauth/oauth.client.js';
 import type { OAuthSettings } from './oauth/oauth.config.js';
 import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
+import { createAlertsService } from './alerts/alerts.service.js';
+import { createDmarcService } from './dmarc/dmarc.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
@@ -60,6 +65,8 @@ export interface ServiceDeps {
   passwordQueue?: Partial<PasswordQueueSettings>;
   /** First-run setup needs the setup token (the server is reachable from other machines). */
   requireSetupToken?: boolean;
+  /** The operator configured an SMTP server for email alerts (default: no). */
+  alertMailConfigured?: boolean;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -83,6 +90,7 @@ export function createServices({
   workspaceCreation,
   passwordQueue,
   requireSetupToken = false,
+  alertMailConfigured = false,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -92,6 +100,7 @@ export function createServices({
     onWorkspaceCreated: (trx, workspaceId) => templates.seedDefaultTemplates(trx, workspaceId),
   });
   const key = loadSecretKey({ secretKey, dataDir });
+  const installationSeed = installationSeedFrom(key);
   const accounts = createAccountsService({
     db,
     clock,
@@ -122,6 +131,7 @@ export function createServices({
     verifyTimeoutMs,
     connectionGuard: createConnectionGuard(connectionChecks, logger),
     mailClients,
+    checkMail: async (mailbox) => connectionCheckWriter({ installationSeed }, mailbox),
   });
   const stats = createStatsService({ db, clock, cacheMs: statsCacheMs });
   const oauthFlows = createOAuthService({
@@ -140,9 +150,11 @@ export function createServices({
     accounts,
   });
   const webhooks = createWebhooksService({ db, clock, secretKey: key, mailPolicy });
+  const alerts = createAlertsService({ db, clock, emailConfigured: alertMailConfigured });
   const checks = createChecksService({ db, clock, resolve: createDnsResolver({ servers: dnsServers }) });
   const verdicts = createVerdictsService({ db, clock });
   const placementTests = createPlacementTestsService({ db, clock });
+  const dmarc = createDmarcService({ db, clock });
   return {
     accounts,
     oidcSignIn,
@@ -152,9 +164,11 @@ export function createServices({
     stats,
     oauth: oauthFlows,
     webhooks,
+    alerts,
     checks,
     verdicts,
     placementTests,
+    dmarc,
   };
 }
 

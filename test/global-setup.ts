@@ -6,6 +6,9 @@
 // explanation, except under CI (CI=true), where that fails the run instead: CI must
 // never go green by skipping the end-to-end tests.
 // WARMUP_TEST_MAILSTACK=off skips starting the stack on purpose (e.g. a quick unit run).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
   mailStackAvailable,
@@ -58,7 +61,19 @@ async function startWithRetry(): Promise<MailStack> {
   }
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The run's migrated template database is built here on first use and copied for each test file
+  // (test/helpers/template-database.ts); the test processes inherit this variable.
+  const templates = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-test-templates-'));
+  process.env.WARMUP_TEST_TEMPLATE_DIR = templates;
+  const stopTheMailStack = await setupMailStack(project);
+  return async () => {
+    await stopTheMailStack?.();
+    fs.rmSync(templates, { recursive: true, force: true });
+  };
+}
+
+async function setupMailStack(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const inCi = process.env.CI === 'true';
   if (process.env.WARMUP_TEST_MAILSTACK === 'off') {
     if (inCi) throw new Error('mail stack required under CI: unset WARMUP_TEST_MAILSTACK');

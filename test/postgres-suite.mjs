@@ -5,6 +5,7 @@
 // (test/dashboard) run in the SQLite pass only: they drive the page through the same API routes
 // whose PostgreSQL behaviour the API tests prove (every route with every role, on both databases),
 // and a browser on both passes would double the slowest part of CI for no query it does not reach.
+// So do the few long runs in SQLITE_ONLY below, each with its reason.
 // Under CI a missing TEST_DATABASE_URL is a failure; on a laptop it is one clear line. Arguments (files, filters) go to vitest as they are and skip the selection;
 // `--list` prints the selection.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +15,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testDatabaseModule = path.join(root, 'test/helpers/test-database.ts');
+
+/**
+ * Long runs whose subject is not the database, each with why a second pass on PostgreSQL would add
+ * no query of its own: the two passes share two cores, and CI must stay well under 20 minutes.
+ */
+const SQLITE_ONLY = {
+  // three weeks of the planner over pools of 3 to 25 (the capacity model and the pair rules); the
+  // planner's statements run on PostgreSQL in planner.test.ts, the engine tests and the seeded replay
+  'test/simulation/capacity.test.ts': 'capacity model',
+  // Dovecot crashing, hanging and delivering twice: the mail server's faults, not the database's;
+  // counting each message once is reader.test.ts's "does nothing twice", which runs on both
+  'test/engine/faults.test.ts': 'mail-server faults',
+};
 
 if (process.argv[2] === '--list') {
   console.log(databaseTestFiles().join('\n'));
@@ -68,8 +82,9 @@ function databaseTestFiles() {
     }
   }
   const browserTests = path.join(root, 'test/dashboard') + path.sep;
+  const sqliteOnly = new Set(Object.keys(SQLITE_ONLY).map((file) => path.join(root, file)));
   return testFiles
-    .filter((file) => reaching.has(file) && !file.startsWith(browserTests))
+    .filter((file) => reaching.has(file) && !file.startsWith(browserTests) && !sqliteOnly.has(file))
     .map((file) => path.relative(root, file))
     .sort();
 }

@@ -117,6 +117,23 @@ describe('first-run setup', () => {
       await race.close();
     }
   });
+
+  it('answers an empty setup form in plain words naming each field, never a raw pattern', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/setup',
+      payload: { name: ' ', email: 'not an address', password: TEST_PASSWORD, workspaceName: ' ' },
+    });
+    const problem = expectProblem(res, 400, 'validation_error', '/body/email');
+    expect(problem.errors).toEqual(
+      expect.arrayContaining([
+        { path: '/body/name', message: 'must not be empty' },
+        { path: '/body/email', message: 'must be an email address, like name@example.com' },
+        { path: '/body/workspaceName', message: 'must not be empty' },
+      ]),
+    );
+    expect(res.body).not.toMatch(/pattern|format|\\S|\^\[/);
+  });
 });
 
 describe('sign-in and sessions', () => {

@@ -274,3 +274,54 @@ export async function workspaceBlocklists(
     lastCheckedAt: counts?.last ?? null,
   };
 }
+
+export interface MailboxCheckResults {
+  mailboxId: string;
+  email: string;
+  checks: Array<Pick<DnsCheck, 'check' | 'status' | 'fix'>>;
+  blocklists: Array<Pick<BlocklistListing, 'zone' | 'subject' | 'status' | 'delistUrl'>>;
+  /** When the daily run last stored a check of it; null: never. */
+  checkedAt: string | null;
+}
+
+/** The latest stored DNS checks and blocklist listings of every mailbox of the workspace, by address. */
+export async function workspaceCheckResults(db: Kysely<Database>, workspaceId: string): Promise<MailboxCheckResults[]> {
+  const [mailboxes, checks, listings] = await Promise.all([
+    db
+      .selectFrom('mailboxes')
+      .select(['id', 'email'])
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('email')
+      .execute(),
+    db
+      .selectFrom('mailbox_checks as c')
+      .innerJoin('mailboxes as m', 'm.id', 'c.mailbox_id')
+      .select(['c.mailbox_id', 'c.check', 'c.status', 'c.fix', 'c.checked_at'])
+      .$narrowType<{ check: DnsCheck['check']; status: DnsCheck['status'] }>()
+      .where('m.workspace_id', '=', workspaceId)
+      .execute(),
+    db
+      .selectFrom('blocklist_results as b')
+      .innerJoin('mailboxes as m', 'm.id', 'b.mailbox_id')
+      .select(['b.mailbox_id', 'b.zone', 'b.subject', 'b.delist_url'])
+      .where('m.workspace_id', '=', workspaceId)
+      .where('b.status', '=', 'listed')
+      .orderBy('b.listed_since')
+      .execute(),
+  ]);
+  const results = new Map<string, MailboxCheckResults>(
+    mailboxes.map((m) => [m.id, { mailboxId: m.id, email: m.email, checks: [], blocklists: [], checkedAt: null }]),
+  );
+  for (const row of checks) {
+    const result = results.get(row.mailbox_id);
+    if (!result) continue;
+    result.checks.push({ check: row.check, status: row.status, fix: row.fix });
+    if (result.checkedAt === null || row.checked_at > result.checkedAt) result.checkedAt = row.checked_at;
+  }
+  for (const row of listings) {
+    results
+      .get(row.mailbox_id)
+      ?.blocklists.push({ zone: row.zone, subject: row.subject, status: 'listed', delistUrl: row.delist_url });
+  }
+  return [...results.values()];
+}

@@ -3,15 +3,33 @@ import { errorResponses, IdParams } from '../http/common.schemas.js';
 import {
   DkimSelector,
   DkimSelectorBody,
+  DnsStatusList,
   MailboxBlocklists,
   MailboxChecks,
   MailboxChecksQuery,
 } from './checks.schemas.js';
 import type { ChecksService } from './checks.service.js';
 
-/** `GET /api/mailboxes/:id/checks`: the DNS checks of the mailbox's domain; `PUT …/dkim-selector`: the selector they use. */
+/**
+ * `GET /api/mailboxes/:id/checks`: the DNS checks of the mailbox's domain; `PUT …/dkim-selector`:
+ * the selector they use; `GET /api/mailboxes/dns-status`: every mailbox's status in a few words.
+ */
 export function mailboxChecksRoutes(checks: ChecksService): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.get(
+      '/dns-status',
+      {
+        schema: {
+          tags: ['mailboxes'],
+          operationId: 'listMailboxDnsStatus',
+          summary: "Every mailbox's DNS and blocklist status",
+          description:
+            "From the latest daily DNS checks and blocklist answers (nothing is asked now), every mailbox of the workspace (at most WARMUP_MAX_MAILBOXES) by address: `error` when a check fails or a list lists it, `warn` when a check was not answered, `unknown` before its first check, else `ok`; with a short `label` and the first `fix`, the words the dashboard's mailbox list, its overview and the PDF report use. One request for a whole list, rather than one per mailbox.",
+          response: { 200: DnsStatusList, ...errorResponses(401, 429) },
+        },
+      },
+      async (request) => ({ mailboxes: await checks.dnsStatuses(request.workspaceId) }),
+    );
     app.get(
       '/:id/checks',
       {

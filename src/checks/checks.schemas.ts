@@ -79,3 +79,35 @@ export const MailboxBlocklists = Type.Object({
   }),
 });
 export type MailboxBlocklists = Static<typeof MailboxBlocklists>;
+
+export const DnsStatus = Type.Object({
+  tone: Type.Union([Type.Literal('ok'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('unknown')], {
+    description:
+      '`error`: a DNS check fails or a blocklist lists it; `warn`: a check was not answered, so nothing is known of it; `unknown`: not checked yet',
+  }),
+  label: Type.String({
+    description: 'A few words: "DNS ok", "SPF failing", "Listed on 1 blocklist", "Not checked yet"',
+  }),
+  fix: Type.Union([Type.String(), Type.Null()], {
+    description: 'What to change first, in plain words; null when nothing is to be done',
+  }),
+});
+export type DnsStatus = Static<typeof DnsStatus>;
+
+export const MailboxDnsStatus = Type.Object({
+  mailboxId: Type.String(),
+  email: Type.String(),
+  domain: Type.String(),
+  checkedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the daily run last checked it; null: not yet',
+  }),
+  ...DnsStatus.properties,
+});
+export type MailboxDnsStatus = Static<typeof MailboxDnsStatus>;
+
+export const DnsStatusList = Type.Object({
+  mailboxes: Type.Array(MailboxDnsStatus, {
+    description: "Every mailbox of the workspace, by address: the latest daily DNS checks' and blocklists' verdict",
+  }),
+});
+export type DnsStatusList = Static<typeof DnsStatusList>;

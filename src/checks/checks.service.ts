@@ -2,8 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
-import { blocklistListingsOf } from './checks.repository.js';
-import type { BlocklistListing, DkimSelector, MailboxChecks, MailboxChecksQuery } from './checks.schemas.js';
+import { blocklistListingsOf, workspaceCheckResults } from './checks.repository.js';
+import type {
+  BlocklistListing,
+  DkimSelector,
+  MailboxChecks,
+  MailboxChecksQuery,
+  MailboxDnsStatus,
+} from './checks.schemas.js';
+import { dnsStatus } from './dns-status.js';
 import { runMailboxChecks } from './dns-checks.js';
 import type { DnsResolve } from './dns-resolver.js';
 
@@ -39,6 +46,17 @@ export function createChecksService({ db, clock, resolve }: ChecksServiceDeps) {
       const listings = await blocklistListingsOf(db, workspaceId, mailboxId);
       if (!listings) throw new NotFoundError(`mailbox ${mailboxId} not found`);
       return listings;
+    },
+
+    /** Every mailbox's DNS status from the latest daily checks and blocklist answers, by address. */
+    async dnsStatuses(workspaceId: string): Promise<MailboxDnsStatus[]> {
+      return (await workspaceCheckResults(db, workspaceId)).map((result) => ({
+        mailboxId: result.mailboxId,
+        email: result.email,
+        domain: result.email.slice(result.email.lastIndexOf('@') + 1).toLowerCase(),
+        checkedAt: result.checkedAt,
+        ...dnsStatus(result.checks, result.blocklists),
+      }));
     },
 
     /** The user gives the DKIM selector (kept until changed), or forgets it (null: the one learned from mail is used next). */

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertMailbox } from '../../test/helpers/engine-fixtures.js';
 import { deadDnsPort, startDnsServer, type TestDnsServer, type ZoneRecord } from '../../test/helpers/dns-server.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import type { MailboxChecks } from './checks.schemas.js';
+import { saveBlocklistResults, saveChecks } from './checks.repository.js';
+import type { DnsStatusList, MailboxChecks } from './checks.schemas.js';
 
 function dkimKey(bits: number): string {
   const { publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
@@ -87,7 +88,9 @@ describe('GET /api/mailboxes/:id/checks', () => {
     expect(checks.dmarc).toMatchObject({ status: 'pass' });
     expect(checks.dmarc!.detail).toContain('from the organisational domain');
     expect(checks.dkim).toMatchObject({ status: 'skipped' });
-    expect(checks.dkim!.fix).toContain('dkim-selector');
+    // the fix points at the form beside the checks, never at an API call
+    expect(checks.dkim!.fix).toContain('under "DKIM selector"');
+    expect(checks.dkim!.fix).not.toMatch(/\/api\/|PUT /);
   });
 
   it('fails a domain without MX or DMARC, whose SPF leaves its server out and whose DKIM key is revoked, each with a fix', async () => {
@@ -206,5 +209,94 @@ describe('GET /api/mailboxes/:id/checks', () => {
       url: `/api/mailboxes/${mailbox.id}/checks?dkimSelector=a%20b`,
     });
     expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('GET /api/mailboxes/dns-status', () => {
+  let testApp: TestApp;
+  const at = new Date('2026-03-15T06:00:00.000Z');
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  it("gives every mailbox of the workspace its status from the stored daily results, never another workspace's", async () => {
+    const db = testApp.database.db;
+    const { id: failing } = await insertMailbox(db, testApp.workspace.id, { email: 'sam@nodmarc.test' });
+    const { id: listed } = await insertMailbox(db, testApp.workspace.id, { email: 'kim@listed.test' });
+    await insertMailbox(db, testApp.workspace.id, { email: 'new@fresh.test' });
+    const pass = (check: 'mx' | 'spf' | 'dmarc' | 'dkim') => ({
+      check,
+      status: 'pass' as const,
+      detail: 'ok',
+      fix: null,
+    });
+    await saveChecks(
+      db,
+      failing,
+      [
+        pass('mx'),
+        pass('spf'),
+        pass('dkim'),
+        { check: 'dmarc', status: 'fail', detail: 'none', fix: 'Publish DMARC.' },
+      ],
+      at,
+    );
+    await saveChecks(db, listed, [pass('mx'), pass('spf'), pass('dmarc'), pass('dkim')], at);
+    await saveBlocklistResults(
+      db,
+      listed,
+      [
+        {
+          zone: 'zen.spamhaus.org',
+          kind: 'ip',
+          subject: '192.0.2.9',
+          status: 'listed',
+          detail: '127.0.0.2',
+          delistUrl: 'https://check.spamhaus.org/',
+        },
+      ],
+      at,
+    );
+    const other = await testApp.createWorkspace('dns-status-other');
+    const { id: theirs } = await insertMailbox(db, other.id, { email: 'them@other.test' });
+    await saveChecks(db, theirs, [{ check: 'spf', status: 'fail', detail: 'none', fix: 'Theirs.' }], at);
+
+    const response = await testApp.workspace.request({ method: 'GET', url: '/api/mailboxes/dns-status' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect((response.json() as DnsStatusList).mailboxes).toEqual([
+      {
+        mailboxId: listed,
+        email: 'kim@listed.test',
+        domain: 'listed.test',
+        checkedAt: at.toISOString(),
+        tone: 'error',
+        label: 'Listed on 1 blocklist',
+        fix: 'Find and stop what got 192.0.2.9 listed on zen.spamhaus.org, then ask for its removal at https://check.spamhaus.org/.',
+      },
+      {
+        mailboxId: expect.any(String),
+        email: 'new@fresh.test',
+        domain: 'fresh.test',
+        checkedAt: null,
+        tone: 'unknown',
+        label: 'Not checked yet',
+        fix: null,
+      },
+      {
+        mailboxId: failing,
+        email: 'sam@nodmarc.test',
+        domain: 'nodmarc.test',
+        checkedAt: at.toISOString(),
+        tone: 'error',
+        label: 'DMARC failing',
+        fix: 'Publish DMARC.',
+      },
+    ]);
+    const theirList = (
+      await other.request({ method: 'GET', url: '/api/mailboxes/dns-status' })
+    ).json() as DnsStatusList;
+    expect(theirList.mailboxes.map((m) => [m.email, m.label])).toEqual([['them@other.test', 'SPF failing']]);
   });
 });

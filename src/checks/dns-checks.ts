@@ -156,7 +156,7 @@ export async function checkDkim(resolve: DnsResolve, domain: string, selector: s
       check: 'dkim',
       status: 'skipped',
       detail: 'no DKIM selector is known for this mailbox',
-      fix: "It is learned from the DKIM-Signature of this mailbox's warmup mail once a peer finds one; if your provider signs with another domain, give the selector of your domain's key (the s= of a DKIM-Signature in mail you sent) with PUT /api/mailboxes/{id}/dkim-selector.",
+      fix: "It is learned from the DKIM-Signature of this mailbox's warmup mail once a peer finds one; if your provider signs with another domain, give the selector of your domain's key (the s= of a DKIM-Signature in mail you sent) under \"DKIM selector\" with this mailbox's DNS checks.",
     };
   }
   const name = `${selector}._domainkey.${domain}`;

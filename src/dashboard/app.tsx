@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, onUnauthorized, session, setCsrfToken, type Role, type SessionInfo } from './api.js';
-import { RoleContext, atLeast } from './access.js';
+import type { JSX } from 'preact';
+import { RoleContext, can, type Action } from './access.js';
+import { NotAllowedPage } from './components/view-only.js';
 import { Shell } from './components/shell.js';
 import { Toasts } from './components/toasts.js';
 import { Loading } from './components/ui.js';
@@ -21,25 +23,49 @@ import { TeamPage } from './pages/team.js';
 import { TemplateEditorPage } from './pages/template-editor.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { AlertsPage } from './pages/alerts.js';
 import { PlacementTestsPage } from './pages/placement-tests.js';
+import { DomainsPage } from './pages/domains.js';
+import { DomainDetailPage } from './pages/domain-detail.js';
 
 function Page({ path, role }: { path: string; role: Role }) {
-  const admin = atLeast(role, 'admin');
-  const edit = atLeast(role, 'member');
+  // An address whose purpose the role may not carry out says so, rather than falling through to
+  // the record pattern below it (`/mailboxes/new` read as the mailbox "new", which does not exist).
+  const guarded = (action: Action, page: JSX.Element, refusal: Omit<Parameters<typeof NotAllowedPage>[0], 'action'>) =>
+    can(role, action) ? page : <NotAllowedPage action={action} {...refusal} />;
+  const mailboxes = { to: '/mailboxes', label: 'Mailboxes' };
   if (path === '/' || path === '') return <OverviewPage />;
   if (match('/mailboxes', path)) return <MailboxesPage />;
-  if (edit && match('/mailboxes/new', path)) return <AddMailboxPage />;
-  if (edit && match('/mailboxes/import', path)) return <ImportMailboxesPage />;
+  if (match('/mailboxes/new', path))
+    return guarded('change', <AddMailboxPage />, { title: 'Add mailbox', doing: 'add mailboxes', back: mailboxes });
+  if (match('/mailboxes/import', path))
+    return guarded('change', <ImportMailboxesPage />, {
+      title: 'Import mailboxes',
+      doing: 'import mailboxes',
+      back: mailboxes,
+    });
   const mailbox = match('/mailboxes/:id', path);
   if (mailbox) return <MailboxDetailPage key={mailbox.id} id={mailbox.id!} />;
   if (match('/templates', path)) return <TemplatesPage />;
-  if (edit && match('/templates/new', path)) return <TemplateEditorPage key="new" />;
+  if (match('/templates/new', path))
+    return guarded('change', <TemplateEditorPage key="new" />, {
+      title: 'New template',
+      doing: 'add templates',
+      back: { to: '/templates', label: 'Templates' },
+    });
   const template = match('/templates/:id', path);
   if (template) return <TemplateEditorPage key={template.id} id={template.id} />;
   if (match('/reports', path)) return <ReportsPage />;
-  if (admin && match('/webhooks', path)) return <WebhooksPage />;
-  if (admin && match('/team', path)) return <TeamPage />;
+  const overview = { to: '/', label: 'Overview' };
+  if (match('/webhooks', path))
+    return guarded('manage', <WebhooksPage />, { title: 'Webhooks', doing: 'manage webhooks', back: overview });
+  if (match('/team', path))
+    return guarded('manage', <TeamPage />, { title: 'Team', doing: 'manage the team', back: overview });
+  if (match('/alerts', path)) return <AlertsPage />;
   if (match('/placement-tests', path)) return <PlacementTestsPage />;
+  if (match('/domains', path)) return <DomainsPage />;
+  const domain = match('/domains/:domain', path);
+  if (domain) return <DomainDetailPage key={domain.domain} domain={domain.domain!} />;
   return <NotFoundPage />;
 }
 
@@ -73,6 +99,8 @@ export function App() {
       onUnauthorized(() => {
         setCsrfToken(null);
         setAuth((current) => {
+          // a page's requests run side by side: the first refusal says why, the others change nothing
+          if (current.kind === 'signed-out') return current;
           if (current.kind === 'key') {
             session.signOut();
             return {

@@ -63,7 +63,7 @@ export function dashboardRoutes(options: DashboardOptions = {}): FastifyPluginAs
 
   return async (app) => {
     if (!app.hasConstraintStrategy(dashboardPathConstraint.name)) app.addConstraintStrategy(dashboardPathConstraint);
-    await app.register(fastifyStatic, { root, serve: false, suppressWarning: true, index: false });
+    await app.register(fastifyStatic, { root, serve: false, index: false });
 
     function sendIndex(reply: FastifyReply) {
       if (!isFile(path.join(root, 'index.html'))) {

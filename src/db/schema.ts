@@ -4,6 +4,7 @@ import type { ConnectionType, MailboxStatus, ProviderId } from '../mailboxes/mai
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { Role } from '../http/access.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
+import type { DmarcRecordsTable, DmarcReportsTable, DmarcSetAsideTable, DmarcSourcesTable } from './schema-dmarc.js';
 
 /*
  * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
@@ -16,6 +17,32 @@ export interface WorkspacesTable {
   created_at: string;
   /** The person who made it (counted against their cap); null when made by the CLI, a key or before migration 031. */
   created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where a person's reply to warmup mail is left: `file` (the Warmup folder) or `inbox`. */
+  human_replies: ColumnType<string, string | undefined, string>;
+  /** When an owner or admin put the overview's onboarding checklist away (migration 039); null while it shows. */
+  onboarding_dismissed_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A reply a person wrote to warmup mail, kept for the mailbox's owner (engine/owner-mail.ts). */
+export interface HumanRepliesTable {
+  id: string;
+  workspace_id: string;
+  /** The mailbox in whose folders the reply was found (it sent the warmup message answered). */
+  mailbox_id: string;
+  /** The reply's Message-ID, or a key made of its sender, date and subject when it has none. */
+  reply_key: string;
+  answers_message_id: string;
+  thread_id: string | null;
+  pool_mailbox_id: string | null;
+  from_name: string;
+  from_email: string;
+  subject: string;
+  /** Its Date header, when readable. */
+  written_at: string | null;
+  excerpt: string;
+  /** Where it is now: the Warmup folder, or the folder it was found in. */
+  folder: string;
+  found_at: string;
 }
 
 export interface ApiKeysTable {
@@ -108,6 +135,12 @@ export interface MailboxesTable {
   ramp_target: number | null;
   /** Why the last plan holds fewer sends than `ramp_target`: `pool_too_small`, or null. */
   plan_limited_by: string | null;
+  /** New threads the pool carried for it on its last planned day, up to `ramp_target` (pool-capacity.ts); null before. */
+  plan_capacity: number | null;
+  /** More mailboxes on new domains that would carry `ramp_target` on its last planned day (pool-capacity.ts); null when carried or out of reach. */
+  plan_lift: number | null;
+  /** When it entered `error` (the engine or the health guard stopped it); null while it works. See mailbox-state.ts. */
+  stopped_at: string | null;
   /** `google`, `microsoft` or `generic` for a mailbox that signs in with OAuth (connection_type `oauth2`). */
   oauth_provider: OAuthProviderId | null;
   /** AES-256-GCM ciphertexts (bound to the mailbox id) of its OAuth tokens; never returned. */
@@ -243,6 +276,8 @@ export interface MailboxPlansTable {
   warmup_day: number;
   target: number;
   planned: number;
+  /** New threads the pool carried for it that day, up to `target`; null on plans made before it was kept. */
+  capacity: number | null;
   created_at: string;
 }
 
@@ -365,6 +400,8 @@ export interface WebhookEndpointsTable {
   secret_encrypted: string;
   /** 1 or 0. */
   enabled: Generated<number>;
+  /** standard (signed JSON) | slack | teams | email (the workspace's email alert; its url and secret are empty). */
+  kind: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -397,6 +434,13 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   delivered_at: string | null;
   created_at: string;
+}
+
+/** An email alert's recipient whose server took it (migration 041): a retry skips them. */
+export interface AlertMailRecipientsTable {
+  delivery_id: string;
+  address: string;
+  sent_at: string;
 }
 
 export interface WebhookAttemptsTable {
@@ -582,12 +626,23 @@ export interface PlacementTestCopiesTable extends VerdictColumns {
   found_at: string | null;
 }
 
+/** A receiver found filing most senders' mail into spam (engine/receiver-filtering.ts), while it is one. */
+export interface ReceiverFilteringTable {
+  mailbox_id: string;
+  /** When this episode began. */
+  since: string;
+  junked_senders: number;
+  senders: number;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   templates: TemplatesTable;
   mailboxes: MailboxesTable;
   warmup_messages: WarmupMessagesTable;
+  human_replies: HumanRepliesTable;
   mailbox_plans: MailboxPlansTable;
   plan_inbound: PlanInboundTable;
   interactions: InteractionsTable;
@@ -603,6 +658,7 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  alert_mail_recipients: AlertMailRecipientsTable;
   mailbox_checks: MailboxChecksTable;
   mail_scan_marks: MailScanMarksTable;
   mailbox_sending_ips: MailboxSendingIpsTable;
@@ -616,6 +672,11 @@ export interface Database {
   receiver_verdicts: ReceiverVerdictsTable;
   placement_tests: PlacementTestsTable;
   placement_test_copies: PlacementTestCopiesTable;
+  receiver_filtering: ReceiverFilteringTable;
+  dmarc_sources: DmarcSourcesTable;
+  dmarc_reports: DmarcReportsTable;
+  dmarc_records: DmarcRecordsTable;
+  dmarc_set_aside: DmarcSetAsideTable;
 }
 
 export type TemplateRow = Selectable<TemplatesTable>;
@@ -625,6 +686,7 @@ export type MailboxRow = Selectable<MailboxesTable>;
 export type NewMailboxRow = Insertable<MailboxesTable>;
 export type MailboxRowUpdate = Updateable<MailboxesTable>;
 export type WarmupMessageRow = Selectable<WarmupMessagesTable>;
+export type HumanReplyRow = Selectable<HumanRepliesTable>;
 export type InteractionRow = Selectable<InteractionsTable>;
 export type DailyStatsRow = Selectable<DailyStatsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -58,7 +58,11 @@ function decodeQuotedPrintable(text: string): string {
 export function htmlSkeleton(html: string): string {
   const firstText = /(?:^|>)\s*[^<\s]/.exec(html);
   const end = firstText ? firstText.index + (firstText[0].startsWith('>') ? 1 : 0) : html.length;
-  return html.slice(0, end).replace(/\s+/g, '');
+  // the charset a meta tag names follows the text (us-ascii or utf-8), as in the client's own mail
+  return html
+    .slice(0, end)
+    .replace(/\s+/g, '')
+    .replace(/charset=(?:us-ascii|utf-8)/gi, 'charset=*');
 }
 
 function parse(sender: Mailbox, raw: string): Rendered {
@@ -72,7 +76,8 @@ function parse(sender: Mailbox, raw: string): Rendered {
   const htmlPart = raw
     .slice(headEnd)
     .split(`--${boundary}`)
-    .find((part) => /^\r\nContent-Type: text\/html/i.test(part));
+    // the part whose own headers say text/html, whichever header a client writes first
+    .find((part) => /^\r\n(?:[^\r\n]+\r\n)*?Content-Type: text\/html/i.test(part));
   expect(boundary).not.toBe('');
   expect(messageId).not.toBe('');
   expect(htmlPart).toBeDefined();

@@ -1,16 +1,18 @@
 /*
  * The mail program a mailbox's owner seems to use: one per mailbox, the same in every worker and
- * every run (drawn from its id, like its habits), so that two mailboxes do not share one client's
- * fingerprint. It decides what the engine's IMAP login says about itself (the IMAP `ID`: the
+ * every run (drawn from its id, like its habits, among the programs that fit its mail service), so
+ * that two mailboxes do not share one client's fingerprint. It decides what the engine's IMAP login says about itself (the IMAP `ID`: the
  * client's own name and version, or nothing where the client sends no ID — never the IMAP
  * library's), and how the mailbox's mail is written the way that client writes it: the form of
  * its Message-IDs, its multipart boundaries, the headers it adds about itself, the shape of its
- * HTML document, its reply attribution and quote, and where the signature goes.
+ * HTML document, its reply attribution and quote, and where the signature goes. The bytes
+ * themselves (header order, MIME tree, encodings) are written by mail/client-mime.ts.
  *
  * Everything here is pure: the same message (its Message-ID) always gets the same boundary and
  * markup, so a resend after a crash is the same message byte for byte.
  */
 import { createHash } from 'node:crypto';
+import { zoneOffsetMinutes } from '../mail/date-header.js';
 
 export type ClientProfileName = 'thunderbird' | 'apple-mail' | 'outlook' | 'gmail-app';
 
@@ -23,8 +25,6 @@ export interface ClientProfile {
    * and its own `Mime-Version` comment, Outlook (Windows) `X-Mailer`; the Gmail app sends none.
    */
   headers: Record<string, string>;
-  /** The client encodes its text parts quoted-printable whatever they hold (else: 7bit when it can). */
-  quotedPrintable: boolean;
 }
 
 const APPLE_MAIL_BUILD = '3826.300.87.2.22';
@@ -34,7 +34,6 @@ const PROFILES: ClientProfile[] = [
     name: 'thunderbird',
     imapId: { name: 'Thunderbird', version: '128.5.2' },
     headers: { 'User-Agent': 'Mozilla Thunderbird' },
-    quotedPrintable: false,
   },
   {
     name: 'apple-mail',
@@ -48,20 +47,71 @@ const PROFILES: ClientProfile[] = [
       'Mime-Version': `1.0 (Mac OS X Mail 16.0 \\(${APPLE_MAIL_BUILD}\\))`,
       'X-Mailer': `Apple Mail (2.${APPLE_MAIL_BUILD})`,
     },
-    quotedPrintable: true,
   },
   // Outlook and the Gmail app say nothing about themselves over IMAP
-  { name: 'outlook', imapId: null, headers: { 'X-Mailer': 'Microsoft Outlook 16.0' }, quotedPrintable: true },
-  { name: 'gmail-app', imapId: null, headers: {}, quotedPrintable: false },
+  { name: 'outlook', imapId: null, headers: { 'X-Mailer': 'Microsoft Outlook 16.0' } },
+  { name: 'gmail-app', imapId: null, headers: {} },
 ];
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** The mailbox's client, stable for its id. */
-export function clientProfileOf(mailboxId: string): ClientProfile {
-  return PROFILES[digest(`client:${mailboxId}`).readUIntBE(0, 6) % PROFILES.length];
+/** What tells which mail service a mailbox lives at; a mailbox row has these columns. */
+export interface MailboxClientFacts {
+  id: string;
+  /** The provider preset it was added with (`gmail`, `outlook`, `icloud`, …, `custom`). */
+  provider: string;
+  /** The OAuth provider it signs in with, if any (`google`, `microsoft`, `generic`). */
+  oauth_provider?: string | null;
+  /** Its SMTP settings as stored (JSON with a `host`): a custom mailbox may still be at Google or Microsoft. */
+  smtp?: string | null;
+}
+
+export type MailService = 'google' | 'microsoft' | 'apple' | 'other';
+
+const SERVICE_HOSTS: ReadonlyArray<[MailService, RegExp]> = [
+  ['google', /(^|\.)(gmail|googlemail|google)\.com$/],
+  ['microsoft', /(^|\.)(office365|outlook|hotmail|live)\.com$/],
+  ['apple', /(^|\.)(me|icloud|mac)\.com$/],
+];
+
+function smtpHostOf(smtp: string | null | undefined): string {
+  if (!smtp) return '';
+  try {
+    const host = (JSON.parse(smtp) as { host?: unknown }).host;
+    return typeof host === 'string' ? host.toLowerCase().replace(/\.$/, '') : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The mail service a mailbox's mail goes out through: its preset, else its OAuth sign-in, else its SMTP host. */
+export function mailServiceOf(facts: MailboxClientFacts): MailService {
+  if (facts.provider === 'gmail' || facts.oauth_provider === 'google') return 'google';
+  if (facts.provider === 'outlook' || facts.oauth_provider === 'microsoft') return 'microsoft';
+  if (facts.provider === 'icloud') return 'apple';
+  const host = smtpHostOf(facts.smtp);
+  return SERVICE_HOSTS.find(([, pattern]) => pattern.test(host))?.[0] ?? 'other';
+}
+
+/**
+ * The programs a mailbox of each service plausibly writes with, each as often as it is listed. The
+ * Gmail app (and Gmail on the web, whose mail is the same) sends only through Google, so only a
+ * Google mailbox may get its `@mail.gmail.com` Message-IDs; a Microsoft 365 or Outlook.com mailbox
+ * mostly writes with Outlook, an iCloud one with Apple Mail; desktop programs fit every service.
+ */
+export const PROFILES_BY_SERVICE: Readonly<Record<MailService, readonly ClientProfileName[]>> = {
+  google: ['gmail-app', 'gmail-app', 'thunderbird', 'apple-mail', 'outlook'],
+  microsoft: ['outlook', 'outlook', 'outlook', 'thunderbird', 'apple-mail'],
+  apple: ['apple-mail', 'apple-mail', 'apple-mail', 'thunderbird', 'outlook'],
+  other: ['thunderbird', 'apple-mail', 'outlook'],
+};
+
+/** The mailbox's client: among those that fit its mail service, stable for its id. */
+export function clientProfileOf(mailbox: MailboxClientFacts): ClientProfile {
+  const fitting = PROFILES_BY_SERVICE[mailServiceOf(mailbox)];
+  return clientProfileNamed(fitting[digest(`client:${mailbox.id}`).readUIntBE(0, 6) % fitting.length]);
 }
 
 export function clientProfileNamed(name: ClientProfileName): ClientProfile {
@@ -69,6 +119,18 @@ export function clientProfileNamed(name: ClientProfileName): ClientProfile {
 }
 
 export const CLIENT_PROFILE_NAMES: readonly ClientProfileName[] = PROFILES.map((profile) => profile.name);
+
+/**
+ * The prefix the client puts before a reply's subject. Outlook writes its own word in upper case,
+ * localised where its public samples show it: `RE:` (Microsoft's documented reply prefix), `AW:`
+ * ("Antwort") in German. French Outlook is reported both as `RE :` and `REF :`, so it keeps `RE:`
+ * there as in Spanish, until a real sample says otherwise. Thunderbird, Apple Mail and Gmail write
+ * `Re:` in every language.
+ */
+export function replyPrefix(profile: ClientProfileName, language: string): string {
+  if (profile !== 'outlook') return 'Re:';
+  return language === 'de' ? 'AW:' : 'RE:';
+}
 
 /** A version 4 UUID from 16 bytes. */
 function uuid(bytes: Buffer): string {
@@ -81,48 +143,122 @@ function uuid(bytes: Buffer): string {
 
 const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** 100-nanosecond intervals since 1601-01-01 UTC (a Windows FILETIME), as Outlook stamps its IDs. */
+export function fileTime(at: Date): bigint {
+  return (BigInt(at.getTime()) + 11_644_473_600_000n) * 10_000n;
+}
+
+function hex(value: bigint, digits: number): string {
+  return value.toString(16).padStart(digits, '0').slice(-digits);
+}
+
 /**
  * The local part of a Message-ID in the client's own form, from at least 32 bytes of entropy:
- * Thunderbird a lowercase UUID, Apple Mail an uppercase one, Outlook its `000001d…$…$…$` form,
- * the Gmail app `CA…` and base64.
+ * Thunderbird a lowercase UUID, Apple Mail an uppercase one, Outlook `CCCC` + the send time as a
+ * FILETIME in UTC (`01dc…$…$`) + a random word, the Gmail app `CA` and base64 of varying length.
+ * `at` is when the message goes out (Outlook's ID carries it).
  */
-export function messageIdToken(profile: ClientProfileName, bytes: Buffer): string {
+export function messageIdToken(profile: ClientProfileName, bytes: Buffer, at: Date = new Date(0)): string {
   switch (profile) {
     case 'thunderbird':
       return uuid(bytes);
     case 'apple-mail':
       return uuid(bytes).toUpperCase();
     case 'outlook': {
-      const hex = bytes.toString('hex');
-      return `000001d${hex.slice(0, 5)}$${hex.slice(5, 13)}$${hex.slice(13, 21)}$`;
+      // the first word counts the messages of the Outlook session: small, never always 0000
+      const counter = bytes[20] % 0x80;
+      const time = fileTime(at);
+      return `${hex(BigInt(counter), 4)}${hex(time >> 32n, 8)}$${hex(time & 0xffffffffn, 8)}$${bytes.subarray(0, 4).toString('hex')}$`;
     }
-    case 'gmail-app':
-      // 27 bytes: 36 characters with no `=` padding
-      return `CA${bytes.subarray(0, 27).toString('base64').replace(/\//g, '_')}`;
+    case 'gmail-app': {
+      // `CA`, then base64-like characters (`+`, `-`, `_` and `=` inside), 47 to 49 of them
+      const length = 47 + (bytes[31] % 3);
+      const body = Buffer.concat([bytes, digest(bytes.toString('hex'))])
+        .toString('base64')
+        .replace(/\//g, '_')
+        .replace(/=+$/, '');
+      const chars = [...body.slice(0, length)].map((c, i) => (bytes[i % 32] % 23 === 0 ? (i % 2 ? '=' : '-') : c));
+      return `CA${chars.join('')}`;
+    }
   }
 }
 
-/** The token of a reply's Message-ID, derived from its parent's (a replanned reply gets the same one). */
-export function replyMessageIdToken(profile: ClientProfileName, parentMessageId: string): string {
-  return messageIdToken(profile, digest(`reply:${parentMessageId}`));
+/** The host of the client's Message-IDs: the Gmail app's are Google's, the others the sender's domain. */
+export function messageIdHost(profile: ClientProfileName, senderEmail: string): string {
+  return profile === 'gmail-app' ? 'mail.gmail.com' : senderEmail.slice(senderEmail.lastIndexOf('@') + 1).toLowerCase();
 }
 
-/** The boundary of the message's multipart/alternative, in the client's own style, stable per Message-ID. */
-export function boundaryFor(profile: ClientProfileName, messageId: string): string {
+/** A whole Message-ID of the client, `<token@host>`. */
+export function clientMessageId(profile: ClientProfileName, senderEmail: string, bytes: Buffer, at?: Date): string {
+  return `<${messageIdToken(profile, bytes, at)}@${messageIdHost(profile, senderEmail)}>`;
+}
+
+/** The token of a reply's Message-ID, derived from its parent's (a replanned reply gets the same one). */
+export function replyMessageIdToken(profile: ClientProfileName, parentMessageId: string, at?: Date): string {
+  return messageIdToken(profile, digest(`reply:${parentMessageId}`), at);
+}
+
+const OUTLOOK_ID = /^<([0-9a-f]{4})([0-9a-f]{8})\$([0-9a-f]{8})\$/;
+
+/** The send time an Outlook Message-ID carries, or undefined for another form. */
+export function outlookIdTime(messageId: string): Date | undefined {
+  const m = /^<[0-9a-f]{4}([0-9a-f]{8})\$([0-9a-f]{8})\$/.exec(messageId);
+  if (!m) return undefined;
+  const time = (BigInt(`0x${m[1]}`) << 32n) | BigInt(`0x${m[2]}`);
+  return new Date(Number(time / 10_000n - 11_644_473_600_000n));
+}
+
+/**
+ * The boundary of the message's multipart/alternative, in the client's own style, stable per
+ * Message-ID. Outlook's carries the Message-ID's counter plus one and the same moment as a FILETIME
+ * of the sender's local time (real Outlook mail shows exactly that pairing).
+ */
+export function boundaryFor(profile: ClientProfileName, messageId: string, timeZone = 'UTC'): string {
   const bytes = digest(`boundary:${messageId}`);
-  const hex = bytes.toString('hex');
+  const hexText = bytes.toString('hex');
   switch (profile) {
     case 'thunderbird':
       return `------------${[...bytes.subarray(0, 24)].map((b) => ALNUM[b % ALNUM.length]).join('')}`;
     case 'apple-mail':
       return `Apple-Mail=_${uuid(bytes).toUpperCase()}`;
     case 'outlook': {
-      const upper = hex.toUpperCase();
-      return `----=_NextPart_000_${upper.slice(0, 4)}_01DC${upper.slice(4, 8)}.${upper.slice(8, 16)}`;
+      const parsed = OUTLOOK_ID.exec(messageId);
+      const at = outlookIdTime(messageId);
+      if (!parsed || !at) {
+        const upper = hexText.toUpperCase();
+        return `----=_NextPart_000_${upper.slice(0, 4)}_01DC${upper.slice(4, 8)}.${upper.slice(8, 16)}`;
+      }
+      const counter = (parseInt(parsed[1], 16) + 1) & 0xffff;
+      const local = fileTime(new Date(at.getTime() + zoneOffsetMinutes(at, timeZone) * 60_000));
+      const upper = (value: bigint) => hex(value, 8).toUpperCase();
+      return `----=_NextPart_000_${hex(BigInt(counter), 4).toUpperCase()}_${upper(local >> 32n)}.${upper(local & 0xffffffffn)}`;
     }
     case 'gmail-app':
-      return `000000000000${hex.slice(0, 16)}`;
+      return `000000000000${hexText.slice(0, 16)}`;
   }
+}
+
+/**
+ * Outlook's Thread-Index: the thread's start as the top 48 bits of a FILETIME and a GUID of the
+ * thread (22 bytes), then one 5-byte block per reply: the time since the start in units of 2^18
+ * (or 2^23 past about 1.7 years, with the top bit set) and a random byte. Base64, as on the wire.
+ */
+export function threadIndexFor(threadId: string, startedAt: Date, replies: Date[]): string {
+  const start = fileTime(startedAt);
+  const header = Buffer.alloc(6);
+  header.writeUIntBE(Number(start >> 16n), 0, 6);
+  const guid = digest(`thread-index:${threadId}`).subarray(0, 16);
+  const blocks = replies.map((at, i) => {
+    const delta = fileTime(at) - start;
+    const positive = delta > 0n ? delta : 0n;
+    const small = positive >> 18n < 0x80000000n;
+    const units = small ? positive >> 18n : ((positive >> 23n) & 0x7fffffffn) | 0x80000000n;
+    const block = Buffer.alloc(5);
+    block.writeUInt32BE(Number(units & 0xffffffffn), 0);
+    block[4] = digest(`thread-index:${threadId}:${i}`)[0];
+    return block;
+  });
+  return Buffer.concat([header, guid, ...blocks]).toString('base64');
 }
 
 // ---------------------------------------------------------------------------------------------

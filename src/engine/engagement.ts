@@ -17,7 +17,7 @@ import { clientProfileOf } from './client-profile.js';
 import { intoWakingHours, isWakingHours, MAX_TURNS, planEngagement } from './habits.js';
 import { findPlanTarget } from './mailbox-engine-state.repository.js';
 import { replyMessageIdFor } from './message-content.js';
-import { findAutoReplyAt } from './owner-mail.repository.js';
+import { findAutoReplyAt, threadEndedByPerson } from './owner-mail.repository.js';
 import { localDaySpan, nextWindowOpening, REASON_REPLY_FIRST, sendDayOf } from './send-budget.js';
 import { inGmailTab, interactionOf, type SessionContext } from './sync-session.js';
 import {
@@ -30,6 +30,7 @@ import {
   markMessagePromotion,
   markMessageRescued,
   setEngageAfter,
+  hasReplyFrom,
   storeEngagementPlan,
   type EngagementPlan,
   type PendingMessageRow,
@@ -37,7 +38,8 @@ import {
 
 /**
  * What the mailbox does with a message it found, and when: drawn from its own traits once, at
- * finding. With `ignoreSchedule` every step is due at once (the choices are still drawn).
+ * finding. With `ignoreSchedule` every step is due at once (the choices are still drawn); with the
+ * benchmarks' `rescueOnly` only the rescue and the filing are kept.
  */
 export function planFor(
   context: SessionContext,
@@ -46,7 +48,7 @@ export function planFor(
   inSpam: boolean,
 ): EngagementPlan {
   const { deps, habits, options } = context;
-  return planEngagement({
+  const plan = planEngagement({
     foundAt,
     inSpam,
     turn: row.turn,
@@ -56,6 +58,7 @@ export function planFor(
     random: deps.random,
     atOnce: options.ignoreSchedule,
   });
+  return deps.rescueOnly ? { ...plan, openAt: null, flagAt: null, replyAt: null } : plan;
 }
 
 /** Mail found before plans were kept is planned at its next step, from now. */
@@ -151,6 +154,8 @@ export async function engage(context: SessionContext, row: PendingMessageRow, me
   // up only when a reply is planned: most found mail is never answered).
   const replyPlanned = !done.has('replied') && row.turn < MAX_TURNS && plan.replyAt !== null;
   const away = replyPlanned && answersAutomatically(await findAutoReplyAt(deps.db, row.sender_mailbox_id), now);
+  // a person replied in this thread: warmup writes nothing more in it, from either side
+  const ended = replyPlanned && (await threadEndedByPerson(deps.db, row.thread_id));
   // The steps not taken yet, in order; null: not taken (now).
   const steps: Array<{ at: Date | null; take: () => Promise<void> }> = [
     { at: inSpam && !done.has('rescued') ? (plan.rescueAt ?? firstStep(plan)) : null, take: rescue },
@@ -160,7 +165,7 @@ export async function engage(context: SessionContext, row: PendingMessageRow, me
     },
     { at: done.has('opened') ? null : plan.openAt, take: open },
     { at: done.has('flagged') ? null : plan.flagAt, take: flag },
-    { at: replyPlanned && !away ? plan.replyAt : null, take: reply },
+    { at: replyPlanned && !away && !ended ? plan.replyAt : null, take: reply },
   ];
   for (const [index, step] of steps.entries()) {
     if (!due(step.at)) continue;
@@ -215,7 +220,9 @@ async function planReply(context: SessionContext, row: PendingMessageRow): Promi
     ? { at: now, day: sendDayOf(settings, now) }
     : nextWindowOpening(settings, now);
   return inTransaction(deps.db, async (trx) => {
-    const messageId = replyMessageIdFor(mailbox.email, row.message_id, clientProfileOf(mailbox.id).name);
+    // Outlook's Message-ID carries the send time; the reply to a parent is planned once (see hasReplyFrom)
+    if (await hasReplyFrom(trx, mailbox.id, row.message_id)) return false;
+    const messageId = replyMessageIdFor(mailbox.email, row.message_id, clientProfileOf(mailbox).name, dueAt);
     const inserted = await insertPlannedReply(trx, {
       id: newId('msg', now.getTime()),
       message_id: messageId,

@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { ChatWording } from '../conversations/chat-wording.js';
 import { DEFAULT_RETENTION_DAYS } from '../config.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -59,20 +60,37 @@ export interface EngineDeps {
   templates: {
     pickTemplate(
       workspaceId: string,
-      criteria: { type: TemplateType; language: string },
+      criteria: { type: TemplateType; language: string; ownOnly?: boolean },
       seed: number,
     ): Promise<{ id: string; subject: string; body: string } | undefined>;
   };
   settings: EngineSettings;
+  /**
+   * The installation's wording seed (derived from its secret key): with a workspace's id it picks
+   * the region of the phrase space that workspace's mail is written from.
+   */
+  installationSeed: string;
+  /**
+   * The operator's chat endpoint for the wording (conversations/chat-wording.ts); without it the
+   * built-in generator words every message, as it does whenever the endpoint's text is refused.
+   */
+  wording?: ChatWording;
   /**
    * The mail clients; tests of failure handling give fakes, everything else uses the real ones.
    * Aborting `signal` must drop the connection at once (the engine is stopping).
    */
   smtp?: (config: MailServerConfig, opts: { timeoutMs: number; signal?: AbortSignal }) => SmtpSender;
   imap?: (config: MailServerConfig, opts: { timeoutMs: number; signal?: AbortSignal }) => Promise<ImapSession>;
+  /**
+   * Benchmarks only (bench/effectiveness.bench.ts): the reader takes mail out of spam and files it,
+   * and never opens, flags or answers it, so that a run measures what the rescue alone teaches a
+   * receiver's filter. No process of the product sets it: every step, as the mailbox's habits say.
+   */
+  rescueOnly?: boolean;
 }
 
-export interface EngineWiring extends Omit<EngineDeps, 'random' | 'workerId' | 'settings'> {
+export interface EngineWiring extends Omit<EngineDeps, 'random' | 'workerId' | 'settings' | 'installationSeed'> {
+  installationSeed?: string;
   random?: Random;
   workerId?: string;
   settings?: Partial<EngineSettings>;
@@ -85,5 +103,7 @@ export function createEngineDeps(wiring: EngineWiring): EngineDeps {
     random: wiring.random ?? Math.random,
     workerId: wiring.workerId ?? newWorkerId(),
     settings: { ...DEFAULT_ENGINE_SETTINGS, ...wiring.settings },
+    // Tests of the engine alone have no secret key; every real process passes one (main.ts).
+    installationSeed: wiring.installationSeed ?? 'installation without a key',
   };
 }

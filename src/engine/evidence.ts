@@ -31,6 +31,10 @@
  *   paired off, each from a different party on a different server (a matching between reporting
  *   parties and servers): one party on three servers, or three parties on one server, is one voice.
  *
+ * One exception comes first, for every receiver, of the sender's own workspace or not: a receiver
+ * found to file most senders' mail into spam while others find it in the inbox (the culprit rule,
+ * receiver-filtering.ts) has its spam set aside, in all the evidence, as if never sent there.
+ *
  * The health guard judges only this trusted evidence. Reputation is scored on it too, and all the
  * evidence may move the score by at most FOREIGN_EVIDENCE_BOUND points either way, so the owner
  * still sees a hint of what a lone party reported without it deciding anything.
@@ -38,6 +42,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DeliveryCounts } from '../interactions/interactions.repository.js';
+import { listFilteringReceivers } from './receiver-filtering.repository.js';
 import { listReceiverFacts, listStewards, type ReceiverFacts, type Steward } from './receiver-trust.repository.js';
 import { tallyByReceiver } from './warmup-messages.repository.js';
 
@@ -66,6 +71,8 @@ export interface ReceiverEvidence extends DeliveryCounts {
   server: string | null;
   /** Proven and in a workspace old enough (see above). */
   established: boolean;
+  /** Its own filter files most senders' mail into spam (receiver-filtering.ts): its spam is not the sender's doing. */
+  filtering?: boolean;
 }
 
 export interface WeighedEvidence {
@@ -98,7 +105,7 @@ function problemRate(counts: DeliveryCounts, problem: Problem): number {
  * The most reports that can be paired off, no party and no server twice: a maximum matching of
  * the bipartite graph party—server (augmenting paths; a sender has a few dozen receivers).
  */
-function independentReports(reports: ReadonlyMap<string, ReadonlySet<string>>): number {
+export function independentReports(reports: ReadonlyMap<string, ReadonlySet<string>>): number {
   const partyOfServer = new Map<string, string>();
   const augment = (party: string, visited: Set<string>): boolean => {
     for (const server of reports.get(party) ?? []) {
@@ -142,7 +149,12 @@ export function weighEvidence(senderWorkspaceId: string, evidence: readonly Rece
   let foreignTotal: DeliveryCounts = { ...NO_EVIDENCE };
   let established: DeliveryCounts = { ...NO_EVIDENCE };
   const foreign: ReceiverEvidence[] = [];
-  for (const entry of evidence) {
+  for (const reported of evidence) {
+    // a culprit's spam is set aside for every sender, own workspace or not, in `all` too: it says
+    // nothing about the sender (its inbox placements still count: praise costs nothing)
+    const entry = reported.filtering
+      ? { ...reported, sent: reported.sent - reported.spam, found: reported.found - reported.spam, spam: 0 }
+      : reported;
     all = add(all, entry);
     if (entry.workspaceId === senderWorkspaceId) {
       own = add(own, entry);
@@ -239,7 +251,9 @@ export async function loadWeighedEvidence(
   senderIds: readonly string[],
 ): Promise<Map<string, WeighedEvidence>> {
   const tallies = await tallyByReceiver(db, since, senderIds);
-  const facts = await listReceiverFacts(db, [...new Set(tallies.map((tally) => tally.receiverMailboxId))]);
+  const receiverIds = [...new Set(tallies.map((tally) => tally.receiverMailboxId))];
+  const facts = await listReceiverFacts(db, receiverIds);
+  const filtering = await listFilteringReceivers(db, receiverIds);
   const workspaceIds = new Set(tallies.map((tally) => tally.receiverWorkspaceId));
   const parties = partiesOf(workspaceIds, await listStewards(db, [...workspaceIds]));
   const bySender = new Map<string, { workspaceId: string; receivers: ReceiverEvidence[] }>();
@@ -252,6 +266,7 @@ export async function loadWeighedEvidence(
       party: parties.get(tally.receiverWorkspaceId) ?? `workspace:${tally.receiverWorkspaceId}`,
       server: address === null ? null : serverNetwork(address),
       established: receiver !== undefined && isEstablished(receiver, at),
+      filtering: filtering.has(tally.receiverMailboxId),
       sent: tally.sent,
       found: tally.found,
       spam: tally.spam,

@@ -16,7 +16,7 @@ describe('assessHealth', () => {
     expect(assessHealth('a@x.test', counts({ spam: 5 }), 1)).toEqual({ action: 'slow-down', volumeFactor: 0.5 });
     // exactly 20% is not over it
     expect(assessHealth('a@x.test', counts({ spam: 4 }), 1)).toEqual({ action: 'none' });
-    // 19 samples prove nothing
+    // 7 of 19 is over 20 % as a bare rate, but 19 samples are too few for it and its lower bound (19 %) is not
     expect(assessHealth('a@x.test', counts({ found: 19, spam: 7 }), 1)).toEqual({ action: 'none' });
     // already halved
     expect(assessHealth('a@x.test', counts({ spam: 5 }), 0.5)).toEqual({ action: 'none' });
@@ -30,6 +30,26 @@ describe('assessHealth', () => {
     });
     // still high on fewer samples: stays halved
     expect(assessHealth('a@x.test', counts({ found: 10, spam: 5 }), 0.5)).toEqual({ action: 'none' });
+  });
+
+  it('slows down mail found (nearly) all in spam on few samples, by the lower 95 % Wilson bound', () => {
+    // 8 of 8, 5 of 5 and 4 of 5 in spam: the lowest plausible rate (68 %, 57 %, 38 %) is over 20 %
+    for (const [found, spam] of [
+      [8, 8],
+      [5, 5],
+      [5, 4],
+    ]) {
+      expect(assessHealth('a@x.test', counts({ sent: found, found, spam }), 1), `${spam} of ${found}`).toEqual({
+        action: 'slow-down',
+        volumeFactor: 0.5,
+      });
+    }
+    // carol: 31 of 31 is stopped, saying why
+    const carol = assessHealth('carol@gamma.test', counts({ sent: 31, found: 31, spam: 31 }), 1);
+    expect(carol.action === 'stop' && carol.lastError).toMatch(/100% .* spam .*\(31 of 31\)/);
+    // 3 of 3 is under the minimum of 5 found; 2 of 5 could well be under 20 %
+    expect(assessHealth('a@x.test', counts({ sent: 3, found: 3, spam: 3 }), 1)).toEqual({ action: 'none' });
+    expect(assessHealth('a@x.test', counts({ sent: 5, found: 5, spam: 2 }), 1)).toEqual({ action: 'none' });
   });
 
   it('stops warmup above 40% spam or 10% bounces, saying what to fix', () => {

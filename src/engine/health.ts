@@ -1,5 +1,6 @@
 import { utcDay } from '../calendar.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
+import { wilsonLower } from './confidence.js';
 import { loadWeighedEvidence, NO_EVIDENCE } from './evidence.js';
 import { judgeDueMailboxes, type JudgementDeps, type JudgementOptions } from './judgements.js';
 import { listForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
@@ -9,9 +10,18 @@ import { windowStart } from './reputation.js';
 
 /** The health guard judges the last 7 days. */
 export const HEALTH_WINDOW_DAYS = 7;
-/** Rates over fewer samples than these prove nothing. */
+/** A bare rate over fewer samples than these proves nothing. */
 export const HEALTH_MIN_FOUND = 20;
 export const HEALTH_MIN_SENT = 20;
+/**
+ * Mail found (nearly) all in spam is slowed down sooner, on a confidence bound instead of a count:
+ * when even the lower 95 % Wilson bound of the spam rate is over the 20 % line, the true rate is
+ * over it too (5 of 5 in spam: at least 57 %; 8 of 8: 68 %; 4 of 5: 38 %). Never on fewer found
+ * than this, so one unlucky day of two or three messages does not move a mailbox. Stopping needs
+ * its owner to resume the mailbox, so it still waits for HEALTH_MIN_FOUND found; halving is undone
+ * by the guard itself once the rate is back under the line.
+ */
+export const HEALTH_BOUND_MIN_FOUND = 5;
 /** Above this spam rate the volume is halved; at or below it, restored. */
 export const SPAM_RATE_SLOW_DOWN = 0.2;
 /** Above these rates warmup stops until the owner fixes the cause. */
@@ -26,6 +36,15 @@ export type HealthVerdict =
 
 function percent(part: number, whole: number): string {
   return `${Math.round((part / whole) * 100)}%`;
+}
+
+/**
+ * Whether the spam rate is over `line` for a slowdown: as a bare rate over HEALTH_MIN_FOUND found
+ * or more, or by its lower 95 % Wilson bound over HEALTH_BOUND_MIN_FOUND found or more.
+ */
+export function spamOver(counts: Pick<DeliveryCounts, 'found' | 'spam'>, line: number): boolean {
+  if (counts.found >= HEALTH_MIN_FOUND && counts.spam / counts.found > line) return true;
+  return counts.found >= HEALTH_BOUND_MIN_FOUND && wilsonLower(counts.spam, counts.found) > line;
 }
 
 /**
@@ -52,7 +71,7 @@ export function assessHealth(email: string, counts: DeliveryCounts, volumeFactor
         `then resume the mailbox.`,
     };
   }
-  const spamHigh = counts.found >= HEALTH_MIN_FOUND && counts.spam / counts.found > SPAM_RATE_SLOW_DOWN;
+  const spamHigh = spamOver(counts, SPAM_RATE_SLOW_DOWN);
   if (spamHigh && volumeFactor !== REDUCED_VOLUME_FACTOR)
     return { action: 'slow-down', volumeFactor: REDUCED_VOLUME_FACTOR };
   // Recovered: the rate is back under the line (or there is not enough mail to say it is high).

@@ -7,6 +7,7 @@ import { addDays, localDay, validTimeZone } from '../calendar.js';
 import type { WarmupSettings } from '../mailboxes/mailboxes.schemas.js';
 import type { EngineDeps } from './engine-deps.js';
 import { loadPlanTargets } from './mailbox-engine-state.repository.js';
+import type { ClientProfileName } from './client-profile.js';
 import { INBOUND_SLACK, type WalkMember } from './partners.js';
 import { dailyTarget } from './plan-volume.js';
 import { inboundKey } from './plan-inbound.repository.js';
@@ -27,6 +28,8 @@ export interface PlanCandidate {
   due: boolean;
   /** What the day allows it to send: its plan's target, or the budget planning it now would give. */
   budget: number;
+  /** Its mail program (client-profile.ts): the form of the Message-IDs planned for it. */
+  client: ClientProfileName;
 }
 
 /** A member of the pool with its domain worked out once for the day. */
@@ -44,6 +47,8 @@ export interface InboundBook {
   remove(recipientId: string, day: string): void;
   /** What the shared count (plan_inbound) says of a recipient's day: never less than that from now on. */
   know(recipientId: string, day: string, received: number): void;
+  /** The most new threads a recipient may receive on its own local day of `time` (infinite outside the pool). */
+  capAt(recipientId: string, time: Date): number;
   /** The most new threads a recipient may receive on one of its local days. */
   capOn(recipientId: string, day: string): number;
   /** The new threads planned to a recipient on a day when the book was read from the rows. */
@@ -157,6 +162,12 @@ export async function loadInboundBook(db: EngineDeps['db'], everyone: PlanCandid
     know(recipientId, day, received) {
       const entry = entries.get(recipientId);
       if (entry) setReceived(entry, day, Math.max(receivedOn(entry, day), received));
+    },
+    capAt(recipientId, time) {
+      const entry = entries.get(recipientId);
+      if (!entry) return Number.POSITIVE_INFINITY;
+      const day = localDayOf(time, entry.zone);
+      return day === entry.candidate.day ? entry.capToday : capOf(entry.candidate, day);
     },
     capOn(recipientId, day) {
       const entry = entries.get(recipientId);

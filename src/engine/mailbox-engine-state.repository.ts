@@ -48,6 +48,9 @@ export async function listActiveForPlanning(
       | 'volume_factor'
       | 'auto_reply_at'
       | 'plan_due_at'
+      | 'provider'
+      | 'oauth_provider'
+      | 'smtp'
     >
   >
 > {
@@ -62,6 +65,10 @@ export async function listActiveForPlanning(
       'volume_factor',
       'auto_reply_at',
       'plan_due_at',
+      // which mail service it is at: its mail program fits that (client-profile.ts)
+      'provider',
+      'oauth_provider',
+      'smtp',
     ])
     .where('status', '=', 'active')
     .where('proven_at', 'is not', null)
@@ -188,6 +195,10 @@ export interface DecidedPlan {
   warmupDay: number;
   target: number;
   planned: number;
+  /** New threads the pool carried for it that day, up to its target: below the target, the pool held it back. */
+  capacity: number;
+  /** Then, more mailboxes on new domains that would carry its target; null when carried or out of reach. */
+  lift: number | null;
 }
 
 /**
@@ -207,6 +218,7 @@ export async function recordPlans(trx: Kysely<Database>, plans: readonly Decided
         warmup_day: plan.warmupDay,
         target: plan.target,
         planned: plan.planned,
+        capacity: plan.capacity,
         created_at: createdAt,
       })),
     )
@@ -215,12 +227,13 @@ export async function recordPlans(trx: Kysely<Database>, plans: readonly Decided
         warmup_day: eb.ref('excluded.warmup_day'),
         target: eb.ref('excluded.target'),
         planned: eb.ref('excluded.planned'),
+        capacity: eb.ref('excluded.capacity'),
       })),
     )
     .execute();
   const alike = new Map<string, { plan: DecidedPlan; ids: string[] }>();
   for (const plan of plans) {
-    const key = `${plan.day} ${plan.warmupDay} ${plan.target} ${plan.planned}`;
+    const key = `${plan.day} ${plan.warmupDay} ${plan.target} ${plan.planned} ${plan.capacity} ${plan.lift}`;
     const group = alike.get(key);
     if (group) group.ids.push(plan.mailboxId);
     else alike.set(key, { plan, ids: [plan.mailboxId] });
@@ -233,7 +246,11 @@ export async function recordPlans(trx: Kysely<Database>, plans: readonly Decided
         daily_target: plan.planned,
         // kept where the API reads it: why a mailbox sends less than its ramp today
         ramp_target: plan.target,
-        plan_limited_by: plan.planned < plan.target ? 'pool_too_small' : null,
+        plan_capacity: plan.capacity,
+        plan_lift: plan.lift,
+        // Only the pool's own limit is a hold: a young pair's first days (one thread a day until it
+        // earns more) or a late start also plan fewer, and more mailboxes would change neither.
+        plan_limited_by: plan.planned < plan.target && plan.capacity < plan.target ? 'pool_too_small' : null,
         last_plan_day: plan.day,
         updated_at: createdAt,
       })

@@ -97,6 +97,21 @@ describe('threading', () => {
     expect(replySubject('Quick question')).toBe('Re: Quick question');
     expect(replySubject('Re: Quick question')).toBe('Re: Quick question');
     expect(replySubject('RE: re:  AW: Quick question')).toBe('Re: Quick question');
+    expect(replySubject('RE : Quick question')).toBe('Re: Quick question');
+  });
+
+  it("writes the replier's client's prefix: Outlook's upper-case RE:, AW: in German; Re: elsewhere", () => {
+    expect(replySubject('Re: Quick question', 'outlook', 'en')).toBe('RE: Quick question');
+    expect(replySubject('Re: Quick question', 'outlook', 'de')).toBe('AW: Quick question');
+    expect(replySubject('AW: Quick question', 'outlook', 'fr')).toBe('RE: Quick question');
+    expect(replySubject('AW: Quick question', 'outlook', 'es')).toBe('RE: Quick question');
+    for (const profile of ['thunderbird', 'apple-mail', 'gmail-app'] as const) {
+      for (const language of ['en', 'de', 'fr', 'es']) {
+        expect(replySubject('RE: AW: Quick question', profile, language), `${profile} ${language}`).toBe(
+          'Re: Quick question',
+        );
+      }
+    }
   });
 
   it("puts Message-IDs on the sender's domain; a reply's id is derived from its parent, in the replier's client's form", () => {
@@ -105,9 +120,10 @@ describe('threading', () => {
     expect(reply).toMatch(/^<[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}@foxtrot\.test>$/);
     expect(replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'thunderbird')).toBe(reply);
     expect(replyMessageIdFor('frank@foxtrot.test', '<abd@echo.test>', 'thunderbird')).not.toBe(reply);
-    expect(replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'outlook')).toMatch(
-      /^<000001d[0-9a-f]{5}\$[0-9a-f]{8}\$[0-9a-f]{8}\$@foxtrot\.test>$/,
-    );
+    // Outlook: a session counter, the send time as a FILETIME (2026: 01dc…), a random word
+    expect(
+      replyMessageIdFor('frank@foxtrot.test', '<abc@echo.test>', 'outlook', new Date('2026-03-12T09:05:00Z')),
+    ).toMatch(/^<[0-9a-f]{4}01dc[0-9a-f]{4}\$[0-9a-f]{8}\$[0-9a-f]{8}\$@foxtrot\.test>$/);
   });
 });
 
@@ -157,7 +173,7 @@ describe('quoting the parent', () => {
         threadId: '<t@echo.test>',
         parent: { subject: 'Thursday', body: parentBody, html: null, sentAt, messageId: '<t@echo.test>' },
       });
-      expect(reply.subject).toBe('Re: Thursday');
+      expect(reply.subject).toBe(profile === 'outlook' ? 'RE: Thursday' : 'Re: Thursday');
       expect(reply.body.startsWith('Sounds good.\n\n'), profile).toBe(true);
       expect(reply.body, profile).toContain('Frank Fox');
       expect(reply.body, profile).not.toContain('...');

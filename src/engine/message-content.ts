@@ -11,7 +11,9 @@ import {
   attributionLines,
   clientHtml,
   clientText,
+  messageIdHost,
   replyMessageIdToken,
+  replyPrefix,
   type ClientProfileName,
   type QuoteParts,
 } from './client-profile.js';
@@ -123,10 +125,14 @@ export function messageVariables(input: VariableInput): MessageVariables {
   };
 }
 
-/** `Re: <subject>` once, however deep the thread: mail clients do not stack prefixes either. */
-export function replySubject(subject: string): string {
+/**
+ * The reply's subject with the replier's client's prefix (`Re:`, Outlook's `RE:` or `AW:`) once,
+ * however deep the thread: the prefixes the other side's client wrote are taken off first, as a
+ * client that recognises them does, so they never stack.
+ */
+export function replySubject(subject: string, profile: ClientProfileName = 'thunderbird', language = 'en'): string {
   const bare = subject.replace(/^\s*((re|aw|sv|antw|r|rif|res|ref)\s*:\s*)+/i, '').trim();
-  return `Re: ${bare}`;
+  return `${replyPrefix(profile, language)} ${bare}`;
 }
 
 function domainOf(email: string): string {
@@ -143,8 +149,13 @@ export function messageIdFor(senderEmail: string, token: string): string {
  * form: a sync that crashed after planning a reply plans the same one again (and the unique
  * Message-ID keeps it single).
  */
-export function replyMessageIdFor(replierEmail: string, parentMessageId: string, profile: ClientProfileName): string {
-  return messageIdFor(replierEmail, replyMessageIdToken(profile, parentMessageId));
+export function replyMessageIdFor(
+  replierEmail: string,
+  parentMessageId: string,
+  profile: ClientProfileName,
+  at?: Date,
+): string {
+  return `<${replyMessageIdToken(profile, parentMessageId, at)}@${messageIdHost(profile, replierEmail)}>`;
 }
 
 /** Which message of a thread is the original sender's answer to the reply: the third. */
@@ -203,7 +214,9 @@ export function composeMessage(input: ComposeInput): RenderedMessage {
   const signature = displayName(input.sender);
   const parent = input.parent;
   const subject =
-    input.kind === 'reply' && parent ? replySubject(parent.subject ?? rendered.subject) : rendered.subject;
+    input.kind === 'reply' && parent
+      ? replySubject(parent.subject ?? rendered.subject, input.profile, input.language)
+      : rendered.subject;
   if (input.kind !== 'reply' || !parent?.body || !parent.sentAt) {
     return {
       subject,

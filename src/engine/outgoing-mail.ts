@@ -8,15 +8,15 @@ import type { MailboxRow, WarmupMessageRow } from '../db/schema.js';
 import type { OutgoingMail } from '../mail/smtp.js';
 import { parseWarmupSettings } from '../mailboxes/warmup-settings.js';
 import type { RenderedMessage } from '../templates/render.js';
-import type { TemplateType } from '../templates/templates.schemas.js';
-import { boundaryFor, clientProfileOf, type ClientProfile } from './client-profile.js';
+import { boundaryFor, clientProfileOf, outlookIdTime, threadIndexFor, type ClientProfile } from './client-profile.js';
 import type { EngineDeps } from './engine-deps.js';
 import { findMailboxParty } from './mailbox-engine-state.repository.js';
-import { composeMessage, displayName, seedFrom, templateTypeFor, type Party } from './message-content.js';
+import { composeMessage, displayName, type Party } from './message-content.js';
+import { wordsFor } from './message-words.js';
 import { findMessageContent, listThread, storeContentOnce } from './warmup-messages.repository.js';
 
 /** What writing a message needs of the engine. */
-type MailDeps = Pick<EngineDeps, 'db' | 'templates'>;
+type MailDeps = Pick<EngineDeps, 'db' | 'templates' | 'installationSeed'>;
 
 /** The envelope and headers of a warmup message around its content; nothing in it says "warmup". */
 export function outgoingMail(input: {
@@ -31,6 +31,10 @@ export function outgoingMail(input: {
   timeZone?: string;
   inReplyTo?: string;
   references?: string[];
+  /** The language the mail is written in (Content-Language). */
+  language?: string;
+  /** Outlook's Thread-Index of the message (threadIndexFor). */
+  threadIndex?: string;
 }): OutgoingMail {
   const mail: OutgoingMail = {
     from: { name: displayName(input.sender), address: input.sender.email },
@@ -43,9 +47,13 @@ export function outgoingMail(input: {
   };
   if (input.timeZone) mail.timeZone = input.timeZone;
   if (input.profile) {
-    mail.boundary = boundaryFor(input.profile.name, input.messageId);
+    mail.boundary = boundaryFor(input.profile.name, input.messageId, input.timeZone);
     mail.headers = input.profile.headers;
-    mail.quotedPrintable = input.profile.quotedPrintable;
+    mail.client = {
+      style: input.profile.name,
+      language: input.language ?? 'en',
+      ...(input.profile.name === 'outlook' && input.threadIndex ? { threadIndex: input.threadIndex } : {}),
+    };
   }
   if (input.inReplyTo) mail.inReplyTo = input.inReplyTo;
   if (input.references?.length) mail.references = input.references;
@@ -68,9 +76,10 @@ export async function prepareMail(
   const isReply = row.kind === 'reply' && row.parent_message_id !== null;
   const parent =
     isReply && row.parent_message_id ? await findMessageContent(deps.db, row.parent_message_id) : undefined;
+  const thread = await listThread(deps.db, row.thread_id);
   const threading =
     isReply && row.parent_message_id
-      ? { inReplyTo: row.parent_message_id, references: await threadReferences(deps, row) }
+      ? { inReplyTo: row.parent_message_id, references: threadReferences(thread, row) }
       : {};
 
   let content: RenderedMessage | undefined =
@@ -79,22 +88,13 @@ export async function prepareMail(
       : undefined;
   if (!content) {
     const settings = parseWarmupSettings(sender.warmup);
-    const type: TemplateType = isReply ? templateTypeFor(row) : 'initial';
-    const pick = (templateType: TemplateType) =>
-      deps.templates.pickTemplate(
-        sender.workspace_id,
-        { type: templateType, language: settings.language },
-        seedFrom(row.message_id),
-      );
-    // a workspace that deleted its follow-ups answers with a reply template instead
-    const template = (await pick(type)) ?? (type === 'followup' ? await pick('reply') : undefined);
-    if (!template) throw new Error(`the workspace has no "${type}" template (language ${settings.language} or en)`);
+    const words = await wordsFor(deps, sender, row, recipient);
     const composed = composeMessage({
-      template,
+      template: words.template,
       kind: isReply ? 'reply' : 'initial',
       sender: senderParty,
       recipient,
-      profile: clientProfileOf(sender.id).name,
+      profile: clientProfileOf(sender).name,
       language: settings.language,
       timeZone: validTimeZone(settings.timezone),
       at: now,
@@ -117,7 +117,7 @@ export async function prepareMail(
       subject: composed.subject,
       body_text: composed.body,
       body_html: composed.html,
-      template_id: template.id,
+      template_id: words.templateId,
     });
     if (!stored) return null;
     content = {
@@ -126,21 +126,51 @@ export async function prepareMail(
       html: stored.body_html ?? composed.html,
     };
   }
+  const profile = clientProfileOf(sender);
+  const settings = parseWarmupSettings(sender.warmup);
   return outgoingMail({
     sender: senderParty,
     recipient,
     messageId: row.message_id,
     content,
-    profile: clientProfileOf(sender.id),
+    profile,
     date: now,
-    timeZone: validTimeZone(parseWarmupSettings(sender.warmup).timezone),
+    timeZone: validTimeZone(settings.timezone),
+    language: settings.language,
+    ...(profile.name === 'outlook' ? { threadIndex: threadIndexOf(thread, row, now) } : {}),
     ...threading,
   });
 }
 
+type ThreadRow = Awaited<ReturnType<typeof listThread>>[number];
+
+/** When a message of the thread went out (or is due), for Outlook's Thread-Index. */
+function timeOf(message: ThreadRow | WarmupMessageRow): Date {
+  return new Date(message.sent_at ?? message.due_at);
+}
+
+/**
+ * Outlook's Thread-Index: the thread's first message's time and the thread, then a block for each
+ * reply down to this one, this one at its send time.
+ */
+function threadIndexOf(thread: ThreadRow[], row: WarmupMessageRow, now: Date): string {
+  const byId = new Map(thread.map((m) => [m.message_id, m]));
+  const root = byId.get(row.thread_id);
+  const started = root ? (outlookIdTime(root.message_id) ?? timeOf(root)) : now;
+  const replies: Date[] = [];
+  let current = row.parent_message_id;
+  while (current && current !== row.thread_id && replies.length < 20) {
+    const parent = byId.get(current);
+    if (!parent) break;
+    replies.unshift(timeOf(parent));
+    current = parent.parent_message_id;
+  }
+  if (row.kind === 'reply') replies.push(now);
+  return threadIndexFor(row.thread_id, started, replies);
+}
+
 /** The thread's Message-IDs from its first message down to the parent, for `References`. */
-async function threadReferences(deps: MailDeps, row: WarmupMessageRow): Promise<string[]> {
-  const thread = await listThread(deps.db, row.thread_id);
+function threadReferences(thread: ThreadRow[], row: WarmupMessageRow): string[] {
   const parentOf = new Map(thread.map((m) => [m.message_id, m.parent_message_id]));
   const chain: string[] = [];
   let current = row.parent_message_id;

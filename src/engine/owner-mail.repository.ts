@@ -2,7 +2,7 @@
 // scanned for delivery reports, which mailboxes answer automatically, when the Warmup folder was
 // last pruned, and which Message-IDs are warmup mail.
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database, HumanRepliesTable } from '../db/schema.js';
 import type { ScanMark } from '../mail/imap.js';
 
 export async function loadScanMarks(db: Kysely<Database>, mailboxId: string): Promise<Record<string, ScanMark>> {
@@ -49,10 +49,10 @@ export async function listSentSince(
   senderId: string,
   since: Date,
   limit: number,
-): Promise<Array<{ message_id: string; recipient_mailbox_id: string }>> {
+): Promise<Array<{ message_id: string; recipient_mailbox_id: string; thread_id: string }>> {
   return db
     .selectFrom('warmup_messages')
-    .select(['message_id', 'recipient_mailbox_id'])
+    .select(['message_id', 'recipient_mailbox_id', 'thread_id'])
     .where('sender_mailbox_id', '=', senderId)
     .where('sent_at', 'is not', null)
     .where('sent_at', '>=', since.toISOString())
@@ -151,4 +151,75 @@ export async function claimWarmupFolderPrune(
 
 export async function noteAnswersScanned(db: Kysely<Database>, mailboxId: string, at: Date): Promise<void> {
   await db.updateTable('mailboxes').set({ answers_scanned_at: at.toISOString() }).where('id', '=', mailboxId).execute();
+}
+
+/** The mailbox's workspace and where that workspace wants a person's reply left (`file` or `inbox`). */
+export async function humanReplyChoice(
+  db: Kysely<Database>,
+  mailboxId: string,
+): Promise<
+  | { workspaceId: string; leave: 'file' | 'inbox'; mailbox: { id: string; email: string; name: string | null } }
+  | undefined
+> {
+  const row = await db
+    .selectFrom('mailboxes as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(['w.id as workspace_id', 'w.human_replies', 'm.id', 'm.email', 'm.name'])
+    .where('m.id', '=', mailboxId)
+    .executeTakeFirst();
+  return (
+    row && {
+      workspaceId: row.workspace_id,
+      leave: row.human_replies === 'inbox' ? 'inbox' : 'file',
+      mailbox: { id: row.id, email: row.email, name: row.name },
+    }
+  );
+}
+
+/** Which of these reply keys of the mailbox are recorded already (a person's replies seen before). */
+export async function recordedReplyKeys(
+  db: Kysely<Database>,
+  mailboxId: string,
+  keys: readonly string[],
+): Promise<Set<string>> {
+  const recorded = new Set<string>();
+  const unique = [...new Set(keys.filter(Boolean))];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('human_replies')
+      .select('reply_key')
+      .where('mailbox_id', '=', mailboxId)
+      .where('reply_key', 'in', unique.slice(i, i + 500))
+      .execute();
+    for (const row of rows) recorded.add(row.reply_key);
+  }
+  return recorded;
+}
+
+/** Records a person's reply once per mailbox and reply key: true when this call recorded it. */
+export async function insertHumanReply(trx: Kysely<Database>, row: HumanRepliesTable): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('human_replies')
+    .values(row)
+    .onConflict((oc) => oc.columns(['mailbox_id', 'reply_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Closes what is still planned in a thread, with the reason: nothing more is written in it. */
+export async function closePlannedInThread(trx: Kysely<Database>, threadId: string, reason: string): Promise<number> {
+  const result = await trx
+    .updateTable('warmup_messages')
+    .set({ status: 'expired', last_error: reason, lease_owner: null, lease_expires_at: null })
+    .where('thread_id', '=', threadId)
+    .where('status', '=', 'planned')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Whether a person replied in this thread: the engine writes nothing more in it. */
+export async function threadEndedByPerson(db: Kysely<Database>, threadId: string): Promise<boolean> {
+  const row = await db.selectFrom('human_replies').select('id').where('thread_id', '=', threadId).executeTakeFirst();
+  return row !== undefined;
 }

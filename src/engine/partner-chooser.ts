@@ -8,6 +8,7 @@ import {
   CandidateSample,
   pairAllows,
   pickPartner,
+  type PairCount,
   sampleCandidates,
   weightOfTraffic,
 } from './partners.js';
@@ -18,11 +19,7 @@ export type Traffic = Map<string, { inbound: number; outbound: number }>;
 
 export interface PartnerChooser {
   /** One partner (its id) for one send of `sender` at `time`, or undefined when the rules leave none. */
-  choose(
-    sender: PlanMember,
-    pairs: ReadonlyMap<string, { week: number; today: number }>,
-    time: Date,
-  ): string | undefined;
+  choose(sender: PlanMember, pairs: ReadonlyMap<string, PairCount>, time: Date): string | undefined;
 }
 
 /**
@@ -48,11 +45,14 @@ export function partnerChooser(pool: readonly PlanMember[], inbound: InboundBook
   const fromOpen = new CandidateSample();
   const fromEveryone = new CandidateSample();
   // the send being placed, read by `weightOf` (one closure for the day, not one per send)
-  let pairs: ReadonlyMap<string, { week: number; today: number }> = new Map();
+  let pairs: ReadonlyMap<string, PairCount> = new Map();
   let time = new Date(0);
+  // a receiver has other senders than this one when the pool has three members or more
+  const othersCanSend = pool.length >= 3;
   const weightOf = (member: PlanMember): number => {
     const pair = pairs.get(member.id);
-    if (pair !== undefined && !pairAllows(pair.week, pair.today)) return 0;
+    if (pair !== undefined && !pairAllows(pair, time.getTime(), inbound.capAt(member.id, time), othersCanSend))
+      return 0;
     if (!inbound.hasRoom(member.id, time)) return 0;
     const seen = traffic.get(member.id);
     return seen === undefined ? weightOfTraffic(0, 0) : weightOfTraffic(seen.inbound, seen.outbound);

@@ -5,8 +5,13 @@ import {
   choosePartners,
   emailDomain,
   isEligible,
-  PAIR_LIMIT_PER_WEEK,
+  PAIR_SPACING_MS,
+  PAIR_THREADS_PER_DAY,
+  PAIR_TRUST_STEP,
+  pairAllows,
+  pairDayLimit,
   partnerWeight,
+  receiverShareLimit,
   type PartnerCandidate,
 } from './partners.js';
 import { seededRandom } from './random.js';
@@ -56,12 +61,13 @@ describe('choosePartners: the rules hold for any pool', () => {
     );
   });
 
-  it('never writes to a partner twice a day, nor more than 3 times in 7 days', () => {
+  it('never writes to a partner beyond the pair’s day limit, nor beyond its share of the receiver', () => {
     fc.assert(
       fc.property(choiceArb, ({ candidates, count, seed }) => {
         for (const partner of choose(candidates, count, seed)) {
-          expect(partner.pairToday).toBe(0);
-          expect(partner.pairWeek).toBeLessThan(PAIR_LIMIT_PER_WEEK);
+          expect(partner.pairToday).toBeLessThan(PAIR_THREADS_PER_DAY);
+          expect(partner.pairToday).toBeLessThan(pairDayLimit(partner.pairWeek - partner.pairToday));
+          expect(partner.pairToday).toBeLessThan(Math.max(1, Math.floor(partner.inboundCap / 2)));
         }
       }),
     );
@@ -154,9 +160,12 @@ describe('choosePartners: preferences', () => {
 
   it('sends fewer when the pool is too small, never to an excluded partner', () => {
     const pool = [
+      // a new pair has written once today: its one thread of the day is spent
       candidate('today', { pairToday: 1, pairWeek: 1 }),
-      candidate('week', { pairWeek: PAIR_LIMIT_PER_WEEK }),
-      candidate('free', { pairWeek: PAIR_LIMIT_PER_WEEK - 1 }),
+      // an old pair at the day limit
+      candidate('full', { pairToday: PAIR_THREADS_PER_DAY, pairWeek: 20 }),
+      // an old pair with room left today
+      candidate('free', { pairToday: 1, pairWeek: 10 }),
     ];
     expect(choose(pool, 3, 7).map((p) => p.mailboxId)).toEqual(['free']);
   });
@@ -203,5 +212,42 @@ describe('candidatesFor', () => {
 
   it('emailDomain is the lower-cased part after the @', () => {
     expect(emailDomain('Ann.Lee@Mail.Example.COM')).toBe('mail.example.com');
+  });
+});
+
+describe('the pair and receiver rules', () => {
+  it('a pair earns its daily threads: 1 a day between strangers, up to PAIR_THREADS_PER_DAY', () => {
+    expect(pairDayLimit(0)).toBe(1);
+    expect(pairDayLimit(PAIR_TRUST_STEP - 1)).toBe(1);
+    expect(pairDayLimit(PAIR_TRUST_STEP)).toBe(2);
+    expect(pairDayLimit(1000)).toBe(PAIR_THREADS_PER_DAY);
+    fc.assert(
+      fc.property(fc.nat(100), fc.nat(100), (a, b) => {
+        expect(pairDayLimit(Math.min(a, b))).toBeLessThanOrEqual(pairDayLimit(Math.max(a, b)));
+      }),
+    );
+  });
+
+  it('no sender takes more than half a receiver’s day when the pool has others, at least one', () => {
+    expect(receiverShareLimit(3, true)).toBe(1);
+    expect(receiverShareLimit(10, true)).toBe(5);
+    expect(receiverShareLimit(1, true)).toBe(1);
+    // a pool of two: the only sender may fill the receiver's day
+    expect(receiverShareLimit(10, false)).toBe(10);
+  });
+
+  it('two threads of one pair are PAIR_SPACING_MS apart', () => {
+    const at = Date.parse('2026-03-02T10:00:00Z');
+    const pair = { week: 20, today: 1, times: [at] };
+    expect(pairAllows(pair, at + PAIR_SPACING_MS - 1000, 20, true)).toBe(false);
+    expect(pairAllows(pair, at - PAIR_SPACING_MS + 1000, 20, true)).toBe(false);
+    expect(pairAllows(pair, at + PAIR_SPACING_MS, 20, true)).toBe(true);
+  });
+
+  it('allows a pair several threads a day once it corresponds, where the old weekly cap allowed none', () => {
+    const at = Date.parse('2026-03-02T10:00:00Z');
+    // 6 threads over the last days, 2 already today: colleagues write a third time
+    expect(pairAllows({ week: 8, today: 2, times: [at - 4 * 3_600_000, at - 2 * 3_600_000] }, at, 20, true)).toBe(true);
+    expect(pairAllows({ week: 9, today: 3 }, at, 20, true)).toBe(false);
   });
 });

@@ -1,7 +1,71 @@
 import type { Random } from './random.js';
 
-/** A sender opens at most this many threads with one recipient in any 7 of its days. */
-export const PAIR_LIMIT_PER_WEEK = 3;
+/*
+ * The pair and receiver rules: what keeps each pair's and each receiver's mail looking like
+ * colleagues writing to each other. Colleagues write to the same person several times a day, but
+ * not in bursts, and nobody's inbox is filled by one correspondent. (They replace a cap of 3 new
+ * threads per pair in 7 days, which a small pool spent in its first days: its volume then
+ * collapsed to nothing until the week let go.)
+ */
+
+/** New threads one sender opens with one receiver on one of its local days, at most: several, not a stream. */
+export const PAIR_THREADS_PER_DAY = 3;
+/**
+ * A pair earns its daily threads: 1 a day at first, one more for every PAIR_TRUST_STEP threads it
+ * opened over the sender's previous 7 days, up to PAIR_THREADS_PER_DAY. Two strangers write once;
+ * people who already correspond write more often.
+ */
+export const PAIR_TRUST_STEP = 2;
+/** Two new threads of the same pair are at least this far apart: nobody writes a colleague twice in a few minutes. */
+export const PAIR_SPACING_MS = 90 * 60_000;
+/**
+ * One sender's new threads to a receiver on a day are at most this share of the receiver's inbound
+ * cap that day (at least 1), when the pool has other senders for it: a mailbox whose mail all comes
+ * from one address does not look like a person's.
+ */
+export const RECEIVER_SHARE = 0.5;
+
+/** What the pair rules read of one sender→receiver pair. */
+export interface PairCount {
+  /** Threads the sender opened with it over its last 7 days, today included. */
+  week: number;
+  /** Threads it opened with it today. */
+  today: number;
+  /** When today's threads planned in this run are due (ms), for the spacing. */
+  times?: number[];
+}
+
+/** The most new threads a pair may open today, from the threads it opened over the previous 7 days. */
+export function pairDayLimit(priorWeek: number): number {
+  return Math.min(PAIR_THREADS_PER_DAY, 1 + Math.floor(Math.max(0, priorWeek) / PAIR_TRUST_STEP));
+}
+
+/**
+ * The most new threads one sender may send a receiver on its day: RECEIVER_SHARE of its inbound cap
+ * (at least 1), or the whole cap when the pool offers it no other sender.
+ */
+export function receiverShareLimit(inboundCap: number, othersCanSend: boolean): number {
+  if (!othersCanSend) return inboundCap;
+  return Math.max(1, Math.floor(RECEIVER_SHARE * inboundCap));
+}
+
+/**
+ * Whether the pair rules allow one more thread of a pair at `time`: under its day limit, under the
+ * receiver's share, and PAIR_SPACING_MS from the pair's other threads of the day.
+ */
+export function pairAllows(
+  pair: PairCount | undefined,
+  time: number,
+  receiverCap: number,
+  othersCanSend: boolean,
+): boolean {
+  if (pair === undefined) return receiverCap > 0;
+  if (pair.today >= pairDayLimit(pair.week - pair.today)) return false;
+  if (pair.today >= receiverShareLimit(receiverCap, othersCanSend)) return false;
+  if (pair.times) for (const t of pair.times) if (Math.abs(t - time) < PAIR_SPACING_MS) return false;
+  return true;
+}
+
 /**
  * New threads addressed to a mailbox and due on one of its local days are at most its own budget
  * that day (what its ramp lets it send) plus this: a young mailbox is warmed gently from both sides, and
@@ -39,14 +103,16 @@ export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 }
 
-/** Whether the pair rules and the candidate's own inbound cap still allow this sender to write to it today. */
+/**
+ * Whether the pair rules (day limit, receiver share: the pool around a candidate list offers others)
+ * and the candidate's own inbound cap still allow this sender to write to it today.
+ */
 export function isEligible(candidate: PartnerCandidate): boolean {
-  return pairAllows(candidate.pairWeek, candidate.pairToday) && candidate.inboundToday < candidate.inboundCap;
-}
-
-/** Whether the pair rules still allow another thread with a partner: none today, under the week's limit. */
-export function pairAllows(pairWeek: number, pairToday: number): boolean {
-  return pairToday === 0 && pairWeek < PAIR_LIMIT_PER_WEEK;
+  return (
+    candidate.pairToday < pairDayLimit(candidate.pairWeek - candidate.pairToday) &&
+    candidate.pairToday < receiverShareLimit(candidate.inboundCap, true) &&
+    candidate.inboundToday < candidate.inboundCap
+  );
 }
 
 /**
@@ -88,8 +154,8 @@ function weightedSample(pool: readonly PartnerCandidate[], count: number, random
 }
 
 /**
- * The recipients of one sender's new threads for one day. Hard rules: never the same partner
- * twice a day, at most PAIR_LIMIT_PER_WEEK threads per partner in 7 days. Preferences: another
+ * The recipients of one sender's new threads for one send round: each partner at most once per
+ * call, and only while the pair rules allow it (`isEligible`). Preferences: another
  * domain first (the same domain only when the others are used up), then `partnerWeight`. Returns
  * fewer than `count` when the pool cannot honour the rules: a small pool warms more slowly, never
  * more aggressively.

@@ -66,3 +66,32 @@ export function spreadSendTimes(count: number, from: Date, to: Date, minGapMs: n
   );
   return offsets.map((offset, i) => new Date(from.getTime() + offset + gap * i));
 }
+
+/** Other times a send left without a partner tries, in its window. */
+export const RETIME_TRIES = 8;
+
+/**
+ * A send the pair spacing left without a partner (its time fell within PAIR_SPACING_MS of the
+ * pair's other threads, and no other partner was free) tries a few other times in [from, to], each
+ * at least `minGapMs` from the sender's other sends: the pool's capacity counts a pair's threads
+ * spread over the window, and random times would otherwise lose some of it. `place` chooses again.
+ */
+export function retimeUnplaced<Send extends { time: Date; partner?: string }>(
+  sends: Send[],
+  from: Date,
+  to: Date,
+  minGapMs: number,
+  random: Random,
+  place: (send: Send) => void,
+): void {
+  const span = to.getTime() - from.getTime();
+  if (span <= 0) return;
+  for (const send of sends) {
+    for (let attempt = 0; send.partner === undefined && attempt < RETIME_TRIES; attempt++) {
+      const time = from.getTime() + Math.floor((random() * span) / 1000) * 1000;
+      if (sends.some((other) => other !== send && Math.abs(other.time.getTime() - time) < minGapMs)) continue;
+      send.time = new Date(time);
+      place(send);
+    }
+  }
+}

@@ -4,7 +4,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays, isWeekend, localDay, localTimeToUtc } from '../calendar.js';
-import { dailyTarget, dayVariance, LIGHT_DAY_FACTOR, rampVolume, spreadSendTimes } from './plan-volume.js';
+import {
+  dailyTarget,
+  dayVariance,
+  LIGHT_DAY_FACTOR,
+  rampVolume,
+  retimeUnplaced,
+  spreadSendTimes,
+} from './plan-volume.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
 const HOUR = 3_600_000;
@@ -105,5 +112,45 @@ describe('planner arithmetic', () => {
       MIN_SEND_GAP_MS,
     );
     expect(day[day.length - 1].getTime() - day[0].getTime()).toBeGreaterThan(6 * HOUR);
+  });
+
+  it('moves a send the pair spacing left without a partner to a free time of the window, the gap kept', () => {
+    const from = new Date('2025-03-03T08:00:00Z');
+    const to = new Date('2025-03-03T17:00:00Z');
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer(), fc.nat(1000), (count, seed, refuseBefore) => {
+        const random = seededRandom(seed);
+        const sends: Array<{ time: Date; partner?: string }> = spreadSendTimes(
+          count,
+          from,
+          to,
+          MIN_SEND_GAP_MS,
+          random,
+        ).map((time) => ({ time }));
+        // a partner takes a send only in the second half of the window (as a pair's spacing would refuse the first)
+        const noon = from.getTime() + (to.getTime() - from.getTime()) / 2 + refuseBefore;
+        const place = (send: { time: Date; partner?: string }) => {
+          send.partner = send.time.getTime() >= noon ? 'partner' : undefined;
+        };
+        sends.forEach(place);
+        const before = new Map(sends.map((send) => [send, send.time.getTime()]));
+        retimeUnplaced(sends, from, to, MIN_SEND_GAP_MS, random, place);
+        for (const send of sends) {
+          expect(send.time.getTime()).toBeGreaterThanOrEqual(from.getTime());
+          expect(send.time.getTime()).toBeLessThanOrEqual(to.getTime());
+          const moved = send.time.getTime() !== before.get(send);
+          // a placed send never moves; a moved one is at least the gap from every other send
+          if (before.get(send)! >= noon) expect(moved).toBe(false);
+          if (moved)
+            for (const other of sends)
+              if (other !== send)
+                expect(Math.abs(other.time.getTime() - send.time.getTime())).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
+        }
+        // most of the refused ones found a place: 8 tries at even odds each
+        const refused = sends.filter((send) => before.get(send)! < noon).length;
+        if (refused >= 4 && count <= 20)
+          expect(sends.filter((send) => send.partner === undefined).length).toBeLessThan(refused);
+      }),
+    );
   });
 });

@@ -8,8 +8,9 @@ import { dailyTarget, dayVariance } from './plan-volume.js';
 import { DEFAULT_ENGINE_SETTINGS } from './engine-deps.js';
 import { seededRandom } from './random.js';
 import { MIN_SEND_GAP_MS } from './send-budget.js';
-import { INBOUND_SLACK } from './partners.js';
+import { INBOUND_SLACK, PAIR_THREADS_PER_DAY } from './partners.js';
 import { acquireLease } from '../jobs/leases.js';
+import { clientProfileOf, messageIdHost } from './client-profile.js';
 
 const HOUR = 3_600_000;
 
@@ -82,7 +83,13 @@ describe('planDay', () => {
       const recipients = rows.map((r) => r.recipient_mailbox_id);
       expect(new Set(recipients).size).toBe(rows.length);
       expect(recipients).not.toContain(id);
-      const domain = email.split('@')[1];
+      // the host its mail client gives Message-IDs: the sender's domain, or Google's for the Gmail app
+      const row = await testApp.database.db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const host = messageIdHost(clientProfileOf(row).name, email);
       rows.forEach((row, i) => {
         expect(row).toMatchObject({
           kind: 'initial',
@@ -91,7 +98,7 @@ describe('planDay', () => {
           parent_message_id: null,
           thread_id: row.message_id,
         });
-        expect(row.message_id).toMatch(new RegExp(`^<[^@<>\\s]+@${domain.replace('.', '\\.')}>$`));
+        expect(row.message_id).toMatch(new RegExp(`^<[^@<>\\s]+@${host.replace(/\./g, '\\.')}>$`));
         expect(row.due_at >= `${MONDAY}T08:00:00.000Z` && row.due_at <= `${MONDAY}T18:00:00.000Z`).toBe(true);
         if (i > 0)
           expect(Date.parse(row.due_at) - Date.parse(rows[i - 1].due_at)).toBeGreaterThanOrEqual(MIN_SEND_GAP_MS);
@@ -102,7 +109,7 @@ describe('planDay', () => {
         .select('email')
         .where('id', 'in', recipients)
         .execute();
-      expect(domains.every((m) => !m.email.endsWith(`@${domain}`))).toBe(true);
+      expect(domains.every((m) => !m.email.endsWith(`@${email.split('@')[1]}`))).toBe(true);
     }
     const ann = await getMailbox(ids['ann@alpha.test']);
     expect(ann.warmupDay).toBe(1);
@@ -317,7 +324,7 @@ describe('planDay: a pool too small for the target', () => {
     await testApp.close();
   });
 
-  it('warms more slowly, never more aggressively: one partner, at most 3 threads in 7 days', async () => {
+  it('plateaus at what its one partner carries, and never collapses: the pair earns up to 3 threads a day', async () => {
     const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
     const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
     await createMailbox(testApp.workspace, 'bob@beta.test', { warmup });
@@ -337,12 +344,59 @@ describe('planDay: a pool too small for the target', () => {
       .where('mailbox_id', '=', ann)
       .orderBy('day')
       .execute();
-    expect(plans.map((p) => p.planned)).toEqual([1, 1, 1, 0, 0, 0, 0, 1, 1]);
-    // days without a send do not advance the ramp
-    expect(plans.map((p) => p.warmup_day)).toEqual([1, 2, 3, 3, 3, 3, 3, 4, 5]);
+    // 1 a day between strangers, then one more for every PAIR_TRUST_STEP threads, up to 3; never less again
+    expect(plans.map((p) => p.planned)).toEqual([1, 1, 2, 3, 3, 3, 3, 3, 3]);
+    // the capacity the planner used: one partner carries PAIR_THREADS_PER_DAY, below the ramp's target
+    for (const plan of plans) {
+      expect(plan.capacity).toBe(Math.min(PAIR_THREADS_PER_DAY, plan.target));
+      expect(plan.planned).toBeLessThanOrEqual(plan.capacity!);
+    }
+    expect(plans.map((p) => p.warmup_day)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(plans[0].target).toBe(
       dailyTarget({ settings: warmup, warmupDay: 1, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 }),
     );
+  });
+});
+
+describe('planDay: a day the pool carries nothing', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock: fixedClock('2025-03-03T06:00:00Z') });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('shows the warmup day it stays on beside that day’s target, not the next day’s', async () => {
+    const warmup = { startVolume: 5, rampUpIncrement: 5, dailyLimit: 40 };
+    const ann = await createMailbox(testApp.workspace, 'ann@alpha.test', { warmup });
+    await proveAll(testApp.database.db);
+    // on its fourth day of warmup, alone in the pool: capacity 0, nothing sent, the ramp stays on day 3
+    await testApp.database.db.updateTable('mailboxes').set({ warmup_day: 3 }).where('id', '=', ann).execute();
+    const deps: PlanDeps = {
+      db: testApp.database.db,
+      random: seededRandom(6),
+      logger: silentLogger,
+      clock: testApp.clock,
+      workerId: 'alone',
+      settings: { ...DEFAULT_ENGINE_SETTINGS, leaseMs: 60_000 },
+    };
+    await planDay(deps, new Date('2025-03-03T07:00:00Z'));
+    const plan = await testApp.database.db
+      .selectFrom('mailbox_plans')
+      .selectAll()
+      .where('mailbox_id', '=', ann)
+      .executeTakeFirstOrThrow();
+    const onDay3 = dailyTarget({ settings: warmup, warmupDay: 3, mailboxId: ann, day: '2025-03-03', volumeFactor: 1 });
+    expect(plan).toMatchObject({ warmup_day: 3, target: onDay3, planned: 0, capacity: 0 });
+    const row = await testApp.database.db
+      .selectFrom('mailboxes')
+      .select(['warmup_day', 'ramp_target', 'plan_capacity', 'plan_limited_by'])
+      .where('id', '=', ann)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ warmup_day: 3, ramp_target: onDay3, plan_capacity: 0, plan_limited_by: 'pool_too_small' });
   });
 });
 
@@ -537,7 +591,13 @@ describe('planDay: the partner rules hold in a pool of 10,000 mailboxes', () => 
       const received = `${recipient} ${localDay(new Date(row.due_at), zoneOf.get(recipient)!)}`;
       inbound.set(received, (inbound.get(received) ?? 0) + 1);
     }
+    // strangers write once a day
     expect(Math.max(...pairsPerDay.values())).toBe(1);
+    // the capacity invariant: a plan never holds more than the pool carried for it, nor that more than its target
+    for (const plan of plans) {
+      expect(Number(plan.planned)).toBeLessThanOrEqual(Number(plan.capacity));
+      expect(Number(plan.capacity)).toBeLessThanOrEqual(Number(plan.target));
+    }
     for (const [key, count] of inbound) {
       // a recipient's own day it has a plan for: at most its budget + slack
       const target = targetOf.get(key);

@@ -14,8 +14,7 @@ import {
   reserveInbound,
   type InboundReservation,
 } from './plan-inbound.repository.js';
-import { clientProfileOf, messageIdToken, type ClientProfileName } from './client-profile.js';
-import { messageIdFor } from './message-content.js';
+import { clientMessageId, clientProfileOf, type ClientProfileName } from './client-profile.js';
 import {
   anyDueForPlanning,
   claimPlanDays,
@@ -25,10 +24,12 @@ import {
   recordPlans,
   type DecidedPlan,
 } from './mailbox-engine-state.repository.js';
-import { emailDomain } from './partners.js';
+import { emailDomain, type PairCount } from './partners.js';
+import { dayCapacity, pairCountsOf, type ModelledDay } from './plan-capacity.js';
+import type { MailboxCapacity } from './pool-capacity.js';
 import { loadInboundBook, type InboundBook, type PlanCandidate, type PlanMember } from './inbound-book.js';
 import { partnerChooser, type PartnerChooser, type Traffic } from './partner-chooser.js';
-import { dailyTarget, spreadSendTimes } from './plan-volume.js';
+import { dailyTarget, retimeUnplaced, spreadSendTimes } from './plan-volume.js';
 import { answersAutomatically } from '../mailboxes/auto-reply-rule.js';
 import { shuffled } from './random.js';
 import { isSendDay, lateShare, localDaySpan, MIN_SEND_GAP_MS, sendWindow } from './send-budget.js';
@@ -48,8 +49,8 @@ const DAY_MS = 86_400_000;
  * A fresh Message-ID on the sender's domain for a thread's first message, in the form the sender's
  * mail client gives its Message-IDs (nothing in it says "warmup").
  */
-export function newMessageId(senderEmail: string, profile: ClientProfileName = 'thunderbird'): string {
-  return messageIdFor(senderEmail, messageIdToken(profile, randomBytes(32)));
+export function newMessageId(senderEmail: string, profile: ClientProfileName = 'thunderbird', at?: Date): string {
+  return clientMessageId(profile, senderEmail, randomBytes(32), at);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -64,6 +65,10 @@ export interface PlannedMailbox {
   warmupDay: number;
   target: number;
   planned: number;
+  /** New threads the pool carried for it that day, up to its target (pool-capacity.ts). */
+  capacity: number;
+  /** More mailboxes on new domains that would carry its target (pool-capacity.ts liftsOf); null: carried, or out of reach. */
+  lift: number | null;
 }
 
 export interface PlanSummary {
@@ -169,6 +174,8 @@ interface Planning {
   chooser: PartnerChooser;
   inbound: InboundBook;
   traffic: Traffic;
+  /** What the pool carries for each member today (pool-capacity.ts): a sender plans at most its `send`. */
+  capacity: Map<string, MailboxCapacity>;
 }
 
 /** The day before which each database's inbound counts were last dropped by this process. */
@@ -191,7 +198,11 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
   // shared, so 100,000 mailboxes hold a handful of settings objects and day strings, not one each.
   const settingsOf = new Map<string, WarmupSettings>();
   const dayIn = new Map<string, string>();
+  // the receivers' days while the senders planned now write: half a day on (plan-capacity.ts)
+  const writingDayIn = new Map<string, string>();
+  const writingAt = new Date(at.getTime() + DAY_MS / 2);
   const everyone: PlanCandidate[] = [];
+  const modelled: ModelledDay[] = [];
   for (const [index, mailbox] of active.entries()) {
     let settings = settingsOf.get(mailbox.warmup);
     if (settings === undefined) {
@@ -224,6 +235,18 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
       volumeFactor: Number(mailbox.volume_factor),
       due,
       budget: due ? dayBudget(settings, day, target, at, ignoreSchedule) : 0,
+      client: clientProfileOf(mailbox).name,
+    });
+    const window = windowOf(settings, day);
+    let writingDay = writingDayIn.get(settings.timezone);
+    if (writingDay === undefined)
+      writingDayIn.set(settings.timezone, (writingDay = localDay(writingAt, validTimeZone(settings.timezone))));
+    modelled.push({
+      candidate: everyone[everyone.length - 1],
+      target,
+      sendDay: isSendDay(settings, day),
+      receivingDaySends: isSendDay(settings, writingDay),
+      windowMinutes: Math.max(0, (window.end.getTime() - window.start.getTime()) / 60_000),
     });
   }
   await deferPlanning(db, at, nextPlanningTimes(active, everyone, at));
@@ -244,6 +267,7 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
     chooser: partnerChooser(pool, inbound, traffic, random),
     inbound,
     traffic,
+    capacity: dayCapacity(modelled),
   };
 }
 
@@ -287,7 +311,7 @@ function leaseMoment(deps: PlanDeps, at: Date): Date {
  */
 async function planBucket(
   deps: PlanDeps,
-  { chooser, inbound, traffic }: Planning,
+  { chooser, inbound, traffic, capacity }: Planning,
   due: readonly PlanCandidate[],
   { at, ignoreSchedule, batchSize, lease }: { at: Date; ignoreSchedule: boolean; batchSize: number; lease: string },
 ): Promise<Omit<PlanSummary, 'ran'>> {
@@ -298,7 +322,7 @@ async function planBucket(
     if (start > 0 && !(await acquireLease(deps.db, lease, deps.workerId, deps.settings.leaseMs, leaseMoment(deps, at))))
       break;
     const batch = queue.slice(start, start + batchSize);
-    const outcomes = await planBatch({ deps, batch, at, ignoreSchedule, chooser, inbound, traffic });
+    const outcomes = await planBatch({ deps, batch, at, ignoreSchedule, chooser, inbound, traffic, capacity });
     for (const outcome of outcomes) {
       const { plan } = outcome;
       summary.mailboxes.push(plan);
@@ -350,7 +374,10 @@ interface SenderPlan {
   target: number;
   budget: number;
   replies: number;
-  pairs: Map<string, { week: number; today: number }>;
+  /** New threads the pool carries for it today, and what would lift it (pool-capacity.ts). */
+  capacity: number;
+  lift: number | null;
+  pairs: Map<string, PairCount>;
   sends: Send[];
 }
 
@@ -372,6 +399,7 @@ async function planBatch({
   chooser,
   inbound,
   traffic,
+  capacity,
 }: {
   deps: PlanDeps;
   batch: readonly PlanCandidate[];
@@ -380,6 +408,7 @@ async function planBatch({
   chooser: PartnerChooser;
   inbound: InboundBook;
   traffic: Traffic;
+  capacity: Map<string, MailboxCapacity>;
 }): Promise<BatchOutcome[]> {
   const { db } = deps;
   const ramps = await findActiveRamps(
@@ -417,7 +446,8 @@ async function planBatch({
     if (pair) {
       pair.week += 1;
       pair.today += 1;
-    } else sender.pairs.set(partner, { week: 1, today: 1 });
+      (pair.times ??= []).push(send.time.getTime());
+    } else sender.pairs.set(partner, { week: 1, today: 1, times: [send.time.getTime()] });
     send.day = inbound.add(partner, send.time);
     // a partner outside the book (unreadable settings) has no count to reserve in
     send.reserved = send.day === undefined;
@@ -426,6 +456,8 @@ async function planBatch({
     const pair = sender.pairs.get(send.partner!)!;
     pair.week -= 1;
     pair.today -= 1;
+    const at = pair.times?.indexOf(send.time.getTime()) ?? -1;
+    if (at >= 0) pair.times!.splice(at, 1);
     inbound.remove(send.partner!, send.day!);
   };
 
@@ -447,7 +479,10 @@ async function planBatch({
     const replies = own.reduce((sum, row) => sum + (row.kind === 'reply' && row.day === day ? row.planned : 0), 0);
     const window = windowOf(settings, day);
     const from = at > window.start && at < window.end ? at : window.start;
-    const slots = spreadSendTimes(Math.max(0, budget - replies), from, window.end, MIN_SEND_GAP_MS, deps.random);
+    // the ramp, up to what the pool carries: a ramp that outgrows its pool plateaus there
+    const carried = capacity.get(member.id)?.send ?? Number.POSITIVE_INFINITY;
+    const newThreads = Math.min(Math.max(0, budget - replies), carried);
+    const slots = spreadSendTimes(newThreads, from, window.end, MIN_SEND_GAP_MS, deps.random);
     const sender: SenderPlan = {
       candidate,
       ramp: { warmup_day: ramp.warmup_day, volume_factor: Number(ramp.volume_factor) },
@@ -455,11 +490,14 @@ async function planBatch({
       target,
       budget,
       replies,
+      capacity: Number.isFinite(carried) ? carried : budget,
+      lift: capacity.get(member.id)?.lift ?? null,
       pairs: pairCountsOf(own, addDays(day, -6), day),
       sends: slots.map((time) => ({ time, reserved: false })),
     };
     // One partner per send time: each recipient's cap is for its own local day of that time.
     for (const send of sender.sends) place(sender, send);
+    retimeUnplaced(sender.sends, from, window.end, MIN_SEND_GAP_MS, deps.random, (send) => place(sender, send));
     senders.push(sender);
   }
 
@@ -509,10 +547,10 @@ async function planBatch({
   for (const sender of senders) {
     const { member, day } = sender.candidate;
     const rows: NewWarmupMessageRow[] = [];
-    const profile = clientProfileOf(member.id).name;
+    const profile = sender.candidate.client;
     for (const send of sender.sends) {
       if (send.partner === undefined) continue;
-      const messageId = newMessageId(member.emailNormalized, profile);
+      const messageId = newMessageId(member.emailNormalized, profile, send.time);
       rows.push({
         id: newId('wm', at.getTime()),
         message_id: messageId,
@@ -531,8 +569,19 @@ async function planBatch({
     rowsOf.set(member.id, rows);
     const planned = rows.length;
     // A day on which the pool allowed no send does not advance the ramp: a small pool warms slowly.
-    const nextWarmupDay = planned + sender.replies > 0 ? sender.warmupDay : sender.ramp.warmup_day;
-    const plan = { mailboxId: member.id, day, warmupDay: nextWarmupDay, target: sender.budget, planned };
+    // Its target is then the one of the ramp day it stays on, so the two shown side by side agree.
+    const advanced = planned + sender.replies > 0;
+    const nextWarmupDay = advanced ? sender.warmupDay : sender.ramp.warmup_day;
+    const target = advanced ? sender.budget : stayingBudget(sender, at, ignoreSchedule);
+    const plan = {
+      mailboxId: member.id,
+      day,
+      warmupDay: nextWarmupDay,
+      target,
+      planned,
+      capacity: Math.min(sender.capacity, target),
+      lift: sender.capacity < target ? sender.lift : null,
+    };
     plans.push(plan);
     outcomes.push({ plan, fullTarget: sender.target, replies: sender.replies });
   }
@@ -597,21 +646,17 @@ async function giveBack(
   if (given.size > 0) await releaseInbound(db, [...given.values()]);
 }
 
-/** One sender's threads per recipient over its days [fromDay, day]: the week's and today's counts. */
-function pairCountsOf(
-  rows: ReadonlyArray<{ recipient: string; day: string; kind: string; n: number }>,
-  fromDay: string,
-  day: string,
-): Map<string, { week: number; today: number }> {
-  const pairs = new Map<string, { week: number; today: number }>();
-  for (const row of rows) {
-    if (row.kind !== 'initial' || row.day < fromDay || row.day > day) continue;
-    const pair = pairs.get(row.recipient) ?? { week: 0, today: 0 };
-    pair.week += row.n;
-    if (row.day === day) pair.today += row.n;
-    pairs.set(row.recipient, pair);
-  }
-  return pairs;
+/** The day's budget of a sender whose ramp stays where it was (nothing sent): its target on that ramp day. */
+function stayingBudget(sender: SenderPlan, at: Date, ignoreSchedule: boolean): number {
+  const { member, day, settings } = sender.candidate;
+  const target = dailyTarget({
+    settings,
+    warmupDay: sender.ramp.warmup_day,
+    mailboxId: member.id,
+    day,
+    volumeFactor: sender.ramp.volume_factor,
+  });
+  return dayBudget(settings, day, target, at, ignoreSchedule);
 }
 
 /**

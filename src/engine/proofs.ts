@@ -8,6 +8,7 @@
 import { createSmtpSender } from '../mail/smtp.js';
 import { openImapSession } from '../mail/imap.js';
 import { DEFAULT_ROUND_TRIP_WAIT_MS, proveRoundTrip, type RoundTripResult } from '../mail/round-trip.js';
+import { connectionCheckWriter } from './connection-check.js';
 import { MAX_PROOF_ATTEMPTS, proofChanges, proofGivenUpError, proofRetryDelayMs } from '../mailboxes/mailbox-proof.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 import { SecretDecryptionError } from '../secrets/secrets.js';
@@ -25,7 +26,7 @@ export interface ProofSummary {
   gaveUp: string[];
 }
 
-export type ProofDeps = Pick<EngineDeps, 'db' | 'mailboxes' | 'smtp' | 'imap'> & {
+export type ProofDeps = Pick<EngineDeps, 'db' | 'mailboxes' | 'smtp' | 'imap' | 'installationSeed'> & {
   settings: Pick<EngineDeps['settings'], 'smtpTimeoutMs'> & {
     /** How long a round trip waits for its message to arrive (default 20 s). */
     proofWaitMs?: number;
@@ -51,10 +52,22 @@ export async function proveDueMailboxes(
     if (!claimed) return;
     let result: RoundTripResult;
     try {
+      const writeMail = connectionCheckWriter(deps, {
+        id: claimed.id,
+        workspaceId: claimed.workspace_id,
+        email: claimed.email,
+        name: claimed.name,
+        warmup: claimed.warmup,
+        provider: claimed.provider,
+        oauth_provider: claimed.oauth_provider,
+        smtp: claimed.smtp,
+      });
       result = await proveRoundTrip(claimed.email, await deps.mailboxes.getCredentials(claimed.id), {
         waitMs: deps.settings.proofWaitMs ?? DEFAULT_ROUND_TRIP_WAIT_MS,
         timeoutMs: deps.settings.smtpTimeoutMs,
         clients,
+        writeMail,
+        at,
       });
     } catch (error) {
       // getCredentials has stopped the mailbox with a reason the owner can act on

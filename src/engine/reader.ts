@@ -224,7 +224,7 @@ async function syncMailbox(
         timeoutMs: deps.settings.imapTimeoutMs,
         signal,
         // the owner's mail program, as its own logins would name it
-        clientId: clientProfileOf(mailboxId).imapId,
+        clientId: clientProfileOf(mailbox).imapId,
       });
       // the server it actually lives on, for the pool's trust rule (evidence.ts)
       const address = session.serverAddress?.();

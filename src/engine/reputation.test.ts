@@ -17,7 +17,9 @@ describe('reputationScore', () => {
     ['clean mail', counts({}), 100],
     ['20% spam: half the spam penalty', counts({ spam: 4 }), 80],
     ['40% spam: the whole spam penalty', counts({ spam: 8 }), 60],
-    ['80% spam: the penalty stops at 40', counts({ spam: 16 }), 60],
+    ['80% spam: 40, and two thirds of the 40 past it', counts({ spam: 16 }), 33],
+    ['all in spam: at risk, far under a new mailbox', counts({ spam: 20 }), 20],
+    ['carol: 31 of 31 in spam', counts({ sent: 31, found: 31, spam: 31 }), 20],
     ['5% bounces', counts({ bounced: 1 }), 80],
     ['10% bounces: the whole bounce penalty', counts({ bounced: 2 }), 60],
     ['10% never found', counts({ sent: 20, found: 18, lost: 2 }), 90],
@@ -32,8 +34,8 @@ describe('reputationScore', () => {
     expect(reputationScore(counts({ sent: 3, found: 0, lost: 3 }))).toBe(50);
     // 2 found in the inbox: 0.4 × 100 + 0.6 × 50
     expect(reputationScore(counts({ sent: 2, found: 2 }))).toBe(70);
-    // 4 found, all in spam: 0.8 × 60 + 0.2 × 50
-    expect(reputationScore(counts({ sent: 4, found: 4, spam: 4 }))).toBe(58);
+    // 4 found, all in spam: 0.8 × 20 + 0.2 × 50, under 50 but not the full verdict of more evidence
+    expect(reputationScore(counts({ sent: 4, found: 4, spam: 4 }))).toBe(26);
     expect(reputationScore(counts({ sent: 5, found: 5 }))).toBe(100);
   });
 

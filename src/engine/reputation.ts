@@ -12,6 +12,11 @@ export const NEUTRAL_REPUTATION = 50;
 
 const SPAM_PENALTY = 40;
 const SPAM_RATE_AT_FULL_PENALTY = 0.4;
+/**
+ * Past the full penalty, spam keeps costing: up to this many points more as the rate goes on to
+ * 100 %, so mail found all in spam scores 20 (at risk), not 60 beside a new mailbox's 50.
+ */
+const SPAM_PENALTY_PAST_FULL = 40;
 const BOUNCE_PENALTY = 40;
 const BOUNCE_RATE_AT_FULL_PENALTY = 0.1;
 const LOST_PENALTY = 20;
@@ -23,15 +28,18 @@ function rate(part: number, whole: number): number {
 }
 
 /**
- * 0..100: start from 100, lose up to 40 for spam placement (all 40 at a 40% spam rate), up to 40
+ * 0..100: start from 100, lose up to 40 for spam placement (all 40 at a 40% spam rate, and up to
+ * 40 more between 40% and 100%: all in spam is 20), up to 40
  * for bounces (at 10% of sent), up to 20 for mail never found (at 20% of sent). With fewer than
  * 5 found messages there is too little evidence, so the score is blended towards 50 in
  * proportion to what was found (no mail found at all: 50).
  */
 export function reputationScore(counts: DeliveryCounts): number {
+  const spamRate = rate(counts.spam, counts.found);
   const raw =
     100 -
-    SPAM_PENALTY * Math.min(1, rate(counts.spam, counts.found) / SPAM_RATE_AT_FULL_PENALTY) -
+    SPAM_PENALTY * Math.min(1, spamRate / SPAM_RATE_AT_FULL_PENALTY) -
+    SPAM_PENALTY_PAST_FULL * Math.max(0, (spamRate - SPAM_RATE_AT_FULL_PENALTY) / (1 - SPAM_RATE_AT_FULL_PENALTY)) -
     BOUNCE_PENALTY * Math.min(1, rate(counts.bounced, counts.sent) / BOUNCE_RATE_AT_FULL_PENALTY) -
     LOST_PENALTY * Math.min(1, rate(counts.lost, counts.sent) / LOST_RATE_AT_FULL_PENALTY);
   const evidence = Math.min(1, counts.found / REPUTATION_MIN_FOUND);

@@ -21,6 +21,7 @@ import {
   REASON_REPLY_FIRST,
 } from './send-budget.js';
 import { sendDueMessages } from './sender.js';
+import { REASON_PAIR_SPACING } from './pair-spacing.js';
 import { applyMailboxEvent } from '../mailboxes/mailbox-state.js';
 
 let database: TestDatabase;
@@ -92,6 +93,31 @@ describe('send bounds at the sender', () => {
     ]);
   });
 
+  it('a new thread sent late keeps 90 minutes from the pair’s last one; where that leaves the window it is not sent', async () => {
+    await insertPlan(database.db, erin, '2026-03-12', 4);
+    // the pair's first thread of the day left at 10:00; the next one is due at 10:30, held late behind other mail
+    await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: NOW, status: 'sent', sentAt: NOW });
+    const next = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(30)) });
+    const toGrace = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(minutes(30)) });
+    await sendEveryTwoMinutes(at(minutes(30)), at(minutes(40)));
+    // another colleague is not held; frank's waits until 11:30
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([toGrace.message_id]);
+    expect(await messageRow(next.id)).toMatchObject({ status: 'planned', due_at: at(minutes(90)).toISOString() });
+    await sendEveryTwoMinutes(at(minutes(90)), at(minutes(92)));
+    expect(smtp.sent.map((s) => s.mail.messageId)).toEqual([toGrace.message_id, next.message_id]);
+
+    // a thread due at 17:00, 15 minutes after the pair's last: 90 minutes later is past the 18:00 window end
+    const evening = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(minutes(420)) });
+    await database.db
+      .updateTable('warmup_messages')
+      .set({ sent_at: at(minutes(405)).toISOString() })
+      .where('id', '=', toGrace.id)
+      .execute();
+    await sendEveryTwoMinutes(at(minutes(420)), at(minutes(424)));
+    expect(smtp.sent).toHaveLength(2);
+    expect(await messageRow(evening.id)).toMatchObject({ status: 'expired', last_error: REASON_PAIR_SPACING });
+  });
+
   it('sends nothing on a day without a plan; a reply waits for the next window', async () => {
     const day = '2026-03-14'; // a Saturday
     const saturday = new Date(`${day}T10:00:00Z`);
@@ -134,10 +160,14 @@ describe('send bounds at the sender', () => {
   });
 
   it('two workers at once never send for one mailbox within the gap', async () => {
+    // one new thread per pair and then replies: a pair's next thread would wait 90 minutes (the pair
+    // spacing), while the gap binds every send of a mailbox
     for (let i = 0; i < 12; i += 1) {
       const sender = [erin, frank, grace][i % 3];
       const recipient = [frank, grace, erin][i % 3];
-      await insertMessage(database.db, { sender, recipient, dueAt: at(-minutes(i % 5)) });
+      const dueAt = at(-minutes(i % 5));
+      if (i < 3) await insertMessage(database.db, { sender, recipient, dueAt });
+      else await replyTo(sender, recipient, dueAt);
     }
     const one = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-one' });
     const two = mailWorkDeps(database.db, database.dialect, { smtp: smtp.factory, workerId: 'worker-two' });

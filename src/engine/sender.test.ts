@@ -16,12 +16,14 @@ import {
   smtpError,
   type FixtureDeps,
 } from '../../test/helpers/engine-fixtures.js';
-import { boundaryFor, clientProfileOf, type ClientProfileName } from './client-profile.js';
+import { boundaryFor, clientProfileOf, replyPrefix, type ClientProfileName } from './client-profile.js';
 import { seedFrom } from './message-content.js';
 import { retryDelayMs } from './backoff.js';
 import { MIN_SEND_GAP_MS, REASON_DAY_OVER } from './send-budget.js';
 import { MAX_SEND_ATTEMPTS, sendDueMessages, STALE_AFTER_MS } from './sender.js';
 import { DEFAULT_TEMPLATES } from '../templates/default-templates.js';
+import { writeMessage, writingRegion } from '../conversations/conversation-writer.js';
+import { ANSWER_SLOT } from '../conversations/conversation-plan.js';
 
 const HTML_START: Record<ClientProfileName, string> = {
   thunderbird: '<!DOCTYPE html>\n<html>\n  <head>',
@@ -47,6 +49,11 @@ afterEach(async () => {
 
 const messageRow = (id: string) => messageRowOf(database, id);
 const interactions = (type?: InteractionType) => interactionsOf(database, type);
+
+/** Marks a thread's first message as written from a template, as a workspace's own templates open some threads. */
+async function openedFromTemplate(row: { id: string }): Promise<void> {
+  await database.db.updateTable('warmup_messages').set({ template_id: 'tpl_0' }).where('id', '=', row.id).execute();
+}
 
 /** The type of the default template (see pickDefaultTemplate) a message was written from; null: none. */
 function templateTypeOf(templateId: string | null): string | null {
@@ -96,7 +103,7 @@ describe('sendDueMessages', () => {
     expect(first.text).toContain('Frank');
     expect(first.text).not.toMatch(/[{}]/);
     // a whole HTML document (the Gmail app: its own fragment), in the style of the sender's client
-    const profile = clientProfileOf(erin.id);
+    const profile = clientProfileOf(erin);
     expect(first.html.startsWith(HTML_START[profile.name]), profile.name).toBe(true);
     expect(first.text).toContain('Erin Echo');
     expect(first.headers).toEqual(profile.headers);
@@ -112,7 +119,8 @@ describe('sendDueMessages', () => {
       body_html: first.html,
       lease_owner: null,
     });
-    expect(stored.template_id).toMatch(/^tpl_/);
+    // the conversation generator wrote it, not a template
+    expect(stored.template_id).toBeNull();
     expect((await messageRow(later.id)).status).toBe('planned');
 
     const sent = await interactions('sent');
@@ -180,14 +188,19 @@ describe('sendDueMessages', () => {
     const german = smtp.sent[0].mail;
     expect(german.from.address).toBe('grace@golf.test');
     expect(german.text).toMatch(/Erin/);
-    const templateId = (
-      await database.db
-        .selectFrom('warmup_messages')
-        .select('template_id')
-        .where('message_id', '=', german.messageId)
-        .executeTakeFirstOrThrow()
-    ).template_id;
-    expect(DEFAULT_TEMPLATES[Number(templateId?.slice(4))].language).toBe('de');
+    // the generator's German words for this thread, in Grace's workspace's region
+    const region = writingRegion(deps.installationSeed, grace.workspace_id, grace.id);
+    const written = writeMessage({
+      threadId: german.messageId,
+      turn: 1,
+      language: 'de',
+      openerRegion: region,
+      writerRegion: region,
+      senderFirstName: 'Grace',
+      recipientFirstName: 'Erin',
+    });
+    expect(german.subject).toBe(written.subject);
+    expect(german.text).toContain(written.body.split('\n\n')[1]);
     expect((await messageRow(toPaused.id)).status).toBe('planned');
     expect((await messageRow(fromPaused.id)).status).toBe('planned');
   });
@@ -250,11 +263,11 @@ describe('sendDueMessages', () => {
 
     expect(smtp.sent).toHaveLength(1);
     const mail = smtp.sent[0].mail;
-    expect(mail.subject).toBe('Re: Planning for next week');
+    expect(mail.subject).toBe(`${replyPrefix(clientProfileOf(erin).name, 'en')} Planning for next week`);
     expect(mail.inReplyTo).toBe(reply.message_id);
     expect(mail.references).toEqual([first.message_id, reply.message_id]);
     // the client's own attribution, then the parent whole with the older quote it carries
-    if (clientProfileOf(erin.id).name === 'outlook') {
+    if (clientProfileOf(erin).name === 'outlook') {
       expect(mail.text).toContain('From: Frank Fox <frank.fox@foxtrot.test>\n');
       expect(mail.text).toContain('\n\nSure.\n\nOn Mar 12, Erin wrote:\n> Hi Frank,\n');
     } else {
@@ -262,17 +275,60 @@ describe('sendDueMessages', () => {
     }
     expect(mail.html).toContain('Sure.');
     expect(mail.html).toContain('Hi Frank,');
-    // the original sender's answer to the reply, the third turn, is written from a follow-up template
+    // the original sender's answer to the reply, the third turn, acknowledges the answer of the plan
     const third = await messageRow(second.id);
     expect(third.turn).toBe(3);
-    expect(templateTypeOf(third.template_id)).toBe('followup');
+    expect(third.template_id).toBeNull();
+    const region = writingRegion(deps.installationSeed, erin.workspace_id, erin.id);
+    const plan = writeMessage({
+      threadId: first.message_id,
+      turn: 3,
+      language: 'en',
+      openerRegion: region,
+      writerRegion: region,
+      senderFirstName: 'Erin',
+      recipientFirstName: 'Frank',
+    }).plan;
+    expect(mail.text.split('Erin Echo')[0].toLowerCase()).toContain(plan.slots[ANSWER_SLOT[plan.intent]].toLowerCase());
   });
 
-  it('writes the third turn from a reply template when the workspace has no follow-up', async () => {
-    deps.templates = {
-      pickTemplate: (workspaceId, criteria, seed) =>
-        criteria.type === 'followup' ? Promise.resolve(undefined) : pickDefaultTemplate(workspaceId, criteria, seed),
-    };
+  it("answers in the thread's language: a German mailbox answers an English thread in English, and the question", async () => {
+    const opening = await insertMessage(database.db, {
+      sender: erin,
+      recipient: grace,
+      dueAt: at(-minutes(120)),
+      status: 'sent',
+      sentAt: at(-minutes(120)),
+      subject: 'Planning',
+      body: 'Hi Grace,\n\nA question.\n\nErin',
+    });
+    const answer = await insertMessage(database.db, {
+      sender: grace,
+      recipient: erin,
+      parent: opening,
+      dueAt: at(-minutes(1)),
+    });
+
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 1 });
+
+    const written = writeMessage({
+      threadId: opening.message_id,
+      turn: 2,
+      language: 'en',
+      openerRegion: writingRegion(deps.installationSeed, erin.workspace_id, erin.id),
+      writerRegion: writingRegion(deps.installationSeed, grace.workspace_id, grace.id),
+      senderFirstName: 'Grace',
+      recipientFirstName: 'Erin',
+    });
+    const stored = await messageRow(answer.id);
+    expect(stored.template_id).toBeNull();
+    expect(stored.body_text).toContain(written.body.split('\n\n')[1]);
+    // the answer names what the thread's plan asked for
+    expect(stored.body_text?.toLowerCase()).toContain(written.plan.answer.toLowerCase());
+  });
+
+  /** erin opened a thread from a template two hours ago, frank answered, and erin's third turn is due now. */
+  async function templateThreadAtTurnThree() {
     const first = await insertMessage(database.db, {
       sender: erin,
       recipient: frank,
@@ -280,6 +336,7 @@ describe('sendDueMessages', () => {
       status: 'sent',
       sentAt: at(-minutes(120)),
     });
+    await openedFromTemplate(first);
     const reply = await insertMessage(database.db, {
       sender: frank,
       recipient: erin,
@@ -294,6 +351,22 @@ describe('sendDueMessages', () => {
       parent: reply,
       dueAt: at(-minutes(1)),
     });
+    return third;
+  }
+
+  it('answers a thread opened from a template with the follow-up template', async () => {
+    const third = await templateThreadAtTurnThree();
+
+    expect(await sendDueMessages(deps, { now: NOW, ignoreSchedule: false })).toMatchObject({ sent: 1 });
+    expect(templateTypeOf((await messageRow(third.id)).template_id)).toBe('followup');
+  });
+
+  it('writes the third turn from a reply template when the workspace has no follow-up', async () => {
+    deps.templates = {
+      pickTemplate: (workspaceId, criteria, seed) =>
+        criteria.type === 'followup' ? Promise.resolve(undefined) : pickDefaultTemplate(workspaceId, criteria, seed),
+    };
+    const third = await templateThreadAtTurnThree();
     const fourth = await insertMessage(database.db, {
       sender: frank,
       recipient: erin,
@@ -370,10 +443,12 @@ describe('sendDueMessages', () => {
   });
 
   it('after an outage, sends a share of what waited, spread over the rest of the window, never in a burst', async () => {
-    // ten sends planned between 10:00 and 11:48; the server is down from 10:00 to 14:00
+    // ten sends planned between 10:00 and 11:48, to two colleagues in turn; the server is down from 10:00 to 14:00
     const rows = [];
-    for (let i = 0; i < 10; i += 1)
-      rows.push(await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(minutes(12 * i)) }));
+    for (let i = 0; i < 10; i += 1) {
+      const recipient = i % 2 ? grace : frank;
+      rows.push(await insertMessage(database.db, { sender: erin, recipient, dueAt: at(minutes(12 * i)) }));
+    }
     smtp.onSend = () => {
       throw smtpError('connection', 'Cannot connect to SMTP server 127.0.0.1:587: connection refused');
     };
@@ -486,7 +561,21 @@ describe('sendDueMessages', () => {
   });
 
   it('gives up a message it cannot write and goes on with the batch', async () => {
-    const broken = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(2)) });
+    // a reply in a thread opened from a template is written from a template: here a broken one
+    const opening = await insertMessage(database.db, {
+      sender: frank,
+      recipient: erin,
+      dueAt: at(-minutes(120)),
+      status: 'sent',
+      sentAt: at(-minutes(120)),
+    });
+    await openedFromTemplate(opening);
+    const broken = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      parent: opening,
+      dueAt: at(-minutes(2)),
+    });
     const fine = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
     deps.templates = {
       pickTemplate: async (workspaceId, criteria, seed) =>
@@ -506,16 +595,31 @@ describe('sendDueMessages', () => {
     expect((await mailbox(erin.id)).failure_count).toBe(0);
   });
 
-  it('fails a message whose workspace has no template without crashing', async () => {
+  it('writes the mail of a workspace that has no templates at all', async () => {
     const row = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(1)) });
     deps.templates = { pickTemplate: async () => undefined };
     const summary = await sendDueMessages(deps, { now: NOW, ignoreSchedule: false });
-    expect(summary.failed).toBe(1);
-    expect((await messageRow(row.id)).last_error).toContain('no "initial" template');
+    expect(summary).toMatchObject({ sent: 1, failed: 0 });
+    expect((await messageRow(row.id)).template_id).toBeNull();
+    expect(smtp.sent[0].mail.text).toContain('Frank');
   });
 
   it('skips mail of a mailbox deleted in the middle of the batch', async () => {
-    const gone = await insertMessage(database.db, { sender: erin, recipient: frank, dueAt: at(-minutes(2)) });
+    // written from a template (a reply in a template thread), so the template pick can delete Frank
+    const opening = await insertMessage(database.db, {
+      sender: frank,
+      recipient: erin,
+      dueAt: at(-minutes(120)),
+      status: 'sent',
+      sentAt: at(-minutes(120)),
+    });
+    await openedFromTemplate(opening);
+    const gone = await insertMessage(database.db, {
+      sender: erin,
+      recipient: frank,
+      parent: opening,
+      dueAt: at(-minutes(2)),
+    });
     const kept = await insertMessage(database.db, { sender: erin, recipient: grace, dueAt: at(-minutes(1)) });
     deps.templates = {
       pickTemplate: async (workspaceId, criteria, seed) => {

@@ -32,6 +32,7 @@ import {
 } from './mailbox-engine-state.repository.js';
 import { SYNC_AFTER_SEND_MS } from './reader.js';
 import { prepareMail } from './outgoing-mail.js';
+import { pairSpacingAt, REASON_PAIR_SPACING } from './pair-spacing.js';
 import {
   closeUnsentMessage,
   markMessageSent,
@@ -68,7 +69,17 @@ import {
 /** What sending needs of the engine. */
 export type SendDeps = Pick<
   EngineDeps,
-  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'templates' | 'settings' | 'smtp'
+  | 'db'
+  | 'dialect'
+  | 'clock'
+  | 'random'
+  | 'logger'
+  | 'workerId'
+  | 'mailboxes'
+  | 'templates'
+  | 'settings'
+  | 'smtp'
+  | 'installationSeed'
 >;
 
 export interface SendOptions {
@@ -427,7 +438,19 @@ async function applySendBounds(
       await expirePlannedMessage(deps.db, verdict.id, REASON_OTHER_RECIPIENT_DAY);
       summary.dropped += 1;
     } else if (verdict.action === 'send') {
-      allowed.push(row);
+      const fits = (at: Date) =>
+        at < windowEnd && sendDayOf(settings, at) === day && (!recipient || staysOnRecipientDay(recipient, row, at));
+      const spacing = ignoreSchedule ? { action: 'send' as const } : await pairSpacingAt(deps.db, row, now, fits);
+      if (spacing.action === 'send') {
+        allowed.push(row);
+      } else if (spacing.action === 'wait') {
+        await movePlannedMessage(deps.db, row.id, { dueAt: spacing.until, planDay: row.plan_day });
+        heldIds.push(row.id);
+        summary.deferred += 1;
+      } else {
+        await expirePlannedMessage(deps.db, row.id, REASON_PAIR_SPACING);
+        summary.dropped += 1;
+      }
     } else {
       await movePlannedMessage(deps.db, verdict.id, verdict);
       heldIds.push(verdict.id);

@@ -13,10 +13,14 @@ import { DEFAULT_TEMPLATES, type DefaultTemplate } from '../templates/default-te
 import { CLIENT_PROFILE_NAMES, clientProfileNamed, type ClientProfileName } from './client-profile.js';
 import { composeMessage, messageIdFor, replyMessageIdFor, type Party } from './message-content.js';
 import { outgoingMail } from './outgoing-mail.js';
+import { writeMessage, writingRegion } from '../conversations/conversation-writer.js';
+import { CONVERSATION_LANGUAGES } from '../conversations/phrase-banks.js';
 
 const MAX_SCORE = 2.0;
 /** Messages per template and client profile: each Message-ID seeds other spintax choices. */
 const VARIANTS = 1;
+/** Threads per language written by the conversation generator, each scored at every turn. */
+const GENERATED_THREADS = 8;
 
 const spamassassin = spawnSync('spamassassin', ['-V'], { encoding: 'utf8' });
 const available = spamassassin.status === 0;
@@ -131,6 +135,78 @@ async function renderAll(): Promise<Scored[]> {
   return out;
 }
 
+/**
+ * Threads of the conversation generator in every language, each message laid out by a client
+ * profile and quoting the one it answers, as the sender sends them.
+ */
+async function renderConversations(at: Date): Promise<Scored[]> {
+  const out: Scored[] = [];
+  for (const language of CONVERSATION_LANGUAGES) {
+    const people = PEOPLE[language];
+    for (let n = 0; n < GENERATED_THREADS; n++) {
+      const threadId = messageIdFor(people.sender.email, `generated.${language}.${n}`);
+      const sides = [people.sender, people.recipient];
+      const regions = sides.map((side) => writingRegion('spam check installation', 'workspace', side.email));
+      let parent: { subject: string; body: string; html: string; messageId: string } | undefined;
+      for (let turn = 1; turn <= 4; turn++) {
+        const [sender, recipient] = turn % 2 === 1 ? sides : [sides[1], sides[0]];
+        const profile = CLIENT_PROFILE_NAMES[(n + turn) % CLIENT_PROFILE_NAMES.length];
+        const written = writeMessage({
+          threadId,
+          turn,
+          language,
+          openerRegion: regions[0],
+          writerRegion: regions[turn % 2 === 1 ? 0 : 1],
+          senderFirstName: (sender.name ?? '').split(' ')[0],
+          recipientFirstName: (recipient.name ?? '').split(' ')[0],
+        });
+        const messageId =
+          turn === 1 ? threadId : replyMessageIdFor(sender.email, parent?.messageId ?? threadId, profile);
+        const sentAt = new Date(at.getTime() - (4 - turn) * 60 * 60_000);
+        const content = composeMessage({
+          template: { subject: written.subject, body: written.body },
+          kind: turn === 1 ? 'initial' : 'reply',
+          sender,
+          recipient,
+          profile,
+          language,
+          timeZone: people.timeZone,
+          at: sentAt,
+          messageId,
+          threadId,
+          ...(parent
+            ? {
+                parent: {
+                  subject: parent.subject,
+                  body: parent.body,
+                  html: parent.html,
+                  sentAt: new Date(sentAt.getTime() - 60 * 60_000),
+                  messageId: parent.messageId,
+                },
+              }
+            : {}),
+        });
+        const threading = parent ? { inReplyTo: parent.messageId, references: [threadId, parent.messageId] } : {};
+        out.push({
+          label: `${language}/generated thread ${n} turn ${turn} ${profile}`,
+          messageId,
+          language,
+          raw: await raw(
+            { sender, recipient, timeZone: people.timeZone },
+            profile,
+            messageId,
+            content,
+            sentAt,
+            threading,
+          ),
+        });
+        parent = { ...content, messageId };
+      }
+    }
+  }
+  return out;
+}
+
 async function raw(
   people: { sender: Party; recipient: Party; timeZone: string },
   profile: ClientProfileName,
@@ -182,72 +258,79 @@ function parseScores(output: string): Map<string, { score: number; tests: string
   return scores;
 }
 
-describe.skipIf(!available)('SpamAssassin score of the default templates', () => {
-  it(`every default initial, reply and follow-up message scores below ${MAX_SCORE}`, { timeout: 120_000 }, async () => {
-    const messages = await renderAll();
-    expect(new Set(messages.map((m) => m.language))).toEqual(new Set(['en', 'de', 'fr', 'es']));
-    // A control the same pipeline must score high, so a broken scorer cannot pass the test.
-    const controlId = messageIdFor(PEOPLE.en.sender.email, 'control.1');
-    const control: Scored = {
-      label: 'control',
-      messageId: controlId,
-      language: 'control',
-      raw: await raw(
-        PEOPLE.en,
-        'thunderbird',
-        controlId,
-        {
-          subject: 'FREE MONEY!!! Claim your PRIZE now',
-          body: 'Dear friend,\n\nCLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.\nAct now, limited time offer, risk free, cash bonus $$$.\n\nTo unsubscribe reply REMOVE.',
-          html: '<p>Dear friend,</p>\n<p>CLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.<br>Act now, limited time offer, risk free, cash bonus $$$.</p>\n<p>To unsubscribe reply REMOVE.</p>',
-        },
-        new Date('2026-03-12T14:20:00Z'),
-      ),
-    };
-    messages.push(control);
+/**
+ * Scores the messages and a spam control in one spamassassin run; every message must stay below
+ * MAX_SCORE and the control above it, so a broken scorer cannot pass.
+ */
+async function expectAllBelowMaxScore(messages: Scored[], what: string): Promise<void> {
+  expect(new Set(messages.map((m) => m.language))).toEqual(new Set(['en', 'de', 'fr', 'es']));
+  // A control the same pipeline must score high, so a broken scorer cannot pass the test.
+  const controlId = messageIdFor(PEOPLE.en.sender.email, 'control.1');
+  const control: Scored = {
+    label: 'control',
+    messageId: controlId,
+    language: 'control',
+    raw: await raw(
+      PEOPLE.en,
+      'thunderbird',
+      controlId,
+      {
+        subject: 'FREE MONEY!!! Claim your PRIZE now',
+        body: 'Dear friend,\n\nCLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.\nAct now, limited time offer, risk free, cash bonus $$$.\n\nTo unsubscribe reply REMOVE.',
+        html: '<p>Dear friend,</p>\n<p>CLICK HERE to claim your FREE prize!!! 100% GUARANTEED. Cheap viagra, no prescription.<br>Act now, limited time offer, risk free, cash bonus $$$.</p>\n<p>To unsubscribe reply REMOVE.</p>',
+      },
+      new Date('2026-03-12T14:20:00Z'),
+    ),
+  };
+  messages.push(control);
 
-    // A private HOME, no Bayes, no prefs file: nothing is learned or written into the user's
-    // ~/.spamassassin (SpamAssassin 4 still makes that directory, empty, as its state dir).
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-sa-'));
-    try {
-      const run = spawnSync(
-        'spamassassin',
-        ['-L', '-t', '-x', '--mbox', '--cf=use_bayes 0', '--cf=bayes_auto_learn 0'],
-        {
-          input: toMbox(messages),
-          encoding: 'utf8',
-          env: { ...process.env, HOME: home },
-          maxBuffer: 256 * 1024 * 1024,
-          timeout: 110_000,
-        },
-      );
-      expect(run.status, run.stderr).toBe(0);
-      const scores = parseScores(run.stdout);
-      for (const m of messages) {
-        const scored = scores.get(m.messageId);
-        expect(scored, `no score for ${m.label}`).toBeDefined();
-        m.score = scored?.score;
-        m.tests = scored?.tests;
-      }
-    } finally {
-      fs.rmSync(home, { recursive: true, force: true });
-    }
-
-    expect(control.score).toBeGreaterThanOrEqual(MAX_SCORE);
-    messages.pop();
-
-    const byLanguage = new Map<string, Scored>();
+  // A private HOME, no Bayes, no prefs file: nothing is learned or written into the user's
+  // ~/.spamassassin (SpamAssassin 4 still makes that directory, empty, as its state dir).
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-sa-'));
+  try {
+    const run = spawnSync('spamassassin', ['-L', '-t', '-x', '--mbox', '--cf=use_bayes 0', '--cf=bayes_auto_learn 0'], {
+      input: toMbox(messages),
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 110_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const scores = parseScores(run.stdout);
     for (const m of messages) {
-      const worst = byLanguage.get(m.language);
-      if (!worst || (m.score ?? 0) > (worst.score ?? 0)) byLanguage.set(m.language, m);
+      const scored = scores.get(m.messageId);
+      expect(scored, `no score for ${m.label}`).toBeDefined();
+      m.score = scored?.score;
+      m.tests = scored?.tests;
     }
-    console.info(
-      `SpamAssassin (local rules), ${messages.length} messages: max score per language: ` +
-        [...byLanguage.entries()].map(([language, m]) => `${language} ${m.score} (${m.tests})`).join('; '),
-    );
-    const tooHigh = messages
-      .filter((m) => (m.score ?? Infinity) >= MAX_SCORE)
-      .map((m) => `${m.label}: ${m.score} ${m.tests}`);
-    expect(tooHigh).toEqual([]);
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+
+  expect(control.score).toBeGreaterThanOrEqual(MAX_SCORE);
+  messages.pop();
+
+  const byLanguage = new Map<string, Scored>();
+  for (const m of messages) {
+    const worst = byLanguage.get(m.language);
+    if (!worst || (m.score ?? 0) > (worst.score ?? 0)) byLanguage.set(m.language, m);
+  }
+  console.info(
+    `SpamAssassin (local rules), ${what}, ${messages.length} messages: max score per language: ` +
+      [...byLanguage.entries()].map(([language, m]) => `${language} ${m.score} (${m.tests})`).join('; '),
+  );
+  const tooHigh = messages
+    .filter((m) => (m.score ?? Infinity) >= MAX_SCORE)
+    .map((m) => `${m.label}: ${m.score} ${m.tests}`);
+  expect(tooHigh).toEqual([]);
+}
+
+describe.skipIf(!available)('SpamAssassin score of the default templates and the generated conversations', () => {
+  it(`every default initial, reply and follow-up message scores below ${MAX_SCORE}`, { timeout: 120_000 }, async () => {
+    await expectAllBelowMaxScore(await renderAll(), 'default templates');
+  });
+
+  it(`every message of generated threads, all turns, scores below ${MAX_SCORE}`, { timeout: 120_000 }, async () => {
+    await expectAllBelowMaxScore(await renderConversations(new Date('2026-03-12T14:20:00Z')), 'generated threads');
   });
 });

@@ -15,7 +15,7 @@ import type { PendingMessageRow } from './warmup-messages.repository.js';
 /** What reading needs of the engine. */
 export type SyncDeps = Pick<
   EngineDeps,
-  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap'
+  'db' | 'dialect' | 'clock' | 'random' | 'logger' | 'workerId' | 'mailboxes' | 'settings' | 'imap' | 'rescueOnly'
 >;
 
 export interface SyncOptions {

@@ -37,6 +37,17 @@ export async function insertPlannedReply(trx: Kysely<Database>, row: NewWarmupMe
   return inserted !== undefined;
 }
 
+/** Whether the mailbox already has a reply (planned or sent) to this parent. */
+export async function hasReplyFrom(trx: Kysely<Database>, senderId: string, parentMessageId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('warmup_messages')
+    .select('id')
+    .where('sender_mailbox_id', '=', senderId)
+    .where('parent_message_id', '=', parentMessageId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A mailbox's planned rows of one of its days, every kind. */
 export async function countPlannedOfDay(trx: Kysely<Database>, senderId: string, day: string): Promise<number> {
   const row = await trx
@@ -166,14 +177,37 @@ export async function findMessageContent(
     .executeTakeFirst();
 }
 
+/**
+ * Who opened a thread and from what: the first message's template (null when the conversation
+ * generator wrote it) and its sender's workspace and settings, which fix the thread's plan and language.
+ */
+export async function findThreadOpener(
+  db: Kysely<Database>,
+  threadId: string,
+): Promise<
+  { template_id: string | null; sender_mailbox_id: string; workspace_id: string; warmup: string } | undefined
+> {
+  return db
+    .selectFrom('warmup_messages')
+    .innerJoin('mailboxes', 'mailboxes.id', 'warmup_messages.sender_mailbox_id')
+    .select([
+      'warmup_messages.template_id',
+      'warmup_messages.sender_mailbox_id',
+      'mailboxes.workspace_id',
+      'mailboxes.warmup',
+    ])
+    .where('warmup_messages.message_id', '=', threadId)
+    .executeTakeFirst();
+}
+
 /** Every message of a thread as (Message-ID, parent's Message-ID). */
 export async function listThread(
   db: Kysely<Database>,
   threadId: string,
-): Promise<Array<Pick<WarmupMessageRow, 'message_id' | 'parent_message_id'>>> {
+): Promise<Array<Pick<WarmupMessageRow, 'message_id' | 'parent_message_id' | 'sent_at' | 'due_at'>>> {
   return db
     .selectFrom('warmup_messages')
-    .select(['message_id', 'parent_message_id'])
+    .select(['message_id', 'parent_message_id', 'sent_at', 'due_at'])
     .where('thread_id', '=', threadId)
     .execute();
 }
@@ -185,7 +219,7 @@ export async function listThread(
 export async function storeContentOnce(
   db: Kysely<Database>,
   id: string,
-  content: { subject: string; body_text: string; body_html: string; template_id: string },
+  content: { subject: string; body_text: string; body_html: string; template_id: string | null },
 ): Promise<Pick<WarmupMessageRow, 'subject' | 'body_text' | 'body_html'> | undefined> {
   // the first writer has its text back at once; a later one (or a row gone) reads what is stored
   const written = await db

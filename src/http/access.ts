@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ROLES, type Role } from './roles.js';
 
-/** What a person or an API key may do in a workspace, weakest first. */
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export { ROLES, defaultAccess, hasRole, type Role } from './roles.js';
 
 export const RoleSchema = Type.Union(
   ROLES.map((role) => Type.Literal(role)),
@@ -10,7 +10,6 @@ export const RoleSchema = Type.Union(
       '`viewer`: reads everything, changes nothing; `member`: also mailboxes and templates; `admin`: also API keys, webhooks, members and invites; `owner`: also other owners',
   },
 );
-export type Role = Static<typeof RoleSchema>;
 
 /** API keys act for scripts, never as an owner. */
 export const KEY_ROLES = ['viewer', 'member', 'admin'] as const satisfies readonly Role[];
@@ -29,14 +28,4 @@ export type Access = Role | 'signed-in' | 'public';
 
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
-}
-
-/** True when `role` may do what `required` allows. */
-export function hasRole(role: Role, required: Role): boolean {
-  return ROLES.indexOf(role) >= ROLES.indexOf(required);
-}
-
-/** The documented default of a route that declares nothing: reading needs a viewer, changing a member. */
-export function defaultAccess(method: string): Role {
-  return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, ConnectionFailedError, type ConnectionFailure, type FieldError } from './errors.js';
 import { problemBody } from './problem.js';
 import { SECURITY_HEADERS } from './security-headers.js';
+import { plainMessage } from './validation.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -18,16 +19,9 @@ function fieldErrors(context: string, issues: AjvIssue[]): FieldError[] {
   const errors: FieldError[] = [];
   for (const issue of issues) {
     let path = `/${context}${issue.instancePath}`;
-    let message = issue.message ?? 'is invalid';
-    if (issue.keyword === 'additionalProperties') {
-      path = `${path}/${String(issue.params.additionalProperty)}`;
-      message = 'is not a known field';
-    } else if (issue.keyword === 'required') {
-      path = `${path}/${String(issue.params.missingProperty)}`;
-      message = 'is required';
-    } else if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
-      message = `must be one of ${issue.params.allowedValues.join(', ')}`;
-    }
+    const message = plainMessage(issue);
+    if (issue.keyword === 'additionalProperties') path = `${path}/${String(issue.params.additionalProperty)}`;
+    else if (issue.keyword === 'required') path = `${path}/${String(issue.params.missingProperty)}`;
     const key = `${path} ${message}`;
     if (!seen.has(key)) {
       seen.add(key);

@@ -20,7 +20,7 @@ export const ProblemSchema = Type.Object(
             CONNECTION_PROBLEMS.map((problem) => Type.Literal(problem)),
             {
               description:
-                'wrong_password, app_password_required, tls_mode_mismatch (SSL/TLS on a STARTTLS port or the reverse), untrusted_certificate, host_unreachable, timeout, server_refused',
+                "wrong_password, reconnect_required, app_password_required, tls_mode_mismatch (SSL/TLS on a STARTTLS port or the reverse), untrusted_certificate, host_unreachable (the uniform answer for hosts on the operator's network), no_such_host, connection_refused, no_answer, not_mail_server (public hosts: what happened), timeout (a mail server that greeted, then stalled), server_refused",
             },
           ),
           title: Type.String({ description: 'a headline, e.g. "Wrong password or user name"' }),

@@ -93,3 +93,82 @@ export function rejectControlCharacters(
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
   done(new ValidationError(`${where} ${CONTROL_CHARACTERS_MESSAGE}${more}`, errors));
 }
+
+/** What the schema validator reports about one value (Ajv's ErrorObject, the parts read here). */
+export interface SchemaIssue {
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+// Patterns the schemas use, as a person would describe them. A pattern missing here still gets
+// a sentence, never the expression itself: people read these messages next to a form field.
+const PATTERN_WORDS: Record<string, string> = {
+  '\\S': 'must not be empty',
+  '^[^\\s@]+@[^\\s@]+$': 'must be an email address, like name@example.com',
+};
+
+const FORMAT_WORDS: Record<string, string> = {
+  email: 'must be an email address, like name@example.com',
+  hostname: 'must be a host name, like mail.example.com',
+  uri: 'must be a full address, like https://example.com/hook',
+  url: 'must be a full address, like https://example.com/hook',
+  'date-time': 'must be a date and time, like 2026-01-31T09:00:00Z',
+  date: 'must be a date, like 2026-01-31',
+  uuid: 'must be an id as the API gave it',
+};
+
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'must be a whole number',
+  number: 'must be a number',
+  string: 'must be text',
+  boolean: 'must be true or false',
+  array: 'must be a list',
+  object: 'must be an object',
+};
+
+/**
+ * One issue in plain words, the single mapping from schema errors to what a person reads: the
+ * API's problem+json `errors[]` carry it and the dashboard shows it as it is.
+ */
+export function plainMessage(issue: SchemaIssue): string {
+  const p = issue.params;
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return Array.isArray(p.allowedValues)
+        ? `must be one of ${p.allowedValues.join(', ')}`
+        : 'is not one of the allowed values';
+    case 'pattern':
+      return PATTERN_WORDS[String(p.pattern)] ?? 'is not in the expected form';
+    case 'format':
+      return FORMAT_WORDS[String(p.format)] ?? 'is not in the expected form';
+    case 'type':
+      return TYPE_WORDS[String(p.type).split(',')[0]!] ?? 'has the wrong type';
+    case 'minLength':
+      return Number(p.limit) <= 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be more than ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`;
+    case 'minItems':
+      return Number(p.limit) <= 1 ? 'must not be empty' : `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'uniqueItems':
+      return 'must not list the same item twice';
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    default:
+      return issue.message ?? 'is invalid';
+  }
+}

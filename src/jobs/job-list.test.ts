@@ -172,6 +172,40 @@ describe('engine cycle', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(mail.calls.filter((c) => c.startsWith('sync')).length).toBe(syncs);
   });
+
+  it('removes OAuth consents and unconfirmed connections past their expiry, and keeps those still running', async () => {
+    const db = testApp.database.db;
+    const row = (id: string, expiresAt: string) => ({
+      id,
+      workspace_id: testApp.workspace.id,
+      provider: 'google' as const,
+      mailbox_id: null,
+      created_at: '2025-03-03T09:00:00.000Z',
+      expires_at: expiresAt,
+    });
+    const expired = '2025-03-03T09:50:00.000Z';
+    const running = '2025-03-03T10:05:00.000Z';
+    await db
+      .insertInto('oauth_states')
+      .values([
+        { ...row('state-expired', expired), code_verifier_encrypted: 'x' },
+        { ...row('state-running', running), code_verifier_encrypted: 'x' },
+      ])
+      .execute();
+    await db
+      .insertInto('oauth_confirmations')
+      .values([
+        { ...row('confirm-expired', expired), email: 'ann@alpha.test', tokens_encrypted: 'x' },
+        { ...row('confirm-running', running), email: 'ann@alpha.test', tokens_encrypted: 'x' },
+      ])
+      .execute();
+    const summary = await createEngine(testEngineDeps(testApp, { workerId: 'w-oauth' })).runCycle({ at: new Date(AT) });
+    expect(summary.oauthRetention).toEqual({ removed: 2 });
+    expect((await db.selectFrom('oauth_states').select('id').execute()).map((r) => r.id)).toEqual(['state-running']);
+    expect((await db.selectFrom('oauth_confirmations').select('id').execute()).map((r) => r.id)).toEqual([
+      'confirm-running',
+    ]);
+  });
 });
 
 describe('cycleLogLevel', () => {

@@ -16,12 +16,15 @@ import { releaseSyncClaims } from '../engine/mailbox-engine-state.repository.js'
 import { runPlacementTests, type PlacementSummary } from '../engine/placement-runner.js';
 import { planDay, type PlanSummary } from '../engine/planner.js';
 import { syncMailboxes, type SyncSummary } from '../engine/reader.js';
+import { detectFilteringReceivers, type FilteringSummary } from '../engine/receiver-filtering.js';
 import { updateReputation, type ReputationSummary } from '../engine/reputation.js';
 import { FOLD_LEASE_KEY, foldStatistics, type RollupSummary } from '../engine/rollup.js';
 import { sendDueMessages, type SendSummary } from '../engine/sender.js';
 import { releaseAllMessageLeases } from '../engine/warmup-message-claims.repository.js';
 import type { MailPolicy } from '../mail/policy.js';
 import { applyDnsPauseRule } from '../mailboxes/dns-pause-rule.js';
+import { readDmarcReports, type DmarcSummary } from '../dmarc/dmarc-reader.js';
+import { removeExpiredOAuthRows } from '../oauth/oauth-retention.js';
 import {
   deliverDueWebhooks,
   removeExpiredEvents,
@@ -29,6 +32,7 @@ import {
   type WebhookSettings,
 } from '../webhooks/webhook-delivery.js';
 import { emitScheduledEvents, type ScheduledEventsSummary } from '../webhooks/webhook-events.js';
+import type { AlertMailer } from '../alerts/alert-mail.js';
 import { releaseDeliveryClaims } from '../webhooks/webhooks.repository.js';
 import { createJobRunner, type Cadence, type Job, type PassHeader, type PassOptions } from './job-runner.js';
 
@@ -37,6 +41,8 @@ export const DEFAULT_CYCLE_INTERVAL_MS = 120_000;
 /** The daily work (scheduled events, DNS checks) is looked at this often: each is done once a day. */
 const DAILY_WORK_INTERVAL_MS = 60_000;
 const HOUR_MS = 3_600_000;
+/** Providers send aggregate reports once a day; a quarter of an hour shows one soon after it arrives. */
+const DMARC_INTERVAL_MS = 15 * 60_000;
 /** How long the lease of a daily job holds when its worker died holding it. */
 const DAILY_LEASE_MS = 10 * 60_000;
 
@@ -63,6 +69,8 @@ export interface JobResults {
   replies: SendSummary;
   /** Placement tests of users' own copy: copies sent, found, given up. */
   placement: PlacementSummary;
+  /** Receivers found filing most senders' mail into spam (the culprit rule), before the senders are judged. */
+  filtering: FilteringSummary;
   reputation: ReputationSummary;
   health: HealthSummary;
   /** Finished days folded into the statistics' workspace rollup, then raw rows past the retention removed. */
@@ -75,6 +83,10 @@ export interface JobResults {
   webhooks: DeliverySummary;
   /** Webhook events past their retention removed. */
   webhookRetention: { ran: true };
+  /** Expired OAuth consents and unconfirmed connections removed. */
+  oauthRetention: { removed: number };
+  /** DMARC aggregate reports read from each workspace's report folder: kept, set aside, left. */
+  dmarc: DmarcSummary;
 }
 
 export type JobName = keyof JobResults;
@@ -90,7 +102,7 @@ export type CycleSummary = PassHeader & { [K in JobName]?: JobResults[K] | null 
 export interface JobParts {
   engine: EngineDeps;
   /** The webhook outbox: scheduled events and deliveries (absent: neither runs). */
-  webhooks?: { secretKey: Buffer; policy: MailPolicy; settings: WebhookSettings };
+  webhooks?: { secretKey: Buffer; policy: MailPolicy; settings: WebhookSettings; alertMailer?: AlertMailer };
   /** The daily DNS and blocklist checks and the DNS pause rule (absent: they do not run). */
   checks?: DailyChecksSettings;
 }
@@ -149,6 +161,13 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
     run: ({ now, ignoreSchedule, signal }) => runPlacementTests(deps, { now: now(), ignoreSchedule, signal }),
   });
   add({
+    name: 'filtering',
+    // a read of the whole pool's week: an hour's new placements barely move it, so once an hour, one worker
+    every: hourly,
+    lease: { key: 'receiver-filtering', ttlMs: DAILY_LEASE_MS },
+    run: ({ now }) => detectFilteringReceivers(deps.db, now()),
+  });
+  add({
     name: 'reputation',
     every: engine,
     run: ({ now, ignoreSchedule }) => updateReputation(deps, now(), { ignoreSchedule }),
@@ -163,6 +182,20 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
     every: engine,
     lease: { key: FOLD_LEASE_KEY, ttlMs: deps.settings.leaseMs },
     run: ({ now }) => foldStatistics(deps, now()),
+  });
+
+  add({
+    name: 'oauthRetention',
+    every: hourly,
+    lease: { key: 'oauth-retention', ttlMs: DAILY_LEASE_MS },
+    run: ({ now }) => removeExpiredOAuthRows(deps.db, now()),
+  });
+  add({
+    name: 'dmarc',
+    every: { name: 'dmarc', intervalMs: DMARC_INTERVAL_MS, jitter },
+    // one worker reads the folders: two would file the same message twice
+    lease: { key: 'dmarc-reports', ttlMs: DAILY_LEASE_MS },
+    run: ({ signal }) => readDmarcReports(deps, { signal }),
   });
 
   const { webhooks, checks } = parts;
@@ -221,7 +254,8 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
     (summary.replies?.retried ?? 0) +
     (summary.sync?.failed ?? 0) +
     (summary.sync?.mailboxErrors.length ?? 0) +
-    (summary.webhooks?.failed ?? 0);
+    (summary.webhooks?.failed ?? 0) +
+    (summary.dmarc?.failed ?? 0);
   if (failed > 0) return 'warn';
   const did =
     (summary.plan?.messages ?? 0) +
@@ -231,7 +265,9 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
     (summary.webhooks?.retried ?? 0) +
     (summary.events?.summaries ?? 0) +
     (summary.events?.reputationDrops ?? 0) +
-    (summary.checks?.checked ?? 0);
+    (summary.checks?.checked ?? 0) +
+    (summary.dmarc?.stored ?? 0) +
+    (summary.dmarc?.setAside ?? 0);
   return did > 0 ? 'info' : 'debug';
 }
 

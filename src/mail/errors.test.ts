@@ -104,6 +104,15 @@ describe('diagnoseMailFailure', () => {
     expect(diagnoseMailFailure(err).problem).toBe(problem);
   });
 
+  it('tells a mailbox that signs in with OAuth to reconnect, never to check a password', () => {
+    for (const serverResponse of ['535 5.7.8 authentication failed', '454 4.7.0 Temporary authentication failure']) {
+      const diagnosis = diagnoseMailFailure(failure({ kind: 'auth', serverResponse }), { oauth: true });
+      expect(diagnosis.problem).toBe('reconnect_required');
+      expect(diagnosis.fix).toMatch(/reconnect/i);
+      expect(`${diagnosis.title} ${diagnosis.fix}`).not.toMatch(/password/i);
+    }
+  });
+
   it('a closed port is host_unreachable, never the password', () => {
     const diagnosis = diagnoseMailFailure(
       failure({ kind: 'connection', code: 'ECONNREFUSED', secure: false, port: 2525 }),

@@ -3,8 +3,10 @@
 // MailConnectionError whose message names the server and quotes its answer, so it can
 // go straight into a mailbox's lastError or a 422 detail. The password never appears in
 // it: the text is built from parts that do not hold it and is scrubbed again at the end.
-// A host that is refused, or that is no mail server at all, gets one generic message: a
-// tenant must not learn banners or which ports are open on hosts it should not reach.
+// A host on the operator's network (refused by the policy, or allowed but internal) that is no
+// mail server at all gets one generic message: a tenant must not learn banners or which ports
+// are open there. A public host's failure is told by cause (see UnreachedCause).
+import { isIP } from 'node:net';
 import type { MailPolicy } from './policy.js';
 
 /**
@@ -68,7 +70,18 @@ export interface MailConnectionErrorInit {
   tlsFailure?: TlsFailure;
   /** Whether the connection was implicit TLS (for the hint on a port that expects the other mode). */
   secure?: boolean;
+  /** Why no mail server was reached, when telling it reveals nothing about the operator's network. */
+  unreached?: UnreachedCause;
 }
+
+/**
+ * Why a connection never reached a mail server: `no_such_host` (the name has no public address),
+ * `connection_refused` (nothing listens on the port), `no_answer` (connected, and nothing said
+ * within the deadline), `not_mail_server` (something answered, but not as an IMAP or SMTP server),
+ * `tls_failed` (the TLS handshake failed before any greeting). Only ever set for a public host or
+ * one the operator lists in explainedHosts (policy.ts), `no_such_host` aside (see lookupFailure).
+ */
+export type UnreachedCause = 'no_such_host' | 'connection_refused' | 'no_answer' | 'not_mail_server' | 'tls_failed';
 
 /**
  * `not_tls`: implicit TLS was tried and the server answered in plain text (a STARTTLS or plain
@@ -89,6 +102,7 @@ export class MailConnectionError extends Error {
   readonly reason?: string;
   readonly tlsFailure?: TlsFailure;
   readonly secure?: boolean;
+  readonly unreached?: UnreachedCause;
 
   constructor(init: MailConnectionErrorInit) {
     super(scrubSecret(init.message, init.secret, init.username));
@@ -103,13 +117,16 @@ export class MailConnectionError extends Error {
     if (init.reason !== undefined) this.reason = scrubSecret(init.reason, init.secret, init.username);
     if (init.tlsFailure !== undefined) this.tlsFailure = init.tlsFailure;
     if (init.secure !== undefined) this.secure = init.secure;
+    if (init.unreached !== undefined) this.unreached = init.unreached;
   }
 }
 
 /**
  * The one answer for a host the policy refuses and for anything short of a mail server's
- * greeting (refused, silent, closed, a foreign banner, a failed implicit-TLS handshake):
- * the same text whatever the port state, so the check cannot be used to scan a network.
+ * greeting on the operator's network (refused, silent, closed, a foreign banner, a failed
+ * implicit-TLS handshake): the same text whatever the port state, so the check cannot be used to
+ * scan that network. With `cause` (a public host, see ResolvedEndpoint.explained) the answer
+ * says what happened; `timeoutMs` is the deadline a `no_answer` waited.
  */
 export function unreachableError(
   side: MailSide,
@@ -117,11 +134,13 @@ export function unreachableError(
   reason: string,
   code?: string,
   tlsFailure?: TlsFailure,
+  cause?: { unreached: UnreachedCause; timeoutMs?: number },
 ): MailConnectionError {
+  const uniform = `Could not connect to an ${side.toUpperCase()} server at ${config.host}:${config.port}`;
   return new MailConnectionError({
     side,
     kind: 'connection',
-    message: `Could not connect to an ${side.toUpperCase()} server at ${config.host}:${config.port}`,
+    message: cause ? `${uniform}: ${unreachedPhrase(side, cause.unreached, cause.timeoutMs, tlsFailure)}` : uniform,
     host: config.host,
     port: config.port,
     reason,
@@ -130,7 +149,81 @@ export function unreachableError(
     ...(code ? { code } : {}),
     ...(tlsFailure ? { tlsFailure } : {}),
     ...(config.secure !== undefined ? { secure: config.secure } : {}),
+    ...(cause ? { unreached: cause.unreached } : {}),
   });
+}
+
+function unreachedPhrase(
+  side: MailSide,
+  cause: UnreachedCause,
+  timeoutMs: number | undefined,
+  tlsFailure: TlsFailure | undefined,
+): string {
+  switch (cause) {
+    case 'tls_failed':
+      if (tlsFailure === 'untrusted_certificate') return 'its TLS certificate is not trusted';
+      if (tlsFailure === 'not_tls') return 'the TLS handshake failed (the port does not start with TLS)';
+      return 'the TLS handshake failed';
+    case 'no_such_host':
+      return 'no such host name (it has no public address)';
+    case 'connection_refused':
+      return 'connection refused (nothing listens on that port)';
+    case 'no_answer':
+      return timeoutMs === undefined ? 'no answer in time' : `no answer within ${formatSeconds(timeoutMs)}`;
+    case 'not_mail_server':
+      return `not a mail server (something answered, but not as an ${side.toUpperCase()} server)`;
+  }
+}
+
+/**
+ * The answer for a host name that could not be turned into an address this service may connect
+ * to. A name that does not exist and a name that resolves only to the operator's network answer
+ * alike ("no such host name"), so the check cannot tell which internal names exist; an address
+ * the policy refuses keeps the uniform answer.
+ */
+export function lookupFailure(
+  side: MailSide,
+  config: Pick<MailServerConfig, 'host' | 'port' | 'password' | 'username'> & { secure?: boolean },
+  err: unknown,
+): MailConnectionError {
+  const code = (err as { code?: unknown } | null)?.code;
+  const codeText = typeof code === 'string' ? code : undefined;
+  const literal = isIP(config.host.trim().replace(/^\[(.*)\]$/, '$1')) !== 0;
+  const unreached = literal ? undefined : unreachedCauseOf(codeText);
+  return unreachableError(
+    side,
+    config,
+    err instanceof Error ? err.message : String(err),
+    codeText,
+    undefined,
+    unreached === 'no_such_host' ? { unreached } : undefined,
+  );
+}
+
+/**
+ * Why a connection that failed before any greeting failed, from the socket's error code, or
+ * undefined when the code tells nothing a tenant can act on (kept to the uniform answer).
+ */
+export function unreachedCauseOf(code: string | undefined, tlsFailure?: TlsFailure): UnreachedCause | undefined {
+  if (tlsFailure !== undefined || /^ERR_(TLS|SSL)/.test(code ?? '')) return 'tls_failed';
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+    case 'ENODATA':
+    case 'EREFUSEDHOST':
+      return 'no_such_host';
+    case 'ECONNREFUSED':
+      return 'connection_refused';
+    case 'ETIMEDOUT':
+    case 'ETIMEOUT':
+    case 'CONNECT_TIMEOUT':
+    case 'GREETING_TIMEOUT':
+      return 'no_answer';
+    case 'EPROTOCOL':
+      return 'not_mail_server';
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -386,10 +479,15 @@ export function classifyMailFailure(err: MailConnectionError): FailureClass {
  */
 export const CONNECTION_PROBLEMS = [
   'wrong_password',
+  'reconnect_required',
   'app_password_required',
   'tls_mode_mismatch',
   'untrusted_certificate',
   'host_unreachable',
+  'no_such_host',
+  'connection_refused',
+  'no_answer',
+  'not_mail_server',
   'timeout',
   'server_refused',
 ] as const;
@@ -424,7 +522,7 @@ function otherModePort(side: MailSide, secure: boolean): number {
  */
 export function diagnoseMailFailure(
   err: MailConnectionError,
-  opts: { appPasswordProvider?: boolean } = {},
+  opts: { appPasswordProvider?: boolean; oauth?: boolean } = {},
 ): ConnectionDiagnosis {
   const side = err.side;
   const label = side.toUpperCase();
@@ -436,6 +534,15 @@ export function diagnoseMailFailure(
     fix,
   });
 
+  // a mailbox that signs in with OAuth has no password to check: a refused sign-in means the
+  // grant was revoked or has expired, and only connecting it again fixes that
+  if (err.kind === 'auth' && opts.oauth) {
+    return diagnosis(
+      'reconnect_required',
+      'Access no longer granted',
+      `The provider no longer accepts this mailbox's sign-in over ${label}: reconnect the mailbox to grant access again.`,
+    );
+  }
   if (err.kind === 'auth' && classifyMailFailure(err) === 'permanent') {
     if (APP_PASSWORD_ANSWER.test(`${err.serverResponse ?? ''} ${err.message}`)) {
       return diagnosis(
@@ -481,6 +588,40 @@ export function diagnoseMailFailure(
         'The server would not start TLS',
         `The ${label} server did not upgrade to TLS on port ${port}: turn SSL/TLS on and use its SSL/TLS port (usually ${otherModePort(side, false)}).`,
       );
+    }
+    switch (err.unreached) {
+      case 'no_such_host':
+        return diagnosis(
+          'no_such_host',
+          `${label} host name not found`,
+          `Check the spelling of the ${label} host name (your provider's help pages list it): it must be the mail server's public name.`,
+        );
+      case 'connection_refused':
+        return diagnosis(
+          'connection_refused',
+          `${label} server refused the connection`,
+          `Nothing accepts connections on port ${port} of that host: check the ${label} port (usually ${side === 'smtp' ? '465 or 587' : '993 or 143'}) and the host name.`,
+        );
+      case 'no_answer':
+        return diagnosis(
+          'no_answer',
+          `${label} server did not answer`,
+          `Nothing answered in time: check the ${label} host name and port, whether SSL/TLS should be on, and that no firewall holds the connection.`,
+        );
+      case 'not_mail_server':
+        return diagnosis(
+          'not_mail_server',
+          `Not an ${label} server`,
+          `Something else answers on port ${port} of that host: check the ${label} host name and port (usually ${side === 'smtp' ? '465 or 587' : '993 or 143'}).`,
+        );
+      case 'tls_failed':
+        return diagnosis(
+          'tls_mode_mismatch',
+          'The TLS handshake failed',
+          `The ${label} server on port ${port} did not complete a TLS handshake: check whether SSL/TLS should be on for this port.`,
+        );
+      case undefined:
+        break;
     }
     return diagnosis(
       'host_unreachable',

@@ -14,6 +14,7 @@ import {
 import { type FolderRole, isWarmupFolder } from './imap-folders.js';
 import { SEARCH_BATCH } from './imap-search.js';
 import { type ImapConnection } from './imap-connection.js';
+import { MAX_REPLY_BYTES, readableLine, replyExcerpt } from './reply-text.js';
 /** A message in the owner's folders that answers one of our messages (a person's or an automatic reply). */
 export interface FoundAnswer {
   folder: string;
@@ -32,6 +33,12 @@ export interface FoundAnswer {
   answers: string[];
   /** Sender address. */
   from: string;
+  /** The sender's name as their mail client wrote it ('' when none), one line, bounded. */
+  fromName: string;
+  /** Its subject, one line, bounded. */
+  subject: string;
+  /** What a person wrote, as bounded plain text without what it quotes ('' for an automatic reply). */
+  excerpt: string;
   /** Why it is an automatic reply (e.g. `Auto-Submitted: auto-replied`); null: a person wrote it. */
   automatic: string | null;
 }
@@ -41,8 +48,12 @@ export interface FolderMessage {
   uid: number;
   /** With angle brackets ('' when it has none). */
   messageId: string;
+  /** The Message-IDs it had before a provider rewrote it (X-Microsoft-Original-Message-ID), with angle brackets. */
+  originalMessageIds: string[];
   /** The Message-IDs it answers (In-Reply-To, then References), with angle brackets. */
   answers: string[];
+  /** Why it is an automatic reply, or null: a person may have written it. */
+  automatic: string | null;
 }
 
 export async function findAnswers(
@@ -86,13 +97,15 @@ export async function findAnswers(
         const messages = await connection.step('FETCH', client, () =>
           client.fetchAll(
             oldest.join(','),
-            { uid: true, envelope: true, source: { maxLength: MAX_HEADER_CHARS } },
+            // BODY.PEEK[]<0.N>: the start of each, never setting \Seen on what a person wrote
+            { uid: true, envelope: true, source: { maxLength: MAX_REPLY_BYTES } },
             { uid: true },
           ),
         );
         for (const msg of messages) {
           if (!msg.source) continue;
-          const fields = headerFields(headerBlock(msg.source.toString('latin1')));
+          const raw = msg.source.toString('latin1');
+          const fields = headerFields(headerBlock(raw, MAX_HEADER_CHARS));
           const named: string[] = [];
           for (const token of answeredMessageIds(fields)) {
             const original = ours.get(normalizeMessageId(token));
@@ -102,6 +115,7 @@ export async function findAnswers(
           if (named.length === 0) continue;
           const ownId = normalizeMessageId(msg.envelope?.messageId ?? '');
           const date = msg.envelope?.date ? new Date(msg.envelope.date) : null;
+          const automatic = automaticReplySign(fields, msg.envelope?.subject);
           answers.push({
             folder: folder.path,
             role: folder.role,
@@ -113,7 +127,10 @@ export async function findAnswers(
             date: date && Number.isFinite(date.getTime()) ? date : null,
             answers: named,
             from: msg.envelope?.from?.[0]?.address ?? '',
-            automatic: automaticReplySign(fields, msg.envelope?.subject),
+            fromName: readableLine(msg.envelope?.from?.[0]?.name ?? ''),
+            subject: readableLine(msg.envelope?.subject ?? ''),
+            excerpt: automatic === null ? replyExcerpt(raw) : '',
+            automatic,
           });
         }
       },
@@ -144,17 +161,24 @@ export async function findOlderThan(
     const messages = await connection.step('FETCH', client, () =>
       client.fetchAll(
         oldest.join(','),
-        { uid: true, envelope: true, headers: ['in-reply-to', 'references'] },
+        // BODY.PEEK[]<0.N>: a bounded start holding the header, whatever its size; \Seen stays as it is.
+        // Every header is read (not a list of names) because an automatic reply is known by names
+        // such as X-MS-Exchange-…-AutoReply that no fixed list covers.
+        { uid: true, envelope: true, source: { maxLength: MAX_HEADER_CHARS } },
         { uid: true },
       ),
     );
     return messages.map((msg): FolderMessage => {
       const ownId = normalizeMessageId(msg.envelope?.messageId ?? '');
-      const fields = msg.headers ? headerFields(headerBlock(msg.headers.toString('latin1'))) : [];
+      const fields = msg.source ? headerFields(headerBlock(msg.source.toString('latin1'), MAX_HEADER_CHARS)) : [];
       return {
         uid: msg.uid,
         messageId: ownId ? `<${ownId}>` : '',
+        originalMessageIds: fieldValues(fields, 'x-microsoft-original-message-id')
+          .flatMap(angleTokens)
+          .map((token) => `<${normalizeMessageId(token)}>`),
         answers: answeredMessageIds(fields).map((token) => `<${normalizeMessageId(token)}>`),
+        automatic: automaticReplySign(fields, msg.envelope?.subject),
       };
     });
   });

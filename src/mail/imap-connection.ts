@@ -6,14 +6,13 @@ import type { ImapFlowOptions, ListResponse, MailboxLockObject } from 'imapflow'
 import {
   MailConnectionError,
   abortedError,
-  formatSeconds,
-  unreachableError,
+  lookupFailure,
   withDeadline,
   type MailServerConfig,
   withTokenRetry,
 } from './errors.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
-import { endpoint, errorCode, timeoutError, toMailError } from './imap-errors.js';
+import { endpoint, noGreetingError, reachOf, timeoutError, toMailError } from './imap-errors.js';
 import { type FolderInfo, classifyFolder, hasFlag } from './imap-folders.js';
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The most of one message that is ever downloaded (warmup mail is a few KiB). */
@@ -35,7 +34,7 @@ export async function resolveEndpoint(config: MailServerConfig, timeoutMs: numbe
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('imap', config, err instanceof Error ? err.message : String(err), errorCode(err));
+    throw lookupFailure('imap', config, err);
   }
 }
 
@@ -111,18 +110,22 @@ export async function verifyImap(config: MailServerConfig, opts: ImapOptions = {
         verifyOnly: true,
       });
       client.on('error', () => undefined);
+      const connecting = client.connect();
+      const reach = reachOf(client, config, endpoint.explained);
       try {
-        await withDeadline(client.connect(), timeoutMs, () => {
+        await withDeadline(connecting, timeoutMs, () => {
           // After a greeting it is a mail server that is slow to log in, and saying so gives
-          // nothing away about the network; before one, the answer is the generic one.
+          // nothing away about the network; before one, the answer is the generic one on the
+          // operator's network and says what happened on a public host.
           const greeted = client.greeting !== undefined;
-          client.close();
-          return greeted
+          const failure = greeted
             ? timeoutError(config, timeoutMs, 'login')
-            : unreachableError('imap', config, `no greeting and login within ${formatSeconds(timeoutMs)}`, 'ETIMEOUT');
+            : noGreetingError(config, timeoutMs, reach);
+          client.close();
+          return failure;
         });
       } catch (err) {
-        throw toMailError(err, config, timeoutMs, 'connect');
+        throw toMailError(err, config, timeoutMs, 'connect', reach);
       } finally {
         if (!client.isClosed) client.close();
       }
@@ -211,24 +214,22 @@ export class ImapConnection {
       clientInfo: clientInfoOf(this.clientId),
     });
     client.on('error', () => undefined);
+    const connecting = client.connect();
+    const reach = reachOf(client, this.config, endpoint.explained);
     try {
       await withDeadline(
-        client.connect(),
+        connecting,
         this.timeoutMs,
         () => {
+          const failure = noGreetingError(this.config, this.timeoutMs, reach);
           client.close();
-          return unreachableError(
-            'imap',
-            this.config,
-            `no greeting and login within ${formatSeconds(this.timeoutMs)}`,
-            'ETIMEOUT',
-          );
+          return failure;
         },
         this.abortWith(client),
       );
     } catch (err) {
       if (!client.isClosed) client.close();
-      throw toMailError(err, this.config, this.timeoutMs, 'connect');
+      throw toMailError(err, this.config, this.timeoutMs, 'connect', reach);
     }
     return client;
   }

@@ -8,6 +8,7 @@ import {
   isNetworkCode,
   tlsFailureOf,
   unreachableError,
+  unreachedCauseOf,
   type MailErrorKind,
   type MailServerConfig,
 } from './errors.js';
@@ -48,12 +49,50 @@ const CLOSED_CODES = new Set([
   'StateLogout',
 ]);
 
+/**
+ * What is known of a connection that never got to a greeting: whether its host's failures may be
+ * told by cause (ResolvedEndpoint.explained) and whether anything came back on the socket.
+ */
+export interface ConnectReach {
+  explained: boolean;
+  spoke(): boolean;
+}
+
+/**
+ * The reach of the connection `client.connect()` has just opened. A plain connection that received
+ * bytes but no greeting met something else than an IMAP server (an SSH or HTTP banner); over
+ * implicit TLS the handshake's own bytes say nothing, so only plain connections count.
+ */
+export function reachOf(client: object, config: MailServerConfig, explained: boolean): ConnectReach {
+  // imapflow opens its socket synchronously inside connect() (no proxy is ever configured)
+  const socket = (client as { socket?: { bytesRead?: number } | null }).socket ?? undefined;
+  return { explained, spoke: () => !config.secure && (socket?.bytesRead ?? 0) > 0 };
+}
+
+/** The answer for a connection that got no greeting before the deadline (see unreachableError). */
+export function noGreetingError(
+  config: MailServerConfig,
+  timeoutMs: number,
+  reach?: ConnectReach,
+): MailConnectionError {
+  const unreached = reach?.explained ? (reach.spoke() ? 'not_mail_server' : 'no_answer') : undefined;
+  return unreachableError(
+    'imap',
+    config,
+    `no greeting and login within ${formatSeconds(timeoutMs)}`,
+    'ETIMEOUT',
+    undefined,
+    unreached ? { unreached, timeoutMs } : undefined,
+  );
+}
+
 /** Maps whatever imapflow threw onto the one error contract. */
 export function toMailError(
   err: unknown,
   config: MailServerConfig,
   timeoutMs: number,
   what: string,
+  reach?: ConnectReach,
 ): MailConnectionError {
   if (err instanceof MailConnectionError) return err;
   const e = (err ?? {}) as ImapFlowError;
@@ -85,12 +124,16 @@ export function toMailError(
   // greeted as a mail server (refused, silent, closed, a foreign banner, a failed
   // implicit-TLS handshake) gets one answer that says nothing about the port.
   if (what === 'connect' && !(e.tlsFailed && !config.secure)) {
+    const tlsFailure = tlsFailureOf(err);
+    let unreached = reach?.explained ? unreachedCauseOf(code, tlsFailure) : undefined;
+    if (unreached === 'no_answer' && reach?.spoke()) unreached = 'not_mail_server';
     return unreachableError(
       'imap',
       config,
       `${code ?? 'error'}: ${line ?? e.message ?? String(err)}`,
       code,
-      tlsFailureOf(err),
+      tlsFailure,
+      unreached ? { unreached, timeoutMs } : undefined,
     );
   }
   if (code && TIMEOUT_CODES.has(code)) return timeoutError(config, timeoutMs, what);
@@ -135,10 +178,4 @@ export function toMailError(
     'protocol',
     `IMAP server ${where} failed during ${what.split(' ')[0]}: ${text ?? e.message ?? String(err)}`,
   );
-}
-
-/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
-export function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -10,10 +10,12 @@ import { capable, DEFAULT_TIMEOUT_MS, ImapConnection, MAX_MESSAGE_BYTES, type Im
 import type { FolderInfo, GmailCategory } from './imap-folders.js';
 import { isGmail, markImportant, promote } from './imap-gmail.js';
 import { findMessages, type FindMessagesOptions, type FoundMessage } from './imap-search.js';
+import { fetchPart, listParts, type FolderPage, type MessagePart } from './imap-parts.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
 export { normalizeMessageId, parseReferences } from './headers.js';
 export type { FolderMessage, FoundAnswer } from './imap-answers.js';
+export type { FolderPage, MessagePart, PartsMessage } from './imap-parts.js';
 export { parseBounce, type BounceScan, type FoundBounce, type ScanMark } from './imap-bounces.js';
 export { MAX_MESSAGE_BYTES, verifyImap, type ImapOptions } from './imap-connection.js';
 export {
@@ -77,6 +79,14 @@ export interface ImapSession {
    * the owner's \Deleted messages with them.
    */
   remove(folder: string, uids: number[]): Promise<{ expunged: boolean }>;
+  /**
+   * Messages of `folder` above UID `afterUid`, not \Deleted, oldest first, at most `limit`, each by
+   * its size, subject and MIME parts; nothing is downloaded and \Seen is untouched. (Added for
+   * reading DMARC reports; optional, as a simulated session may not read attachments.)
+   */
+  listParts?(folder: string, afterUid: number, limit: number): Promise<FolderPage>;
+  /** One part of a message, decoded; null when it is larger than `maxBytes` (never downloaded whole). */
+  fetchPart?(folder: string, uid: number, part: MessagePart, maxBytes: number): Promise<Buffer | null>;
   /** Logs out (or drops the connection if the server does not answer). Never throws. */
   close(): Promise<void>;
   /**
@@ -261,6 +271,14 @@ class Session implements ImapSession {
 
   async findOlderThan(folder: string, before: Date, limit: number): Promise<FolderMessage[]> {
     return findOlderThan(this.connection, folder, before, limit);
+  }
+
+  async listParts(folder: string, afterUid: number, limit: number): Promise<FolderPage> {
+    return listParts(this.connection, folder, afterUid, limit);
+  }
+
+  async fetchPart(folder: string, uid: number, part: MessagePart, maxBytes: number): Promise<Buffer | null> {
+    return fetchPart(this.connection, folder, uid, part, maxBytes);
   }
 
   async close(): Promise<void> {

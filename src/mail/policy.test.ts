@@ -92,22 +92,36 @@ describe('resolveMailHost', () => {
 
   it('an address needs no lookup and has no servername', async () => {
     const endpoint = await resolveMailHost('[::1]', { allowedHosts: ['::1'], plaintextHosts: ['::1'] });
-    expect(endpoint).toEqual({ address: '::1', plaintextAllowed: true });
+    expect(endpoint).toEqual({ address: '::1', plaintextAllowed: true, explained: false });
   });
 });
 
 describe('mail settings in the config', () => {
   it('are empty by default: public hosts only, TLS always, system CAs', () => {
-    expect(loadConfig({}).mail).toEqual({ allowedHosts: [], plaintextHosts: [], caFile: undefined });
+    expect(loadConfig({}).mail).toEqual({
+      allowedHosts: [],
+      plaintextHosts: [],
+      explainedHosts: [],
+      caFile: undefined,
+    });
   });
 
   it('read lists of names, addresses and CIDRs', () => {
     const config = loadConfig({
       WARMUP_MAIL_ALLOWED_HOSTS: '127.0.0.1, 10.0.0.0/8 mail.lan',
       WARMUP_MAIL_PLAINTEXT_HOSTS: 'mail.lan',
+      WARMUP_MAIL_EXPLAINED_HOSTS: '10.0.0.0/8',
     });
     expect(config.mail.allowedHosts).toEqual(['127.0.0.1', '10.0.0.0/8', 'mail.lan']);
     expect(config.mail.plaintextHosts).toEqual(['mail.lan']);
+    expect(config.mail.explainedHosts).toEqual(['10.0.0.0/8']);
+  });
+
+  it('tell a public address and an explained internal one by cause, not the rest of the network', async () => {
+    const policy = { allowedHosts: ['127.0.0.0/8'], plaintextHosts: [], explainedHosts: ['127.0.0.2'] };
+    expect((await resolveMailHost('8.8.8.8', policy)).explained).toBe(true);
+    expect((await resolveMailHost('127.0.0.2', policy)).explained).toBe(true);
+    expect((await resolveMailHost('127.0.0.1', policy)).explained).toBe(false);
   });
 
   it('refuse an entry that is none of those, naming the setting', () => {

@@ -16,8 +16,16 @@ export interface MailPolicy {
   allowedHosts: readonly string[];
   /** Host names or addresses the mail layer may log in to without TLS. */
   plaintextHosts: readonly string[];
+  /**
+   * Internal hosts (names, addresses, CIDR ranges) whose connection failures are told by cause, as
+   * a public host's are. Unset: an internal host's failures all get the one uniform answer, since
+   * its port states are facts about the operator's network.
+   */
+  explainedHosts?: readonly string[];
   /** Extra trusted CA certificates (PEM), on top of the system roots. */
   ca?: string;
+  /** The host name SMTP connections greet with (EHLO); unset: the machine's (helo-name.ts). */
+  heloName?: string;
 }
 
 /** Public hosts only, TLS always, system CAs: what applies when the operator set nothing. */
@@ -27,10 +35,14 @@ export const DEFAULT_MAIL_POLICY: MailPolicy = Object.freeze({ allowedHosts: [],
 export function loadMailPolicy(settings: {
   allowedHosts: readonly string[];
   plaintextHosts: readonly string[];
+  explainedHosts?: readonly string[] | undefined;
   caFile?: string | undefined;
+  hostname?: string | undefined;
 }): MailPolicy {
   const policy: MailPolicy = { allowedHosts: settings.allowedHosts, plaintextHosts: settings.plaintextHosts };
+  if (settings.explainedHosts?.length) policy.explainedHosts = settings.explainedHosts;
   if (settings.caFile) policy.ca = readFileSync(settings.caFile, 'utf8');
+  if (settings.hostname) policy.heloName = settings.hostname;
   return policy;
 }
 
@@ -166,6 +178,12 @@ export interface ResolvedEndpoint {
   servername?: string;
   /** Whether this server may be logged in to without TLS. */
   plaintextAllowed: boolean;
+  /**
+   * Whether a failure to reach it may be told by cause (refused, silent, not a mail server): true
+   * for a public address, whose port states anyone on the internet can see, and for the
+   * operator's explainedHosts; false for the rest of the operator's network.
+   */
+  explained: boolean;
 }
 
 /** A host the policy does not let a tenant reach; `reason` is for the server log only. */
@@ -198,6 +216,7 @@ export async function resolveMailHost(
   const endpoint: ResolvedEndpoint = {
     address: allowed,
     plaintextAllowed: matchesHostList(policy.plaintextHosts, name, allowed),
+    explained: !isInternalAddress(allowed) || matchesHostList(policy.explainedHosts ?? [], name, allowed),
   };
   if (isIP(name) === 0) endpoint.servername = name.replace(/\.$/, '');
   return endpoint;

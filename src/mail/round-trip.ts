@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isMailConnectionError, type MailServerConfig } from './errors.js';
 import { openImapSession, WARMUP_FOLDER, type ImapSession } from './imap.js';
-import { createSmtpSender, type SmtpSender } from './smtp.js';
+import { createSmtpSender, type OutgoingMail, type SmtpSender } from './smtp.js';
 
 /**
  * The mail clients the round trip uses: the real ones, the engine's (which it can drop when it
@@ -20,13 +20,24 @@ export interface RoundTripClients {
   imap: (config: MailServerConfig, opts: { timeoutMs: number }) => Promise<ImapSession>;
 }
 
+/**
+ * Writes the check message for a random token (at least 32 bytes) sent at `at`: the mailbox's
+ * ordinary mail, whose Message-ID carries the token in the form its client gives every Message-ID
+ * (engine/connection-check.ts), so nothing a person reads holds it.
+ */
+export type CheckMailWriter = (token: Buffer, at: Date) => OutgoingMail;
+
 export interface RoundTripOptions {
+  /** The mailbox's own check message; default: a short plain note from the address to itself. */
+  writeMail?: CheckMailWriter;
   /** How long the message may take to show up over IMAP (default 20 s). */
   waitMs?: number;
   /** Deadline of each SMTP and IMAP step (default 10 s). */
   timeoutMs?: number;
   /** Default: the real SMTP and IMAP clients. */
   clients?: RoundTripClients;
+  /** The moment the message is written at (its Date, and Outlook's time-derived IDs); default: now. */
+  at?: Date;
 }
 
 export type RoundTripResult = { proven: true } | { proven: false; reason: string };
@@ -37,13 +48,25 @@ const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 2_000;
 
-const SUBJECT = 'Warmup connection check';
-const BODY =
-  'This message checks that this mailbox sends and receives its own mail. ' +
-  'Warmup filed it into the Warmup folder; you may delete it.';
-
 function domainOf(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/** Without the mailbox's own writer: a short note to oneself, a UUID Message-ID as most clients make. */
+function plainNote(email: string): CheckMailWriter {
+  return (token, at) => {
+    const hex = token.subarray(0, 16).toString('hex');
+    const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    return {
+      from: { address: email },
+      to: { address: email },
+      subject: 'Test',
+      text: 'Test\n',
+      html: '<p>Test</p>',
+      messageId: `<${id}@${domainOf(email)}>`,
+      date: at,
+    };
+  };
 }
 
 function failure(error: unknown): string {
@@ -71,19 +94,13 @@ export async function proveRoundTrip(
 ): Promise<RoundTripResult> {
   const waitMs = options.waitMs ?? DEFAULT_ROUND_TRIP_WAIT_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
-  const messageId = `<check.${randomBytes(12).toString('base64url')}@${domainOf(email)}>`;
+  const mail = (options.writeMail ?? plainNote(email))(randomBytes(32), options.at ?? new Date());
+  const messageId = mail.messageId;
 
   const clients = options.clients ?? { smtp: createSmtpSender, imap: openImapSession };
   const sender = clients.smtp(servers.smtp, { timeoutMs });
   try {
-    await sender.send({
-      from: { address: email },
-      to: { address: email },
-      subject: SUBJECT,
-      text: BODY,
-      html: `<p>${BODY}</p>`,
-      messageId,
-    });
+    await sender.send(mail);
   } catch (error) {
     return { proven: false, reason: `its SMTP server did not send a test message as ${email}: ${failure(error)}` };
   } finally {

@@ -13,6 +13,8 @@ import {
   isNetworkCode,
   tlsFailureOf,
   unreachableError,
+  unreachedCauseOf,
+  lookupFailure,
   withDeadline,
   oauthAccessToken,
   refusedWithFreshToken,
@@ -21,6 +23,8 @@ import {
 } from './errors.js';
 import { resolveMailHost, tlsOptions, type ResolvedEndpoint } from './policy.js';
 import { formatDateHeader } from './date-header.js';
+import { writeClientMessage, type MimeStyle } from './client-mime.js';
+import { heloNameOf } from './helo-name.js';
 
 export { MailConnectionError, type MailServerConfig } from './errors.js';
 
@@ -48,6 +52,11 @@ export interface OutgoingMail {
   headers?: Record<string, string>;
   /** Text parts quoted-printable whatever they hold, as some clients do. */
   quotedPrintable?: boolean;
+  /**
+   * The sender's mail client: when set, the whole message is written the way that client writes
+   * it (client-mime.ts), with the boundary and headers above; without it, the library's skeleton.
+   */
+  client?: { style: MimeStyle; language: string; threadIndex?: string };
 }
 
 export interface SendResult {
@@ -97,6 +106,8 @@ function connectionOptions(
     // "verify" any password.
     forceAuth: true,
     tls: tlsOptions(config.policy),
+    // the name a mail client greets with: the operator's host name, never an address literal
+    name: heloNameOf(config.policy),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
@@ -111,7 +122,7 @@ async function resolveEndpoint(config: MailServerConfig, timeoutMs: number): Pro
   try {
     return await withDeadline(resolveMailHost(config.host, config.policy), timeoutMs, () => new Error('DNS timeout'));
   } catch (err) {
-    throw unreachableError('smtp', config, err instanceof Error ? err.message : String(err), errorCode(err));
+    throw lookupFailure('smtp', config, err);
   }
 }
 
@@ -135,12 +146,10 @@ export async function verifySmtp(config: MailServerConfig, opts: SmtpOptions = {
         // a little later than nodemailer's own timeouts, so a silent port is answered by those
         // (generic, during connection) rather than by this deadline
         await withDeadline(transport.verify(), remainingMs + 500, () =>
-          greeting.greeted()
-            ? timeoutError(config, timeoutMs)
-            : unreachableError('smtp', config, `no greeting within ${formatSeconds(timeoutMs)}`, 'ETIMEDOUT'),
+          greeting.greeted() ? timeoutError(config, timeoutMs) : noGreetingError(config, timeoutMs, endpoint.explained),
         );
       } catch (err) {
-        throw toMailError(err, config, timeoutMs, greeting.greeted());
+        throw toMailError(err, config, timeoutMs, greeting.greeted(), endpoint.explained);
       } finally {
         transport.close();
       }
@@ -216,6 +225,25 @@ function toSendMailOptions(message: OutgoingMail): SendMailOptions {
  * scoring.
  */
 export async function buildRawMessage(message: OutgoingMail): Promise<Buffer> {
+  if (message.client && message.boundary) {
+    return writeClientMessage({
+      style: message.client.style,
+      from: message.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      messageId: message.messageId,
+      ...(message.inReplyTo ? { inReplyTo: message.inReplyTo } : {}),
+      ...(message.references?.length ? { references: message.references } : {}),
+      date: message.date ?? new Date(),
+      timeZone: message.timeZone ?? 'UTC',
+      boundary: message.boundary,
+      language: message.client.language,
+      ...(message.client.threadIndex ? { threadIndex: message.client.threadIndex } : {}),
+      selfHeaders: message.headers ?? {},
+    });
+  }
   const root = new MailComposer(toSendMailOptions(message)).compile();
   for (const [key, value] of Object.entries(message.headers ?? {})) root.setHeader(key, value);
   const contentType = root.getHeader('Content-Type');
@@ -234,8 +262,11 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
   // Resolved and checked once, at the first send: every connection of the pool goes to
   // that address.
   let transport: Promise<ReturnType<typeof nodemailer.createTransport>> | undefined;
+  // whether the pool's address is one whose failures may be told by cause (policy.ts)
+  let explained = false;
   const openTransport = async (accessToken: string | undefined) => {
     const endpoint = await resolveEndpoint(config, timeoutMs);
+    explained = endpoint.explained;
     const poolOptions: SMTPPoolOptions & { pool: true } = {
       ...connectionOptions(config, endpoint, timeoutMs, accessToken),
       // tells a server that greeted and then stalled (a timeout) from one that never greeted
@@ -307,11 +338,9 @@ export function createSmtpSender(config: MailServerConfig, opts: SmtpOptions = {
       if (opts.signal?.aborted) throw abortedError('smtp', config);
       // as verifySmtp: silence after the greeting is a slow server, silence before it says nothing about the port
       if (deadline.aborted) {
-        throw greeting.greeted()
-          ? timeoutError(config, timeoutMs)
-          : unreachableError('smtp', config, `no greeting within ${formatSeconds(timeoutMs)}`, 'ETIMEDOUT');
+        throw greeting.greeted() ? timeoutError(config, timeoutMs) : noGreetingError(config, timeoutMs, explained);
       }
-      throw toMailError(err, config, timeoutMs, greeting.greeted());
+      throw toMailError(err, config, timeoutMs, greeting.greeted(), explained);
     } finally {
       deadline.removeEventListener('abort', giveUp);
       opts.signal?.removeEventListener('abort', giveUp);
@@ -354,6 +383,18 @@ function endpoint(config: MailServerConfig): string {
   return `${config.host}:${config.port}`;
 }
 
+/** No greeting before the deadline: "no answer within N s" on a public host, the uniform answer elsewhere. */
+function noGreetingError(config: MailServerConfig, timeoutMs: number, explained: boolean): MailConnectionError {
+  return unreachableError(
+    'smtp',
+    config,
+    `no greeting within ${formatSeconds(timeoutMs)}`,
+    'ETIMEDOUT',
+    undefined,
+    explained ? { unreached: 'no_answer', timeoutMs } : undefined,
+  );
+}
+
 function timeoutError(config: MailServerConfig, timeoutMs: number, code?: string): MailConnectionError {
   return new MailConnectionError({
     side: 'smtp',
@@ -370,8 +411,16 @@ function timeoutError(config: MailServerConfig, timeoutMs: number, code?: string
 /**
  * Maps whatever nodemailer threw onto the one error contract. `greeted`: the server's greeting
  * arrived (see greetingWatch), so a timeout is a slow mail server rather than a port that says nothing.
+ * `explained`: the host is public (or listed by the operator), so a failure before the greeting
+ * may say what happened.
  */
-function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, greeted = false): MailConnectionError {
+function toMailError(
+  err: unknown,
+  config: MailServerConfig,
+  timeoutMs: number,
+  greeted = false,
+  explained = false,
+): MailConnectionError {
   if (err instanceof MailConnectionError) return err;
   const e = (err ?? {}) as NodemailerError;
   const code = e.code;
@@ -391,12 +440,17 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
   // implicit-TLS handshake) gets one answer that says nothing about the port.
   if (e.command === 'CONN' || code === 'EDNS') {
     if (greeted && code === 'ETIMEDOUT') return timeoutError(config, timeoutMs, code);
+    const tlsFailure = tlsFailureOf(err);
+    // nodemailer wraps a refused connection as ESOCKET; the socket's own code is in its text
+    const socketCode = code === 'ESOCKET' ? /\b(ECONNREFUSED|ETIMEDOUT)\b/.exec(e.message ?? '')?.[1] : code;
+    const unreached = explained ? unreachedCauseOf(socketCode, tlsFailure) : undefined;
     return unreachableError(
       'smtp',
       config,
       `${code ?? 'error'}: ${response ?? e.message ?? String(err)}`,
       code,
-      tlsFailureOf(err),
+      tlsFailure,
+      unreached ? { unreached, timeoutMs } : undefined,
     );
   }
   if (code === 'EAUTH' || code === 'ENOAUTH') {
@@ -459,10 +513,4 @@ function toMailError(err: unknown, config: MailServerConfig, timeoutMs: number, 
     kind: 'protocol',
     message: `SMTP server ${where} failed: ${response ?? e.message ?? String(err)}`,
   });
-}
-
-/** The code of a refused host or a failed lookup (EREFUSEDHOST, ENOTFOUND…), which says whether retrying can help. */
-function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

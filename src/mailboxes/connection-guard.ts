@@ -1,11 +1,13 @@
 // The API's connection checks (adding, testing, reconnecting or importing a mailbox) connect to
 // hosts a tenant names. Two things keep that from becoming a network scanner or a way to make
 // this server open connections by the thousand:
-// - A failure to reach a server (a closed port, no route, a name that does not resolve, a host the
+// - A failure to reach a server on the operator's network (a closed port, no route, a host the
 //   policy refuses, a server that accepts and never speaks) is answered with one message, and only
 //   once `failureFloorMs` has passed since the check began (plus a little jitter): the answer's
-//   words and time say nothing about why. The cause goes to the server log. A server that answered
-//   (a refused login, a TLS mismatch it showed) keeps its own message: the tenant reached it.
+//   words and time say nothing about why. The cause goes to the server log. A public host's
+//   failure says what happened (no such host name, refused, no answer, not a mail server: nothing
+//   anyone on the internet could not see), still after the floor, so the check is no fast scanner.
+//   A server that answered (a refused login, a TLS mismatch it showed) keeps its own message.
 // - At most `maxChecks` checks run at once in this process, across all tenants; a check that finds
 //   no free place waits up to `queueMs` for one, then is answered 503 with Retry-After.
 // The engine's own syncs do not pass through here: they connect to servers already proven.
@@ -13,7 +15,7 @@ import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_MAIL_CHECK_FAILURE_MS, DEFAULT_MAIL_CHECKS_AT_ONCE } from '../config.js';
 import { AppError } from '../http/errors.js';
-import { isMailConnectionError, unreachableError, type MailConnectionError } from '../mail/errors.js';
+import { isMailConnectionError, MailConnectionError, unreachableError } from '../mail/errors.js';
 
 export interface ConnectionGuardSettings {
   /** How long a check that could not reach a server takes to answer, at least (0: answer at once). */
@@ -109,6 +111,18 @@ export function createConnectionGuard(
       { side: error.side, host: error.host, port: error.port, code: error.code, reason: error.reason ?? error.message },
       'connection check could not reach the server',
     );
+    // a public host's cause is told in fixed words around what the tenant typed (errors.ts)
+    if (error.unreached !== undefined) {
+      return new MailConnectionError({
+        side: error.side,
+        kind: 'connection',
+        message: error.message,
+        host: error.host,
+        port: error.port,
+        unreached: error.unreached,
+        ...(error.secure !== undefined ? { secure: error.secure } : {}),
+      });
+    }
     // built again from what the tenant typed only: no code, no cause-specific words
     return unreachableError(
       error.side,

@@ -47,13 +47,80 @@ describe('describeOutlook', () => {
     expect(outlook.readyForCampaigns).toBe(false);
   });
 
-  it('a pool too small for the ramp says how many mailboxes to add, and needs attention', () => {
-    const outlook = describeOutlook(input({ dailyTarget: 1, rampTarget: 3, limitedBy: 'pool_too_small' }), NOW);
+  it('a pool too small for the ramp says what the capacity model found would lift it, and needs attention', () => {
+    const held = { dailyTarget: 6, rampTarget: 18, limitedBy: 'pool_too_small', planCapacity: 6, planLift: 4 };
+    const outlook = describeOutlook(input(held), NOW);
     expect(outlook.limitedBy).toBe('pool_too_small');
+    // the model's 4 more domains, not one mailbox per missing email (12)
     expect(outlook.limitReason).toBe(
-      'The pool is too small for its ramp: 1 of 3 emails planned on its last day. Add 2 mailboxes on other domains.',
+      'The pool carries 6 of the 18 emails a day its ramp wants: connect mailboxes on 4 more domains, or lower its daily limit to 6.',
     );
     expect(outlook.attention.map((a) => a.kind)).toEqual(['pool_too_small']);
+    expect(outlook.state).toMatchObject({
+      kind: 'held_by_pool',
+      tone: 'warn',
+      reason: outlook.limitReason,
+      pool: { carries: 6, wants: 18, moreDomains: 4 },
+    });
+    // beyond the model's reach
+    expect(describeOutlook(input({ ...held, planLift: null }), NOW).state.reason).toMatch(/on many more domains/);
+  });
+
+  describe('its state: one definition, the first that applies', () => {
+    it('on track, or waiting for its window; neither is held', () => {
+      const sending = describeOutlook(input({ nextSendAt: '2026-11-26T08:12:00.000Z' }), NOW).state;
+      expect(sending).toMatchObject({ kind: 'on_track', tone: 'good', label: 'Warming up', since: null, pool: null });
+      // 06:30 in Berlin, its window opens at 08:00
+      const early = describeOutlook(input(), NOW).state;
+      expect(early).toMatchObject({
+        kind: 'waiting',
+        reason: 'Next sends from 08:00 Europe/Berlin, when its send window opens.',
+      });
+      // a Saturday with weekdaysOnly: Monday
+      const weekend = describeOutlook(
+        input({ warmup: { ...DEFAULT_WARMUP, timezone: 'Europe/Berlin', weekdaysOnly: true } }),
+        new Date('2026-11-28T11:00:00.000Z'),
+      ).state;
+      expect(weekend).toMatchObject({ kind: 'waiting', reason: expect.stringMatching(/^Next sends from Mon 08:00/) });
+    });
+
+    it('held by spam when the guard slowed it or its spam rate is over the line, before any pool hold', () => {
+      const pool = { rampTarget: 18, dailyTarget: 6, limitedBy: 'pool_too_small', planCapacity: 6, planLift: 4 };
+      const slowed = describeOutlook(
+        input({ ...pool, slowedByGuard: true, week: { sent: 9, found: 2, spam: 2, bounced: 0 } }),
+        NOW,
+      );
+      expect(slowed.state).toMatchObject({ kind: 'held_by_spam', tone: 'bad' });
+      expect(slowed.state.reason).toMatch(/^The health guard halved its volume/);
+      const junked = describeOutlook(input({ week: { sent: 31, found: 31, spam: 31, bounced: 0 } }), NOW);
+      expect(junked.state).toMatchObject({
+        kind: 'held_by_spam',
+        reason: expect.stringMatching(/^100 % of its emails landed in spam/),
+      });
+    });
+
+    it('stopped since when and why; paused by its owner or the DNS rule; joining before its proof', () => {
+      const stoppedAt = '2026-11-25T14:03:00.000Z';
+      const stopped = describeOutlook(
+        input({ status: 'error', lastError: 'Warmup stopped: 31 of 31 found in spam', stoppedAt }),
+        NOW,
+      ).state;
+      expect(stopped).toEqual({
+        kind: 'stopped',
+        label: 'Stopped',
+        tone: 'bad',
+        reason: 'Warmup stopped: 31 of 31 found in spam',
+        since: stoppedAt,
+        pool: null,
+      });
+      const dns = describeOutlook(input({ status: 'paused', pausedFor: 'dns', lastError: 'SPF fails' }), NOW).state;
+      expect(dns).toMatchObject({ kind: 'paused', tone: 'neutral', reason: 'SPF fails' });
+      expect(describeOutlook(input({ status: 'paused' }), NOW).state.reason).toMatch(
+        /^Paused: it sends and reads nothing/,
+      );
+      const joining = describeOutlook(input({ inPool: false, poolReason: 'not proven yet' }), NOW).state;
+      expect(joining).toMatchObject({ kind: 'joining', reason: 'Waiting to join the warmup pool: not proven yet.' });
+    });
   });
 
   it('lists every threshold crossed: spam rate over 10 % of 5 or more found, any bounce, the guard', () => {
@@ -66,6 +133,20 @@ describe('describeOutlook', () => {
     expect(junked.attention[2]!.message).toMatch(/^1 email bounced/);
     // 4 found is too few to judge a rate
     expect(describeOutlook(input({ week: { sent: 4, found: 4, spam: 4, bounced: 0 } }), NOW).attention).toEqual([]);
+  });
+
+  it('a receiver found filing most senders into spam is named with the fix', () => {
+    const outlook = describeOutlook(input({ filtering: { junkedSenders: 4, senders: 4 } }), NOW);
+    expect(outlook.attention.map((a) => a.kind)).toEqual(['receiver_filtering']);
+    expect(outlook.attention[0]!.message).toMatch(
+      /^Its filter files warmup mail from 4 of 4 senders into spam while other receivers find it in the inbox.*allow rule for the pool's addresses/,
+    );
+    expect(outlook.readyForCampaigns).toBe(false);
+    // What is missing is said as what to do, never as "needs … nothing needing attention".
+    expect(outlook.readiness).toMatch(/, the point under Needs attention fixed\.$/);
+    expect(outlook.readiness).not.toMatch(/nothing needing attention/);
+    const two = describeOutlook(input({ week: { sent: 10, found: 10, spam: 5, bounced: 1 } }), NOW);
+    expect(two.readiness).toMatch(/the 2 points under Needs attention fixed\.$/);
   });
 
   it('a mailbox the guard stopped is told apart from one stopped by a login failure', () => {

@@ -4,7 +4,7 @@
  * ramp, what needs attention (each a documented threshold), and whether it is ready for campaigns.
  */
 import { localDay, localWindow, validTimeZone, addDays } from '../calendar.js';
-import type { Attention, MailboxOutlook, MailboxStatus, WarmupSettings } from './mailboxes.schemas.js';
+import type { Attention, MailboxOutlook, MailboxStatus, WarmupSettings, WarmupState } from './mailboxes.schemas.js';
 
 /** Spam placement over this share of the mail found in 7 days needs attention (the overview's red line too). */
 export const ATTENTION_SPAM_RATE = 10;
@@ -45,6 +45,21 @@ export interface OutlookInput {
   autoReplyReason?: string | null;
   /** `dns` while the DNS rule keeps it paused (checks/daily-checks.ts); its lastError says why. */
   pausedFor?: 'dns' | null;
+  /** Set while its own filter is found filing most senders' mail into spam (engine/receiver-filtering.ts). */
+  filtering?: { junkedSenders: number; senders: number } | null;
+  /** What the pool carried for it on its last planned day, and what would lift it (the planner's capacity model). */
+  planCapacity?: number | null;
+  planLift?: number | null;
+  /** When it stopped (mailbox-state.ts); null while it works. */
+  stoppedAt?: string | null;
+}
+
+/** What a receiver found filtering is told (the attention item and the `mailbox.receiver_filtering` event). */
+export function receiverFilteringMessage(junkedSenders: number, senders: number): string {
+  return (
+    `Its filter files warmup mail from ${junkedSenders} of ${senders} senders into spam while other receivers find it in the inbox, ` +
+    `so its placements no longer count against them. Add an allow rule for the pool's addresses, or check its filter and spam rules.`
+  );
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -88,14 +103,20 @@ export function describeAttention(input: OutlookInput): Attention[] {
       message: input.lastError ?? 'Warmup paused: SPF or DMARC of its domain has failed for too long.',
     });
   }
+  const { week } = input;
   if (input.status === 'active' && input.slowedByGuard) {
+    const counted = week.found > 0 ? ` (${week.spam} of ${week.found} found in spam)` : '';
     items.push({
       kind: 'slowed_by_guard',
-      message:
-        'The health guard halved its volume: more than 20 % of its emails landed in spam this week. Check SPF, DKIM and DMARC of its domain.',
+      message: `The health guard halved its volume: over 20 % of its emails land in spam this week${counted}. Check SPF, DKIM and DMARC of its domain.`,
     });
   }
-  const { week } = input;
+  if (input.filtering) {
+    items.push({
+      kind: 'receiver_filtering',
+      message: receiverFilteringMessage(input.filtering.junkedSenders, input.filtering.senders),
+    });
+  }
   const spamRate = week.found > 0 ? (week.spam / week.found) * 100 : 0;
   if (week.found >= ATTENTION_MIN_FOUND && spamRate > ATTENTION_SPAM_RATE) {
     items.push({
@@ -121,12 +142,28 @@ export function describeAttention(input: OutlookInput): Attention[] {
   return items;
 }
 
-function limitReason(input: OutlookInput): string | null {
+/** What the pool carried of its ramp on its last planned day, and what would lift it; null when it carried all. */
+function poolHold(input: OutlookInput): NonNullable<WarmupState['pool']> | null {
   if (input.limitedBy !== 'pool_too_small' || input.rampTarget === null) return null;
-  const missing = Math.max(1, input.rampTarget - input.dailyTarget);
+  const carries = Math.min(input.planCapacity ?? input.dailyTarget, input.rampTarget);
+  return { carries, wants: input.rampTarget, moreDomains: input.planLift ?? null };
+}
+
+/** "connect mailboxes on 4 more domains": the capacity model's count, or "many" beyond its reach. */
+export function moreDomainsText(moreDomains: number | null): string {
+  return moreDomains === null
+    ? 'connect mailboxes on many more domains'
+    : `connect mailboxes on ${plural(moreDomains, 'more domain')}`;
+}
+
+function limitReason(input: OutlookInput): string | null {
+  const hold = poolHold(input);
+  if (!hold) return null;
+  const lower = hold.carries > 0 ? `, or lower its daily limit to ${hold.carries}` : '';
   return (
-    `The pool is too small for its ramp: ${input.dailyTarget} of ${plural(input.rampTarget, 'email')} planned on its last day. ` +
-    `Add ${plural(missing, 'mailbox', 'mailboxes')} on other domains.`
+    `The pool carries ${hold.carries} of the ${plural(hold.wants, 'email')} a day its ramp wants: ` +
+    // a plan made before the model stored its lift (planCapacity null) knows no count
+    `${input.planCapacity == null ? 'connect mailboxes on more domains' : moreDomainsText(hold.moreDomains)}${lower}.`
   );
 }
 
@@ -138,7 +175,13 @@ function readiness(input: OutlookInput, attention: Attention[]): { ready: boolea
     missing.push(`a reputation of ${READY_MIN_REPUTATION} (now ${input.reputation})`);
   if (input.week.found < READY_MIN_FOUND)
     missing.push(`${READY_MIN_FOUND} of its emails found this week (now ${input.week.found})`);
-  if (attention.length > 0) missing.push('nothing needing attention');
+  // Named as what to do: "needs … nothing needing attention" read as if nothing were wrong.
+  if (attention.length > 0)
+    missing.push(
+      attention.length === 1
+        ? 'the point under Needs attention fixed'
+        : `the ${attention.length} points under Needs attention fixed`,
+    );
   if (missing.length === 0) {
     return {
       ready: true,
@@ -148,11 +191,68 @@ function readiness(input: OutlookInput, attention: Attention[]): { ready: boolea
   return { ready: false, text: `Not ready for campaigns yet: needs ${missing.join(', ')}.` };
 }
 
+const STATE_LABEL: Record<WarmupState['kind'], string> = {
+  on_track: 'Warming up',
+  // on track too: its reason says when its window opens
+  waiting: 'Warming up',
+  held_by_pool: 'Held back by the pool',
+  held_by_spam: 'Held back by spam',
+  joining: 'Joining the pool',
+  paused: 'Paused',
+  stopped: 'Stopped',
+};
+
+const STATE_TONE: Record<WarmupState['kind'], WarmupState['tone']> = {
+  on_track: 'good',
+  waiting: 'good',
+  held_by_pool: 'warn',
+  held_by_spam: 'bad',
+  joining: 'neutral',
+  paused: 'neutral',
+  stopped: 'bad',
+};
+
+/** The states in which a mailbox warms up as its ramp wants: the overview's "warming up now". */
+export const WARMING_STATES: ReadonlySet<WarmupState['kind']> = new Set(['on_track', 'waiting']);
+
+/**
+ * The one definition of where a mailbox stands: the first state that applies, from the attention
+ * items and the summary already decided, so the words agree with them.
+ */
+function describeState(input: OutlookInput, attention: Attention[], summary: string, waiting: boolean): WarmupState {
+  const state = (kind: WarmupState['kind'], reason: string, extra: Partial<WarmupState> = {}): WarmupState => ({
+    kind,
+    label: STATE_LABEL[kind],
+    tone: STATE_TONE[kind],
+    reason,
+    since: null,
+    pool: null,
+    ...extra,
+  });
+  const find = (...kinds: Array<Attention['kind']>) => attention.find((item) => kinds.includes(item.kind));
+  if (input.status === 'error') {
+    return state('stopped', find('stopped', 'stopped_by_guard')?.message ?? summary, {
+      since: input.stoppedAt ?? null,
+    });
+  }
+  if (input.status === 'paused') {
+    const reason = find('paused_for_dns')?.message ?? summary;
+    return state('paused', reason, { since: input.stoppedAt ?? null });
+  }
+  if (!input.inPool) return state('joining', summary);
+  const spam = find('slowed_by_guard', 'spam_rate');
+  if (spam) return state('held_by_spam', spam.message);
+  const hold = poolHold(input);
+  if (hold) return state('held_by_pool', limitReason(input)!, { pool: hold });
+  return state(waiting ? 'waiting' : 'on_track', summary);
+}
+
 export function describeOutlook(input: OutlookInput, now: Date): MailboxOutlook {
   const attention = describeAttention(input);
   const ready = readiness(input, attention);
   const timeZone = validTimeZone(input.warmup.timezone);
   let summary: string;
+  let waiting = false;
   if (input.status === 'paused' && input.pausedFor === 'dns') {
     summary = 'Paused because SPF or DMARC of its domain has failed for too long: it resumes by itself once both pass.';
   } else if (input.status === 'paused') summary = 'Paused: it sends and reads nothing until you resume it.';
@@ -163,6 +263,7 @@ export function describeOutlook(input: OutlookInput, now: Date): MailboxOutlook 
   } else {
     const plannedToday = input.lastPlanDay === localDay(now, timeZone);
     const opens = nextWindowStart(input.warmup, now, plannedToday);
+    waiting = opens > now;
     summary =
       opens <= now
         ? `Its send window is open: the next sends are planned within minutes.`
@@ -177,5 +278,6 @@ export function describeOutlook(input: OutlookInput, now: Date): MailboxOutlook 
     readyForCampaigns: ready.ready,
     readiness: ready.text,
     attention,
+    state: describeState(input, attention, summary, waiting),
   };
 }

@@ -393,6 +393,33 @@ describe('applyMailboxEvent', () => {
     expect(events).toEqual([{ type: 'mailbox.error' }]);
   });
 
+  it('records since when a mailbox is stopped, keeps it through a pause, and clears it once it works again', async () => {
+    const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-5@example.org' });
+    const stopAt = new Date(AT.getTime() + 60_000);
+    const stopped = await applyMailboxEvent(
+      database.db,
+      mailbox.id,
+      { type: 'stopped', lastError: 'Warmup stopped: 45 % in spam' },
+      { at: stopAt },
+    );
+    expect(stopped?.row.stopped_at).toBe(stopAt.toISOString());
+    const paused = await applyMailboxEvent(
+      database.db,
+      mailbox.id,
+      { type: 'paused' },
+      { at: new Date(AT.getTime() + 120_000) },
+    );
+    expect(paused?.row).toMatchObject({ status: 'paused', stopped_at: stopAt.toISOString() });
+    const resumeAt = new Date(AT.getTime() + 180_000);
+    const resumed = await applyMailboxEvent(
+      database.db,
+      mailbox.id,
+      { type: 'resumed', at: resumeAt },
+      { at: resumeAt },
+    );
+    expect(resumed?.row).toMatchObject({ status: 'active', stopped_at: null });
+  });
+
   it('stays inside the workspace it is given', async () => {
     const mailbox = await insertMailbox(database.db, workspaceId, { email: 'state-4@example.org' });
     expect(await applyMailboxEvent(database.db, mailbox.id, { type: 'paused' }, { workspaceId: 'ws_other' })).toBe(

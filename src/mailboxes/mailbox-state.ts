@@ -260,6 +260,21 @@ function isBackToWork(
   return event.type === 'resumed' || event.type === 'dns-fixed' || event.type === 'reconnected';
 }
 
+/**
+ * When the mailbox stopped, after a change of status: the moment it enters `error`; kept while it
+ * stays stopped or its owner pauses it (its page still says since when it has not worked); cleared
+ * once it is active again.
+ */
+export function stoppedAtAfter(
+  row: Pick<MailboxRow, 'stopped_at'>,
+  before: MailboxStatus,
+  after: MailboxStatus,
+  at: Date,
+): string | null {
+  if (after === 'error') return before === 'error' ? (row.stopped_at ?? at.toISOString()) : at.toISOString();
+  return after === 'active' ? null : row.stopped_at;
+}
+
 /** Concurrent writers (other workers, the API) win a race this many times before we give up. */
 const MAX_RACES = 5;
 
@@ -286,6 +301,9 @@ export async function applyMailboxEvent(
     const changes: Partial<MailboxRow> = columnsOf(after);
     // status changes are what a user sees in the mailbox's updatedAt; counters are the engine's business
     if (after.status !== before.status && options.at) changes.updated_at = options.at.toISOString();
+    const when = options.at ?? ('at' in event ? event.at : new Date());
+    const stoppedAt = stoppedAtAfter(row, before.status, after.status, when);
+    if (stoppedAt !== row.stopped_at) changes.stopped_at = stoppedAt;
     // the new state and the webhook event it makes (mailbox.error, mailbox.recovered) commit together
     const writeWithEvent = async (trx: Kysely<Database>) => {
       let update = trx.updateTable('mailboxes').set(changes).where('id', '=', mailboxId);

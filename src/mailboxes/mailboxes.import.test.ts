@@ -67,14 +67,30 @@ describe('parseMailboxCsv', () => {
       ].join('\n'),
     );
     expect(rows.map((row) => [row.line, row.body, row.error])).toEqual([
-      [2, undefined, 'email must match format "email"'],
+      [2, undefined, 'email must be an email address, like name@example.com'],
       [3, undefined, 'provider must be one of gmail, outlook, yahoo, zoho, icloud, fastmail, custom'],
-      [4, undefined, 'daily_limit must be integer'],
+      [4, undefined, 'daily_limit must be a whole number'],
       [5, undefined, 'password is required'],
       [6, undefined, 'provider is required (or imap_host and smtp_host for a custom server)'],
-      [7, undefined, 'daily_limit must be <= 500'],
+      [7, undefined, 'daily_limit must be at most 500'],
     ]);
     expect(JSON.stringify(rows.map((row) => row.error))).not.toMatch(/SecretPw/);
+  });
+
+  it('reads a file separated by semicolons or tabs as well as commas', () => {
+    for (const separator of [';', '\t', ',']) {
+      const rows = parseMailboxCsv(
+        [
+          ['email', 'password', 'provider'],
+          ['a@example.com', 'pw;1,2', 'gmail'],
+        ]
+          .map((cells) => cells.map((cell) => (cell.includes(separator) ? `"${cell}"` : cell)).join(separator))
+          .join('\n'),
+      );
+      expect(rows.map((row) => [row.error, row.body?.email, row.body?.password])).toEqual([
+        [undefined, 'a@example.com', 'pw;1,2'],
+      ]);
+    }
   });
 
   it('refuses a whole file with an unknown column, a missing email or password column, no rows, or bad CSV', () => {
@@ -87,7 +103,9 @@ describe('parseMailboxCsv', () => {
       }
       throw new Error('the file was accepted');
     };
-    expect(refusal('email,pasword\na@example.com,x\n')).toMatch(/unknown column "pasword"/);
+    expect(refusal('email,pasword\na@example.com,x\n')).toMatch(/unknown column "pasword" \(did you mean password\?\)/);
+    expect(refusal('email,password,smtp_hots\na@example.com,x,y\n')).toMatch(/did you mean smtp_host\?/);
+    expect(refusal('email,password,colour\na@example.com,x,y\n')).not.toMatch(/did you mean/);
     expect(refusal('email,name\na@example.com,x\n')).toMatch(/needs an password column/);
     expect(refusal('email,password,email\na,b,c\n')).toMatch(/email appears twice/);
     expect(refusal('email,password\n')).toMatch(/no mailbox rows/);
@@ -238,8 +256,11 @@ describeWithMailStack('POST /api/mailboxes/import against the real mail stack', 
     expect(lines[2].import).toMatchObject({ total: 2, created: 1, existing: 0, failed: 1 });
   });
 
-  it('answers a bad file, a JSON body and a file over WARMUP_MAX_IMPORT_BYTES as problem+json, importing nothing', async () => {
+  it('answers a bad file, an empty one, a JSON body and a file over WARMUP_MAX_IMPORT_BYTES as problem+json, importing nothing', async () => {
     expectProblem(await upload('email,pasword\na@b.test,x\n'), 400, 'validation_error', '/body');
+    // a request with no body at all (so no media type to refuse) is an empty file, not a server error
+    const empty = await t.workspace.request({ method: 'POST', url: '/api/mailboxes/import' });
+    expectProblem(empty, 400, 'validation_error', '/body');
     const json = await t.workspace.request({
       method: 'POST',
       url: '/api/mailboxes/import',

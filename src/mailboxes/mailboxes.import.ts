@@ -7,7 +7,7 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AppError, ConflictError, ValidationError } from '../http/errors.js';
-import { validatorCompiler } from '../http/validation.js';
+import { plainMessage, validatorCompiler } from '../http/validation.js';
 import { ConnectionChecksBusyError } from './connection-guard.js';
 import { CreateMailboxBody, type ImportRowResult, type MailboxImport } from './mailboxes.schemas.js';
 import { mailboxLimitReached, type MailboxesService } from './mailboxes.service.js';
@@ -152,7 +152,7 @@ function cellValue(column: Column, text: string): unknown {
     if (['true', 'yes', '1'].includes(word)) return true;
     if (['false', 'no', '0'].includes(word)) return false;
   }
-  // anything else stays text, so the schema says what is wrong with it ("must be integer")
+  // anything else stays text, so the schema says what is wrong with it ("must be a whole number")
   return text;
 }
 
@@ -180,9 +180,7 @@ function describeErrors(errors: ErrorObject[]): string {
           ? 'provider is required (or imap_host and smtp_host for a custom server)'
           : `${column} is required`;
       }
-      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-      const detail = allowed ? `must be one of ${allowed.join(', ')}` : error.message;
-      return `${columnOf(error.instancePath)} ${detail}`;
+      return `${columnOf(error.instancePath)} ${plainMessage(error)}`;
     });
   return [...new Set(messages)].join('; ');
 }
@@ -214,6 +212,59 @@ function rowToBody(record: Record<string, string>): { body?: CreateMailboxBody; 
 }
 
 /**
+ * The separator the header line uses: spreadsheets in much of Europe write `;`, and some tools
+ * write tabs. The column names never hold a separator, so the most frequent one in the first line
+ * is the file's; a file with none (a single column) is read as commas.
+ */
+function delimiterOf(text: string): string {
+  const end = text.indexOf('\n');
+  const header = end === -1 ? text : text.slice(0, end);
+  let best = ',';
+  let bestCount = 0;
+  for (const candidate of [',', ';', '\t']) {
+    const count = header.split(candidate).length - 1;
+    if (count > bestCount) [best, bestCount] = [candidate, count];
+  }
+  return best;
+}
+
+const MAX_TYPO = 2;
+
+/** Edit distance between two short names, or MAX_TYPO + 1 as soon as it must exceed it. */
+function boundedDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > MAX_TYPO) return MAX_TYPO + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      rowBest = Math.min(rowBest, current[j]!);
+    }
+    if (rowBest > MAX_TYPO) return MAX_TYPO + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The known column a misspelt header most likely meant, within two edits. A header longer than
+ * any column name plus two cannot be within reach, so the work per header is bounded and the
+ * whole check stays linear in the file.
+ */
+function nearestColumn(name: string): Column | undefined {
+  const key = normalise(name);
+  let best: Column | undefined;
+  let bestDistance = MAX_TYPO + 1;
+  for (const [known, column] of COLUMN_BY_KEY) {
+    const distance = boundedDistance(key, known);
+    if (distance < bestDistance) [best, bestDistance] = [column, distance];
+  }
+  return best;
+}
+
+/**
  * The file's rows as create bodies. A file that is not CSV, has no email or password column, has
  * an unknown column (a typo must not pass silently) or too many rows is a 400 as a whole; a bad
  * row is that row's error only.
@@ -224,6 +275,7 @@ export function parseMailboxCsv(text: string, maxRows = MAX_IMPORT_ROWS): Import
   try {
     parsed = parse(text, {
       bom: true,
+      delimiter: delimiterOf(text),
       skip_empty_lines: true,
       relax_column_count: false,
       info: true,
@@ -231,9 +283,11 @@ export function parseMailboxCsv(text: string, maxRows = MAX_IMPORT_ROWS): Import
       columns: (names: string[]) => {
         const unknown = names.filter((name) => !COLUMN_BY_KEY.has(normalise(name)));
         if (unknown.length > 0) {
+          const guess = nearestColumn(unknown[0]!);
+          const hint = guess === undefined ? '' : ` (did you mean ${guess}?)`;
           throw new ValidationError(
-            `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${name}"`).join(', ')}; the columns are ${IMPORT_COLUMNS.join(', ')}`,
-            [{ path: '/body', message: `unknown column "${unknown[0]}"` }],
+            `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${name}"`).join(', ')}${hint}; the columns are ${IMPORT_COLUMNS.join(', ')}`,
+            [{ path: '/body', message: `unknown column "${unknown[0]}"${hint}` }],
           );
         }
         header = names.map((name) => COLUMN_BY_KEY.get(normalise(name))!);

@@ -2,7 +2,14 @@ import { forgetFolds } from '../interactions/workspace-rollup.js';
 import { sql, type Kysely } from 'kysely';
 import { countRows, newestFirstPage, type PageWindow } from '../db/list-query.js';
 import { containsText } from '../db/text-search.js';
-import type { Database, InteractionRow, MailboxRow, MailboxRowUpdate, NewMailboxRow } from '../db/schema.js';
+import type {
+  Database,
+  HumanReplyRow,
+  InteractionRow,
+  MailboxRow,
+  MailboxRowUpdate,
+  NewMailboxRow,
+} from '../db/schema.js';
 import type { InteractionType } from '../interactions/interactions.schemas.js';
 import type { MailboxStatus, ProviderId } from './mailboxes.schemas.js';
 
@@ -25,6 +32,17 @@ export interface InteractionFilter {
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/** What a mailbox's outlook needs beyond its row (see outlookFacts). */
+export interface OutlookFact {
+  nextSendAt: string | null;
+  sent: number;
+  found: number;
+  spam: number;
+  bounced: number;
+  /** Set while it is a receiver found filtering (engine/receiver-filtering.ts). */
+  filtering: { junkedSenders: number; senders: number } | null;
 }
 
 /** All mailbox SQL. Every query a route reaches takes the workspace id, so another workspace's id is simply not found. */
@@ -51,19 +69,13 @@ export function createMailboxesRepository(db: Kysely<Database>) {
   return {
     /**
      * What a mailbox's outlook needs beyond its row, for a page of mailboxes at once: its next
-     * planned send, and its own mail of the days from `sinceDay` summed from the daily rollups.
+     * planned send, and its own mail of the days from `sinceDay` summed from the daily rollups, less
+     * the spam that receivers found filtering filed; and whether it is itself such a receiver.
      */
-    async outlookFacts(
-      workspaceId: string,
-      ids: string[],
-      sinceDay: string,
-    ): Promise<Map<string, { nextSendAt: string | null; sent: number; found: number; spam: number; bounced: number }>> {
-      const facts = new Map<
-        string,
-        { nextSendAt: string | null; sent: number; found: number; spam: number; bounced: number }
-      >();
+    async outlookFacts(workspaceId: string, ids: string[], sinceDay: string): Promise<Map<string, OutlookFact>> {
+      const facts = new Map<string, OutlookFact>();
       if (ids.length === 0) return facts;
-      const [next, week] = await Promise.all([
+      const [next, week, filtering, setAside] = await Promise.all([
         db
           .selectFrom('warmup_messages')
           .select(['sender_mailbox_id', (eb) => eb.fn.min('due_at').as('next_due')])
@@ -85,8 +97,25 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           .where('day', '>=', sinceDay)
           .groupBy('mailbox_id')
           .execute(),
+        db
+          .selectFrom('receiver_filtering')
+          .select(['mailbox_id', 'junked_senders', 'senders'])
+          .where('mailbox_id', 'in', ids)
+          .execute(),
+        // the spam a receiver found filtering filed (engine/receiver-filtering.ts): not the sender's doing
+        db
+          .selectFrom('warmup_messages as w')
+          .innerJoin('receiver_filtering as f', 'f.mailbox_id', 'w.recipient_mailbox_id')
+          .select(['w.sender_mailbox_id', sql<number>`cast(count(*) as integer)`.as('spam')])
+          .where('w.sender_mailbox_id', 'in', ids)
+          .where('w.placement', '=', 'spam')
+          .where('w.found_at', 'is not', null)
+          .where('w.sent_at', '>=', `${sinceDay}T00:00:00.000Z`)
+          .groupBy('w.sender_mailbox_id')
+          .execute(),
       ]);
-      for (const id of ids) facts.set(id, { nextSendAt: null, sent: 0, found: 0, spam: 0, bounced: 0 });
+      for (const id of ids)
+        facts.set(id, { nextSendAt: null, sent: 0, found: 0, spam: 0, bounced: 0, filtering: null });
       for (const row of next) facts.get(row.sender_mailbox_id)!.nextSendAt = row.next_due ?? null;
       for (const row of week) {
         Object.assign(facts.get(row.mailbox_id)!, {
@@ -95,6 +124,17 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           spam: Number(row.spam),
           bounced: Number(row.bounced),
         });
+      }
+      for (const row of filtering) {
+        facts.get(row.mailbox_id)!.filtering = {
+          junkedSenders: Number(row.junked_senders),
+          senders: Number(row.senders),
+        };
+      }
+      for (const row of setAside) {
+        const fact = facts.get(row.sender_mailbox_id)!;
+        const spam = Math.min(fact.spam, Number(row.spam));
+        Object.assign(fact, { found: fact.found - spam, spam: fact.spam - spam });
       }
       return facts;
     },
@@ -175,6 +215,19 @@ export function createMailboxesRepository(db: Kysely<Database>) {
       page: PageWindow,
     ): Promise<{ rows: InteractionRow[]; total: number }> {
       return newestFirstPage(interactionsOf(workspaceId, mailboxId, filter), 'occurred_at', page);
+    },
+
+    /** The replies people wrote to the mailbox's warmup mail, newest found first. */
+    async listHumanReplies(
+      workspaceId: string,
+      mailboxId: string,
+      page: PageWindow,
+    ): Promise<{ rows: HumanReplyRow[]; total: number }> {
+      const query = db
+        .selectFrom('human_replies')
+        .where('workspace_id', '=', workspaceId)
+        .where('mailbox_id', '=', mailboxId);
+      return newestFirstPage(query, 'found_at', page);
     },
   };
 }

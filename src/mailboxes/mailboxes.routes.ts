@@ -13,6 +13,8 @@ import {
 } from './mailboxes.import.js';
 import {
   CreateMailboxBody,
+  HumanReplyList,
+  HumanReplyListQuery,
   InteractionList,
   InteractionListQuery,
   MailboxEnvelope,
@@ -116,7 +118,8 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
         },
         async (request, reply) => {
           // The whole file is checked first: a bad file is a 400 before anything is connected or streamed.
-          const rows = parseMailboxCsv(request.body as string);
+          // a request without a body has none to parse: it is an empty file
+          const rows = parseMailboxCsv(typeof request.body === 'string' ? request.body : '');
           assertNoImportRunning(request.workspaceId);
           const onError = (error: unknown) => request.log.error({ err: error }, 'mailbox import: a row failed');
           if (!(request.headers.accept ?? '').includes('application/x-ndjson')) {
@@ -237,6 +240,23 @@ export function mailboxesRoutes(service: MailboxesService): FastifyPluginAsyncTy
         },
       },
       async (request) => service.listInteractions(request.workspaceId, request.params.id, request.query),
+    );
+
+    app.get(
+      '/:id/replies',
+      {
+        schema: {
+          tags,
+          operationId: 'listMailboxHumanReplies',
+          summary: "People's replies to a mailbox's warmup mail",
+          description:
+            'Newest found first. Each is a reply a person (not the pool, not an automatic reply) wrote to a warmup email this mailbox sent: who wrote, when, the start of what they said, and where the message is now. It was left unread, and warmup wrote nothing more in its thread.',
+          params: IdParams,
+          querystring: HumanReplyListQuery,
+          response: { 200: HumanReplyList, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => service.listHumanReplies(request.workspaceId, request.params.id, request.query),
     );
   };
 }

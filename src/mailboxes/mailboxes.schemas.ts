@@ -215,16 +215,98 @@ export const ATTENTION_KINDS = [
   'not_in_pool',
   'auto_reply',
   'paused_for_dns',
+  'receiver_filtering',
 ] as const;
 
 export const Attention = Type.Object({
   kind: StringEnum(ATTENTION_KINDS, {
     description:
-      '`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: today it sends less than its ramp; `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now; `paused_for_dns`: its SPF or DMARC failed for the sustained period (WARMUP_DNS_PAUSE_HOURS), so warmup paused until they pass again (it then resumes by itself)',
+      "`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: the pool cannot carry its ramp, so it sends less than its ramp asks (a young pair's first days, which also plan less, are not a hold); `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now; `paused_for_dns`: its SPF or DMARC failed for the sustained period (WARMUP_DNS_PAUSE_HOURS), so warmup paused until they pass again (it then resumes by itself); `receiver_filtering`: its own filter files most senders' warmup mail into spam while other receivers find it in the inbox (the culprit rule), so its placements no longer count against the senders: add an allow rule for the pool's addresses",
   }),
   message: Type.String({ description: 'What happened and what to do, in one or two sentences' }),
 });
 export type Attention = Static<typeof Attention>;
+
+export const WARMUP_STATES = [
+  'on_track',
+  'waiting',
+  'held_by_pool',
+  'held_by_spam',
+  'joining',
+  'paused',
+  'stopped',
+] as const;
+
+export const WarmupStateKind = StringEnum(WARMUP_STATES);
+
+export const WarmupState = Type.Object(
+  {
+    kind: StringEnum(WARMUP_STATES, {
+      description:
+        'What is true of its warmup today, the first that applies: `stopped`: in error, the engine, the health guard or its servers stopped it (`since`, `reason`); `paused`: by its owner or by the DNS rule; `joining`: active but not proven yet, so not in the pool; `held_by_spam`: the health guard slowed it, or over 10 % of its mail found in 7 days (at least 5 found) is in spam; `held_by_pool`: the pool carries less than its ramp wants (`pool`); `waiting`: on track, its send window not open yet (outside its hours, a weekend with weekdaysOnly); `on_track`: warming up as its ramp wants',
+    }),
+    label: Type.String({ description: 'The state in two or three words, e.g. "Held back by the pool"' }),
+    tone: StringEnum(['good', 'neutral', 'warn', 'bad'], {
+      description:
+        '`good`: on track or waiting; `neutral`: paused or joining; `warn`: held back; `bad`: stopped or spam',
+    }),
+    reason: Type.String({ description: 'Why, and what to do, in one or two sentences' }),
+    since: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When it stopped (`stopped`, and a stopped mailbox paused since)',
+      }),
+    ),
+    pool: Nullable(
+      Type.Object(
+        {
+          carries: Type.Integer({ description: 'New threads a day the pool carried for it on its last planned day' }),
+          wants: Type.Integer({ description: 'New threads a day its ramp wanted that day' }),
+          moreDomains: Nullable(
+            Type.Integer({
+              description:
+                'More mailboxes, each on a domain of its own, that would carry all its ramp wants (the capacity model); null: more than 50',
+            }),
+          ),
+        },
+        { description: 'Set for `held_by_pool`: what the pool carries and what would lift it' },
+      ),
+    ),
+  },
+  {
+    description:
+      'The one definition of where a mailbox stands, which the API, the dashboard, the CSV and the PDF export all show',
+  },
+);
+export type WarmupState = Static<typeof WarmupState>;
+
+export const PoolLine = Type.Object(
+  {
+    members: Type.Integer({ description: 'Active mailboxes of the workspace in the pool with a plan' }),
+    carries: Type.Integer({
+      description: 'New threads a day the pool carries per mailbox (the median of their last plans)',
+    }),
+    wants: Type.Object(
+      { min: Type.Integer(), max: Type.Integer() },
+      { description: 'New threads a day their ramps want, least and most' },
+    ),
+    held: Type.Integer({
+      description: 'Mailboxes the pool holds back (state `held_by_pool` unless a worse state applies)',
+    }),
+    moreDomains: Nullable(
+      Type.Integer({
+        description:
+          'More mailboxes, each on a domain of its own, that would carry every ramp (the capacity model); 0 when none is held; null: more than 50',
+      }),
+    ),
+    text: Type.String({
+      description:
+        'The same in a sentence, e.g. "Your pool carries about 6 emails a day per mailbox; your ramps want 17–19: connect mailboxes on 4 more domains, or lower the daily limit to 6."',
+    }),
+  },
+  { description: "What the workspace's pool carries, from the capacity model of the last plans; null before any plan" },
+);
+export type PoolLine = Static<typeof PoolLine>;
 
 export const MailboxOutlook = Type.Object(
   {
@@ -235,7 +317,11 @@ export const MailboxOutlook = Type.Object(
     rampTarget: Nullable(
       Type.Integer({ description: "The ramp's target for the last planned day, before the pool cut it" }),
     ),
-    limitedBy: Nullable(StringEnum(['pool_too_small'], { description: 'Why dailyTarget is below rampTarget' })),
+    limitedBy: Nullable(
+      StringEnum(['pool_too_small'], {
+        description: 'Why dailyTarget is below rampTarget, when the pool is the cause',
+      }),
+    ),
     limitReason: Nullable(Type.String({ description: 'The same in words, with what to do' })),
     readyForCampaigns: Type.Boolean({
       description:
@@ -245,6 +331,7 @@ export const MailboxOutlook = Type.Object(
     attention: Type.Array(Attention, {
       description: 'Every documented threshold it crosses (empty when none): the "Needs attention" list',
     }),
+    state: WarmupState,
   },
   { description: 'A plain-language status: what the mailbox does next, why it sends less, whether it is ready' },
 );
@@ -371,6 +458,36 @@ export const InteractionListQuery = Type.Object(
 export type InteractionListQuery = Static<typeof InteractionListQuery>;
 
 export const InteractionList = Type.Object({ interactions: Type.Array(Interaction), pagination: Pagination });
+
+export const HumanReply = Type.Object(
+  {
+    id: Type.String(),
+    mailboxId: Type.String(),
+    from: Type.Object({
+      name: Type.String({ description: "The sender's name as their mail client wrote it ('' when none)" }),
+      email: Type.String(),
+    }),
+    subject: Type.String(),
+    date: Nullable(Type.String({ format: 'date-time', description: 'The Date the person wrote, when readable' })),
+    excerpt: Type.String({
+      description:
+        'What they wrote, as plain text: the start of the text part (at most 2,000 characters), without the text it quotes',
+    }),
+    folder: Type.String({ description: 'Where it is now: the `Warmup` folder, or the folder it was left in' }),
+    answersMessageId: Type.String({ description: 'The Message-ID of the warmup email it answers' }),
+    foundAt: Type.String({ format: 'date-time', description: 'When warmup found it (and ended its thread)' }),
+  },
+  {
+    description:
+      "A reply a person wrote to this mailbox's warmup mail. It is left unread; warmup writes nothing more in that thread.",
+  },
+);
+export type HumanReply = Static<typeof HumanReply>;
+
+export const HumanReplyListQuery = Type.Object({ ...PaginationQuery }, { additionalProperties: false });
+export type HumanReplyListQuery = Static<typeof HumanReplyListQuery>;
+
+export const HumanReplyList = Type.Object({ replies: Type.Array(HumanReply), pagination: Pagination });
 
 export const IMPORT_RESULTS = ['created', 'exists', 'failed'] as const;
 

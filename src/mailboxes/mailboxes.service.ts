@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { addDays, dayToTime, utcDay } from '../calendar.js';
+import { addDays, dayToTime } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_LIMITS } from '../config.js';
 import { newId } from '../db/ids.js';
@@ -15,15 +15,15 @@ import {
 } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
 import { diagnoseMailFailure, isMailConnectionError, scrubSecret, type MailServerConfig } from '../mail/errors.js';
-import { openImapSession, verifyImap } from '../mail/imap.js';
 import { DEFAULT_MAIL_POLICY, type MailPolicy } from '../mail/policy.js';
-import { createSmtpSender, verifySmtp } from '../mail/smtp.js';
 import { decryptSecret, encryptSecret, SecretDecryptionError } from '../secrets/secrets.js';
 import { createConnectionGuard, type ConnectionGuard } from './connection-guard.js';
 import { applyMailboxEvent } from './mailbox-state.js';
 import { createMailboxesRepository, isUniqueViolation } from './mailboxes.repository.js';
 import type {
   CreateMailboxBody,
+  HumanReply,
+  HumanReplyListQuery,
   Interaction,
   InteractionListQuery,
   Mailbox,
@@ -33,7 +33,8 @@ import type {
   UpdateMailboxBody,
 } from './mailboxes.schemas.js';
 import { isKnownProvider, PROVIDERS } from './providers.js';
-import { proveRoundTrip, type RoundTripClients, type RoundTripResult } from '../mail/round-trip.js';
+import { proveRoundTrip, type CheckMailWriter, type RoundTripResult } from '../mail/round-trip.js';
+import { REAL_MAIL_CLIENTS, type MailClients } from './mail-clients.js';
 import { DEFAULT_WARMUP, parseWarmupSettings } from './warmup-settings.js';
 import {
   cleanPassword,
@@ -44,15 +45,12 @@ import {
   resolveWarmup,
   throwIfInvalid,
 } from './mailbox-input.js';
-import { parseJson, toInteraction, toMailbox } from './mailbox-view.js';
+import { parseJson, presentMailboxes, toHumanReply, toInteraction } from './mailbox-view.js';
 import { NOT_CHECKED, NOT_RUN, proofChanges } from './mailbox-proof.js';
 import type { IssuedTokens } from '../oauth/oauth.client.js';
 import type { OAuthServer } from '../oauth/oauth.config.js';
 import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import { tokenColumns, type OAuthTokens } from '../oauth/oauth.tokens.js';
-
-/** The outlook's attention thresholds judge the last 7 days (as the health guard does). */
-const OUTLOOK_DAYS = 7;
 
 /** How long each login check (IMAP and SMTP, in parallel) may take before it counts as failed. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
@@ -79,7 +77,17 @@ export interface MailboxesServiceDeps {
   oauthTokens?: Pick<OAuthTokens, 'accessToken' | 'revocationOf'>;
   /** Default: the real SMTP and IMAP clients. */
   mailClients?: MailClients;
+  /**
+   * The connection check's message as the mailbox's ordinary mail (engine/connection-check.ts,
+   * wired in services.ts); unset or undefined: round-trip.ts's plain note.
+   */
+  checkMail?: (mailbox: CheckedMailbox) => Promise<CheckMailWriter | undefined>;
 }
+
+/** A mailbox's columns its connection check is written from (before or after the row is stored). */
+type CheckedMailbox = Pick<MailboxRow, 'id' | 'email' | 'name' | 'warmup' | 'provider' | 'oauth_provider' | 'smtp'> & {
+  workspaceId: string;
+};
 
 /** A mailbox signed in to with OAuth, as the consent flow's callback hands it over. */
 export interface OAuthConnection {
@@ -92,21 +100,6 @@ export interface OAuthConnection {
   /** The mailbox the flow reconnects, when it was started for one. */
   mailboxId?: string;
 }
-
-/** How the service reaches mail servers: the real clients, or a simulated mail world's in tests. */
-export interface MailClients extends RoundTripClients {
-  verifyImap: typeof verifyImap;
-  verifySmtp: typeof verifySmtp;
-  smtp: typeof createSmtpSender;
-  imap: typeof openImapSession;
-}
-
-export const REAL_MAIL_CLIENTS: MailClients = {
-  verifyImap,
-  verifySmtp,
-  smtp: createSmtpSender,
-  imap: openImapSession,
-};
 
 /** Everything the mail layer needs to log in to a mailbox, password included: for the engine only. */
 export interface MailboxCredentials {
@@ -143,6 +136,7 @@ export function createMailboxesService({
   roundTripWaitMs,
   oauthTokens,
   mailClients = REAL_MAIL_CLIENTS,
+  checkMail,
   connectionGuard = createConnectionGuard({ failureFloorMs: 0 }),
 }: MailboxesServiceDeps) {
   const repository = createMailboxesRepository(db);
@@ -221,30 +215,28 @@ export function createMailboxesService({
       if (result.status !== 'rejected') continue;
       texts.push(describeFailure(label, result.reason, config));
       if (isMailConnectionError(result.reason))
-        failures.push(diagnoseMailFailure(result.reason, { appPasswordProvider }));
+        failures.push(diagnoseMailFailure(result.reason, { appPasswordProvider, oauth: config.oauth !== undefined }));
     }
     if (texts.length === 2)
       throw new ConnectionFailedError(`Both IMAP and SMTP failed. ${texts.join(' — ')}`, failures);
     if (texts.length === 1) throw new ConnectionFailedError(texts[0]!, failures);
   }
 
-  function roundTrip(email: string, credentials: MailboxCredentials): Promise<RoundTripResult> {
-    return proveRoundTrip(email, credentials, {
+  async function roundTrip(mailbox: CheckedMailbox, credentials: MailboxCredentials): Promise<RoundTripResult> {
+    const writeMail = checkMail ? await checkMail(mailbox) : undefined;
+    return proveRoundTrip(mailbox.email, credentials, {
       waitMs: roundTripWaitMs,
       timeoutMs: verifyTimeoutMs,
       clients: mailClients,
+      ...(writeMail ? { writeMail } : {}),
     });
   }
 
+  const checkedOf = (row: MailboxRow): CheckedMailbox => ({ ...row, workspaceId: row.workspace_id });
+
   /** Mailboxes as the API returns them, each with its outlook (one query for the page, not one per mailbox). */
   async function present(workspaceId: string, rows: MailboxRow[]): Promise<Mailbox[]> {
-    const now = clock.now();
-    const facts = await repository.outlookFacts(
-      workspaceId,
-      rows.map((row) => row.id),
-      addDays(utcDay(now), -(OUTLOOK_DAYS - 1)),
-    );
-    return rows.map((row) => toMailbox(row, facts, now));
+    return presentMailboxes(db, workspaceId, rows, clock.now());
   }
 
   async function presentOne(workspaceId: string, row: MailboxRow): Promise<Mailbox> {
@@ -404,17 +396,34 @@ export function createMailboxesService({
         throw mailboxLimitReached(maxMailboxes);
       }
       const credentials = { imap: serverConfig(imap, password), smtp: serverConfig(smtp, password) };
+      // the id is drawn before the check: the mailbox's client (drawn from it) writes the check message
+      const id = newId('mbx', clock.now().getTime());
       let proof: MailboxRowUpdate = { proof_note: NOT_CHECKED };
       if (body.verify !== false) {
         await verifyConnection(credentials, body.provider);
         proof =
           options.roundTrip === false
             ? { proof_note: NOT_RUN }
-            : proofChanges(await roundTrip(email, credentials), clock.now(), 0);
+            : proofChanges(
+                await roundTrip(
+                  {
+                    id,
+                    workspaceId,
+                    email,
+                    name: body.name ?? null,
+                    warmup: JSON.stringify(warmup),
+                    provider: body.provider,
+                    oauth_provider: null,
+                    smtp: JSON.stringify({ host: smtp.host }),
+                  },
+                  credentials,
+                ),
+                clock.now(),
+                0,
+              );
       }
 
       const now = clock.now();
-      const id = newId('mbx', now.getTime());
       try {
         const row = await repository.insert({
           id,
@@ -526,7 +535,7 @@ export function createMailboxesService({
       if (credentials) {
         await verifyConnection(credentials, changes.provider ?? current.provider);
         // New servers or a new login prove nothing about the old ones: the mailbox proves itself again.
-        Object.assign(changes, proofChanges(await roundTrip(current.email, credentials), clock.now(), 0));
+        Object.assign(changes, proofChanges(await roundTrip(checkedOf(current), credentials), clock.now(), 0));
       }
       changes.updated_at = clock.now().toISOString();
       // new settings (a time zone, a send window) may make its day due for planning at another time
@@ -581,7 +590,9 @@ export function createMailboxesService({
       }
       await verifyConnection(credentials, current.provider);
       const proof =
-        current.proven_at === null ? proofChanges(await roundTrip(current.email, credentials), clock.now(), 0) : {};
+        current.proven_at === null
+          ? proofChanges(await roundTrip(checkedOf(current), credentials), clock.now(), 0)
+          : {};
       if (Object.keys(proof).length > 0) {
         await repository.update(workspaceId, id, { ...proof, updated_at: clock.now().toISOString() });
       }
@@ -629,6 +640,21 @@ export function createMailboxesService({
         interactions: rows.map((row) => toInteraction(row, workspaceId)),
         pagination: pagination(page, limit, total),
       };
+    },
+
+    async listHumanReplies(
+      workspaceId: string,
+      mailboxId: string,
+      query: HumanReplyListQuery,
+    ): Promise<{ replies: HumanReply[]; pagination: Pagination }> {
+      await findOrThrow(workspaceId, mailboxId);
+      const page = query.page ?? 1;
+      const limit = query.limit ?? 20;
+      const { rows, total } = await repository.listHumanReplies(workspaceId, mailboxId, {
+        offset: (page - 1) * limit,
+        limit,
+      });
+      return { replies: rows.map(toHumanReply), pagination: pagination(page, limit, total) };
     },
 
     /**

@@ -63,7 +63,8 @@ export function sectionTitle(doc: Doc, title: string, subtitle: string, top: num
     .fontSize(8.5)
     .fillColor(COLOR.muted)
     .text(subtitle, MARGIN, top + 16, { width: CONTENT_WIDTH });
-  return top + 34;
+  // a subtitle that wraps pushes what follows down (it once ran into the next line)
+  return Math.max(top + 34, doc.y + 6);
 }
 
 /** Paragraphs written one under the other from `top`, each on a new page when it would not fit above the footer. */
@@ -78,7 +79,7 @@ export function flowFrom(doc: Doc, top: number) {
       const width = CONTENT_WIDTH - indent;
       doc.font(font).fontSize(8.5);
       if (y + doc.heightOfString(text, { width }) + 4 > BOTTOM) {
-        doc.addPage();
+        doc.continueOnNewPage();
         y = MARGIN;
       }
       doc.fillColor(color).text(text, MARGIN + indent, y, { width });
@@ -93,7 +94,7 @@ export const EMPTY_SECTION_HEIGHT = 20;
 /** A section's title on the current page when its first lines fit there, else on a new page. */
 export function sectionStart(doc: Doc, title: string, subtitle: string, top: number) {
   if (top + 90 > BOTTOM) {
-    doc.addPage();
+    doc.continueOnNewPage();
     top = MARGIN - 16;
   }
   return flowFrom(doc, sectionTitle(doc, title, subtitle, top + 16));
@@ -102,7 +103,7 @@ export function sectionStart(doc: Doc, title: string, subtitle: string, top: num
 /** A section with nothing to list: its title and why, in one line (a page of its own would say less). */
 export function emptySection(doc: Doc, title: string, text: string, top: number): number {
   if (top + EMPTY_SECTION_HEIGHT + 4 > BOTTOM) {
-    doc.addPage();
+    doc.continueOnNewPage();
     top = MARGIN - 8;
   }
   doc

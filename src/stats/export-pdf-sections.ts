@@ -1,5 +1,6 @@
 // The PDF report's sections after the mailbox table: results by receiving provider, DNS checks,
 // blocklist listings and placement tests, each a title and lines that flow over pages.
+import { dnsStatus } from '../checks/dns-status.js';
 import type { StatsReport } from './stats.service.js';
 import {
   MARGIN,
@@ -28,13 +29,14 @@ const CHECK_STATUS: Record<string, string> = {
 };
 
 /**
- * The latest DNS checks of each mailbox (the daily run's): each check's verdict and what was
- * found, and for a failing one what to change. Flows over as many pages as it needs.
+ * The latest DNS checks of each mailbox (the daily run's): the mailbox's status in the words of the
+ * dashboard's DNS column, then each check's verdict and what was found, and for a failing one what
+ * to change. Flows over as many pages as it needs.
  */
 export function checksSection(doc: Doc, report: StatsReport, top: number): number {
   if (report.checks.length === 0) return top;
   if (top + 120 > BOTTOM) {
-    doc.addPage();
+    doc.continueOnNewPage();
     top = MARGIN;
   }
   const flow = flowFrom(
@@ -46,12 +48,20 @@ export function checksSection(doc: Doc, report: StatsReport, top: number): numbe
       top + 16,
     ),
   );
+  const checksOf = new Map<string, StatsReport['checks']>();
+  for (const row of report.checks) checksOf.set(row.mailboxId, [...(checksOf.get(row.mailboxId) ?? []), row]);
   let mailbox: string | undefined;
   for (const row of report.checks) {
     if (row.mailboxId !== mailbox) {
       mailbox = row.mailboxId;
+      const status = dnsStatus(
+        checksOf.get(row.mailboxId) ?? [],
+        report.blocklists.listings
+          .filter((listing) => listing.email === row.email)
+          .map((listing) => ({ ...listing, status: 'listed' as const })),
+      );
       flow.gap(6);
-      flow.paragraph(row.email, 0, FONT.bold, COLOR.text);
+      flow.paragraph(`${row.email}: ${status.label}`, 0, FONT.bold, status.tone === 'error' ? COLOR.spam : COLOR.text);
     }
     const failing = row.status === 'fail';
     const line = `${CHECK_LABELS[row.check] ?? row.check} ${CHECK_STATUS[row.status] ?? row.status}: ${row.detail}`;
@@ -203,19 +213,20 @@ export function providerSection(doc: Doc, report: StatsReport, top: number): num
   const verdicts = report.verdicts.byProvider.map((p) => `${p.summary} (${countOf(p.total, 'email', 'emails')})`);
   const problems = report.verdicts.problems.map((p) => `${p.message} ${p.fix}`);
   if (top + Math.min(providerSectionHeight(report), 200) > BOTTOM) {
-    doc.addPage();
+    doc.continueOnNewPage();
     top = MARGIN;
   }
   let y = sectionTitle(
     doc,
     'By receiving provider',
-    'Where each provider filed the warmup mail its mailboxes received, and SPF, DKIM and DMARC as the receivers evaluated the mail sent.',
+    // one line: the page is planned with one-line subtitles (a longer one wraps and pushes the rest down)
+    'Where each provider filed the mail its mailboxes received; SPF, DKIM and DMARC as receivers judged the mail sent.',
     top + 12,
   );
   const write = (text: string, color: string, font = FONT.regular) => {
     const height = doc.font(font).fontSize(8.5).heightOfString(text, { width: CONTENT_WIDTH });
     if (y + height > BOTTOM) {
-      doc.addPage();
+      doc.continueOnNewPage();
       y = MARGIN;
     }
     doc.fillColor(color).text(text, MARGIN, y, { width: CONTENT_WIDTH });
@@ -230,4 +241,32 @@ export function providerSection(doc: Doc, report: StatsReport, top: number): num
   for (const line of verdicts) write(line, COLOR.text);
   for (const line of problems) write(line, COLOR.spam, FONT.bold);
   return y;
+}
+
+/**
+ * Every mailbox held back or stopped, with its state, since when, and why and what to do: the words
+ * of its page in the dashboard (`outlook.state`), so the report and the pages say the same. Paused
+ * and joining mailboxes (a neutral tone) need nothing done and are not listed.
+ */
+export function statesSection(doc: Doc, report: StatsReport, top: number): number {
+  const notOnTrack = report.mailboxes.filter((row) => row.state.tone === 'warn' || row.state.tone === 'bad');
+  if (notOnTrack.length === 0) return top;
+  const flow = sectionStart(
+    doc,
+    'What needs doing',
+    'Each mailbox held back or stopped today: its state, since when, why and what to do.',
+    top,
+  );
+  for (const row of notOnTrack) {
+    const since = row.state.since === null ? '' : ` since ${formatTime(row.state.since)}`;
+    flow.gap(4);
+    flow.paragraph(
+      `${row.email}: ${row.state.label}${since}`,
+      0,
+      FONT.bold,
+      row.state.tone === 'bad' ? COLOR.spam : COLOR.text,
+    );
+    flow.paragraph(row.state.reason, 12, FONT.regular, COLOR.text);
+  }
+  return flow.y();
 }

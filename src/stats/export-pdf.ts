@@ -31,6 +31,7 @@ import {
   blocklistsSection,
   providerSectionHeight,
   providerSection,
+  statesSection,
 } from './export-pdf-sections.js';
 
 /*
@@ -148,15 +149,15 @@ interface Column {
 }
 
 const COLUMNS: Column[] = [
-  { title: 'Mailbox', width: 146, align: 'left', value: (row) => row.email },
-  { title: 'Status', width: 44, align: 'left', value: (row) => row.status },
-  { title: 'Sent', width: 40, align: 'right', value: (row) => formatCount(row.sent) },
-  { title: 'Received', width: 48, align: 'right', value: (row) => formatCount(row.received) },
-  { title: 'Inbox', width: 42, align: 'right', value: (row) => formatPercent(row.rates.inboxRate) },
-  { title: 'Spam', width: 42, align: 'right', value: (row) => formatPercent(row.rates.spamRate) },
-  { title: 'Opened', width: 44, align: 'right', value: (row) => formatCount(row.opened) },
-  { title: 'Replied', width: 44, align: 'right', value: (row) => formatCount(row.replied) },
-  { title: 'Reputation', width: CONTENT_WIDTH - 450, align: 'right', value: (row) => String(row.reputation) },
+  { title: 'Mailbox', width: 116, align: 'left', value: (row) => row.email },
+  { title: 'State', width: 100, align: 'left', value: (row) => row.state.label },
+  { title: 'Sent', width: 36, align: 'right', value: (row) => formatCount(row.sent) },
+  { title: 'Received', width: 44, align: 'right', value: (row) => formatCount(row.received) },
+  { title: 'Inbox', width: 40, align: 'right', value: (row) => formatPercent(row.rates.inboxRate) },
+  { title: 'Spam', width: 38, align: 'right', value: (row) => formatPercent(row.rates.spamRate) },
+  { title: 'Opened', width: 40, align: 'right', value: (row) => formatCount(row.opened) },
+  { title: 'Replied', width: 40, align: 'right', value: (row) => formatCount(row.replied) },
+  { title: 'Reputation', width: CONTENT_WIDTH - 454, align: 'right', value: (row) => String(row.reputation) },
 ];
 const ROW_HEIGHT = 17;
 const TABLE_TITLE_HEIGHT = 34;
@@ -194,7 +195,7 @@ function mailboxTable(doc: Doc, report: StatsReport, top: number): number {
   let y = tableHeader(doc, top);
   report.mailboxes.forEach((row, index) => {
     if (y + ROW_HEIGHT > BOTTOM) {
-      doc.addPage();
+      doc.continueOnNewPage();
       y = tableHeader(doc, MARGIN);
     }
     if (index % 2 === 1) doc.rect(MARGIN, y, CONTENT_WIDTH, ROW_HEIGHT).fill(COLOR.panel);
@@ -204,7 +205,7 @@ function mailboxTable(doc: Doc, report: StatsReport, top: number): number {
       doc
         .font(column.title === 'Mailbox' ? FONT.bold : FONT.regular)
         .fontSize(8)
-        .fillColor(column.title === 'Status' && row.status !== 'active' ? COLOR.spam : COLOR.text);
+        .fillColor(column.title === 'State' && row.state.tone === 'bad' ? COLOR.spam : COLOR.text);
       doc.text(fit(doc, column.value(row), width), x + CELL_PADDING, y + 5, {
         width,
         align: column.align,
@@ -279,7 +280,9 @@ export async function renderReportPdf(report: StatsReport): Promise<PDFKit.PDFDo
     },
   });
   // Tagged for screen readers: a structure tree in reading order (headings, figures with their
-  // description, the table), the page furniture (footers) marked as artifacts.
+  // description, the table), the page furniture (footers) marked as artifacts. Every page break
+  // inside a part is continueOnNewPage, never addPage: it closes the part's marked content on the
+  // page it began on and reopens it on the next (addPage left a stray EMC on the new page).
   const root = doc.struct('Document');
   doc.addStructure(root);
   const part = (type: string, draw: () => void, alt?: string) =>
@@ -322,10 +325,13 @@ export async function renderReportPdf(report: StatsReport): Promise<PDFKit.PDFDo
   part('Table', () => {
     // The table opens a page of its own unless a useful part of it fits under the charts.
     if (y + 120 > BOTTOM && y + tableHeight > BOTTOM) {
-      doc.addPage();
+      doc.continueOnNewPage();
       y = MARGIN;
     }
     y = mailboxTable(doc, report, y);
+  });
+  part('Sect', () => {
+    y = statesSection(doc, report, y);
   });
   part('Sect', () => {
     y = providerSection(doc, report, y);

@@ -11,7 +11,8 @@ import { pdfText } from '../../test/helpers/pdf-text.js';
 /* GET /api/stats/export: CSV, JSON and PDF. Today is 2026-03-15 (UTC). */
 
 const clock = fixedClock('2026-03-15T12:00:00Z');
-const HEADER = 'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary';
+const HEADER =
+  'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary,state';
 const QUOTED_EMAIL = '"smith, \\"js\\""@beta.test';
 let t: TestApp;
 let ws: TestWorkspace;
@@ -225,12 +226,13 @@ describe('GET /api/stats/export?format=csv', () => {
     expect(res.body.split('\r\n')[0]).toBe(HEADER);
     const [header, ...rows] = parseCsv(res.body);
     expect(header!.join(',')).toBe(HEADER);
-    // 2 mailboxes × 2 days, by date then email ('"' sorts before letters); empty days included.
+    // 2 mailboxes × 2 days, by date then email ('"' sorts before letters); empty days included. Each row
+    // carries its mailbox's state now: the seed's mailboxes are not proven yet.
     expect(rows).toEqual([
-      ['2026-03-14', mb.quoted, QUOTED_EMAIL, '1', '0', '0', '1', '1', '1', '0', '', '0'],
-      ['2026-03-14', mb.alice, 'alice@alpha.test', '0', '1', '0', '0', '0', '0', '0', '77', '0'],
-      ['2026-03-15', mb.quoted, QUOTED_EMAIL, '0', '2', '0', '0', '0', '0', '0', '', '0'],
-      ['2026-03-15', mb.alice, 'alice@alpha.test', '2', '0', '1', '0', '0', '1', '1', '77', '1'],
+      ['2026-03-14', mb.quoted, QUOTED_EMAIL, '1', '0', '0', '1', '1', '1', '0', '', '0', 'joining'],
+      ['2026-03-14', mb.alice, 'alice@alpha.test', '0', '1', '0', '0', '0', '0', '0', '77', '0', 'joining'],
+      ['2026-03-15', mb.quoted, QUOTED_EMAIL, '0', '2', '0', '0', '0', '0', '0', '', '0', 'joining'],
+      ['2026-03-15', mb.alice, 'alice@alpha.test', '2', '0', '1', '0', '0', '1', '1', '77', '1', 'joining'],
     ]);
     // The email with a comma and quotes is one quoted field with its quotes doubled.
     expect(res.body).toContain(`,"""smith, \\""js\\""""@beta.test",`);
@@ -281,6 +283,7 @@ describe('GET /api/stats/export?format=json', () => {
             replied: 0,
             promotedToPrimary: 0,
             reputation: null,
+            state: 'joining',
           },
           {
             date: '2026-03-15',
@@ -295,6 +298,7 @@ describe('GET /api/stats/export?format=json', () => {
             replied: 1,
             promotedToPrimary: 1,
             reputation: 77,
+            state: 'joining',
           },
         ],
       },

@@ -5,6 +5,7 @@ import type { DayRange } from './period.js';
 import { addDays, eachDay } from '../calendar.js';
 import { jsonRows, jsonRowsOf } from '../db/json-rows.js';
 import type { Placement } from '../interactions/interactions.schemas.js';
+import type { DnsCheck } from '../checks/checks.schemas.js';
 import { PLACEMENT_COUNTERS, RECEIVED_PLACEMENT_COUNTERS, rollupColumn } from '../interactions/workspace-rollup.js';
 import { DAY_COUNT_COLUMNS, TOTAL_COLUMNS, type DayCounts, type Totals } from './stats.schemas.js';
 
@@ -136,8 +137,8 @@ export function byMailboxEmail(
 export interface MailboxCheckRow {
   mailboxId: string;
   email: string;
-  check: string;
-  status: string;
+  check: DnsCheck['check'];
+  status: DnsCheck['status'];
   detail: string;
   fix: string | null;
   checkedAt: string;
@@ -254,6 +255,7 @@ export function createStatsRepository(db: Kysely<Database>) {
           'c.fix',
           'c.checked_at as checkedAt',
         ])
+        .$narrowType<Pick<MailboxCheckRow, 'check' | 'status'>>()
         .where('m.workspace_id', '=', workspaceId);
       if (mailboxId !== undefined) query = query.where('m.id', '=', mailboxId);
       return query.orderBy('m.email').orderBy('c.check').execute();

@@ -17,14 +17,33 @@ describe('GET /api/stats/dashboard', () => {
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard'));
     // avgReputation: mean of the active mailboxes' current scores (80 and 61), rounded; carol is paused.
     expect(body).toStrictEqual({
-      stats: { totalMailboxes: 3, activeMailboxes: 2, avgReputation: 71, todaySent: 3, todayReceived: 3 },
+      stats: {
+        totalMailboxes: 3,
+        activeMailboxes: 2,
+        // the seed's mailboxes are not proven: active, but none warms up yet
+        warmingMailboxes: 0,
+        states: { on_track: 0, waiting: 0, held_by_pool: 0, held_by_spam: 0, joining: 2, paused: 1, stopped: 0 },
+        pool: null,
+        avgReputation: 71,
+        todaySent: 3,
+        todayReceived: 3,
+      },
     });
   });
 
   it("sees only the key's workspace", async () => {
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard', other));
     expect(body).toStrictEqual({
-      stats: { totalMailboxes: 1, activeMailboxes: 1, avgReputation: 10, todaySent: 0, todayReceived: 0 },
+      stats: {
+        totalMailboxes: 1,
+        activeMailboxes: 1,
+        warmingMailboxes: 0,
+        states: { on_track: 0, waiting: 0, held_by_pool: 0, held_by_spam: 0, joining: 1, paused: 0, stopped: 0 },
+        pool: null,
+        avgReputation: 10,
+        todaySent: 0,
+        todayReceived: 0,
+      },
     });
   });
 
@@ -32,12 +51,22 @@ describe('GET /api/stats/dashboard', () => {
     const empty = await t.createWorkspace('empty');
     const body = ok<{ stats: unknown }>(await get('/api/stats/dashboard', empty));
     expect(body).toStrictEqual({
-      stats: { totalMailboxes: 0, activeMailboxes: 0, avgReputation: 0, todaySent: 0, todayReceived: 0 },
+      stats: {
+        totalMailboxes: 0,
+        activeMailboxes: 0,
+        warmingMailboxes: 0,
+        states: { on_track: 0, waiting: 0, held_by_pool: 0, held_by_spam: 0, joining: 0, paused: 0, stopped: 0 },
+        pool: null,
+        avgReputation: 0,
+        todaySent: 0,
+        todayReceived: 0,
+      },
     });
   });
 
-  it('takes no query parameters', async () => {
-    expectProblem(await get('/api/stats/dashboard?period=7d'), 400, 'validation_error', '/query/period');
+  it('takes a period and nothing else (the headline figures are in stats.headline.test.ts)', async () => {
+    expectProblem(await get('/api/stats/dashboard?mailboxId=x'), 400, 'validation_error', '/query/mailboxId');
+    expectProblem(await get('/api/stats/dashboard?period=14d'), 400, 'validation_error', '/query/period');
   });
 
   it('needs an API key', async () => {
@@ -541,7 +570,16 @@ describe('a deleted mailbox', () => {
     const after = ok<{ analytics: Analytics }>(await get('/api/stats/analytics?period=7d', team)).analytics;
     expect(after.totals).toMatchObject({ sent: 1, received: 1, inbox: 1, spam: 0, opened: 1 });
     expect(ok<{ stats: unknown }>(await get('/api/stats/dashboard', team))).toStrictEqual({
-      stats: { totalMailboxes: 1, activeMailboxes: 1, avgReputation: 50, todaySent: 1, todayReceived: 1 },
+      stats: {
+        totalMailboxes: 1,
+        activeMailboxes: 1,
+        warmingMailboxes: 0,
+        states: { on_track: 0, waiting: 0, held_by_pool: 0, held_by_spam: 0, joining: 1, paused: 0, stopped: 0 },
+        pool: null,
+        avgReputation: 50,
+        todaySent: 1,
+        todayReceived: 1,
+      },
     });
     const { placement } = ok<{ placement: { total: number; byMailbox: Array<{ mailboxId: string; total: number }> } }>(
       await get('/api/stats/placement?period=7d', team),

@@ -63,12 +63,13 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
           operationId: 'getDashboardStats',
           summary: 'Dashboard figures for today',
           description:
-            'Mailbox counts, the whole-number mean reputation of the active mailboxes (0 when none), and what the workspace sent and received today (UTC).',
+            'Mailbox counts, the whole-number mean reputation of the active mailboxes (0 when none), and what the workspace sent and received today (UTC). ' +
+            'With a period (`period`, or `startDate` and `endDate`), also `headline`: sent, inbox rate, spam rate and reputation of that period against the same number of days just before it.',
           querystring: DashboardQuery,
           response: { 200: DashboardStats, ...errorResponses(400, 401, 429) },
         },
       },
-      async (request) => ({ stats: await stats.dashboard(request.workspaceId) }),
+      async (request) => ({ stats: await stats.dashboard(request.workspaceId, request.query) }),
     );
 
     app.get(

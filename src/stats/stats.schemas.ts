@@ -1,5 +1,5 @@
 import { Type, type Static, type TInteger, type TObject } from '@sinclair/typebox';
-import { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
+import { MailboxStatus, PoolLine, WARMUP_STATES, WarmupStateKind } from '../mailboxes/mailboxes.schemas.js';
 import { MAX_RANGE_DAYS, PERIODS } from './period.js';
 
 /*
@@ -55,7 +55,9 @@ export type StatsQuery = Static<typeof StatsQuery>;
 export const PeriodQuery = Type.Object(PeriodQueryShape, { additionalProperties: false });
 export type PeriodQuery = Static<typeof PeriodQuery>;
 
-export const DashboardQuery = Type.Object({}, { additionalProperties: false });
+/** Without a period the dashboard answers exactly the seed's object; with one it adds the headline figures. */
+export const DashboardQuery = Type.Object(PeriodQueryShape, { additionalProperties: false });
+export type DashboardQuery = Static<typeof DashboardQuery>;
 
 export const EXPORT_FORMATS = ['csv', 'json', 'pdf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -138,24 +140,81 @@ const Daily = Type.Array(DailyRow, {
   description: `Every day of the range, oldest first, empty days as zeros. ${REPUTATION_RULE}`,
 });
 
+const RangeShape = {
+  startDate: Day,
+  endDate: Day,
+};
+
+const nullablePercent = (description: string) =>
+  Type.Union([Percent, Type.Null()], { description: `${description}; null when no mail was found in the period` });
+
+export const HeadlinePeriod = Type.Object(
+  {
+    ...RangeShape,
+    sent: count('Warmup emails the mailboxes sent in the period'),
+    inboxRate: nullablePercent('Of the mail found by the peers, the share in the inbox'),
+    spamRate: nullablePercent('Of the mail found by the peers, the share in spam'),
+    reputation: score('The mean score on the last day of the period (carried forward); null when none is known'),
+  },
+  { additionalProperties: false },
+);
+export type HeadlinePeriod = Static<typeof HeadlinePeriod>;
+
+const change = (description: string) =>
+  Type.Union([Type.Number(), Type.Null()], { description: `${description}; null when either side is null` });
+
+export const Headline = Type.Object(
+  {
+    current: HeadlinePeriod,
+    /** The same number of days immediately before the current period. */
+    previous: HeadlinePeriod,
+    change: Type.Object(
+      {
+        sent: Type.Union([Type.Number(), Type.Null()], {
+          description:
+            'Percent change of sent against the previous period, one decimal; null when the previous sent none',
+        }),
+        inboxRate: change('Percentage points, one decimal: current minus previous'),
+        spamRate: change('Percentage points, one decimal: current minus previous'),
+        reputation: change('Score points: current minus previous'),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Inbox rate, spam rate, sent and reputation of the period, against the period before it',
+  },
+);
+export type Headline = Static<typeof Headline>;
+
 export const DashboardStats = Type.Object({
   stats: Type.Object(
     {
       totalMailboxes: Type.Integer(),
-      activeMailboxes: Type.Integer(),
+      activeMailboxes: Type.Integer({ description: 'Mailboxes whose status is `active`, held back or not' }),
+      warmingMailboxes: Type.Integer({
+        description:
+          'Mailboxes warming up as their ramp wants: state `on_track` or `waiting` (not held, stopped, paused or joining)',
+      }),
+      states: Type.Object(
+        Object.fromEntries(WARMUP_STATES.map((kind) => [kind, Type.Integer()])) as Record<
+          (typeof WARMUP_STATES)[number],
+          TInteger
+        >,
+        { description: "The workspace's mailboxes by their state (`outlook.state.kind` of each mailbox)" },
+      ),
+      pool: Type.Union([PoolLine, Type.Null()]),
       avgReputation: Type.Integer({ description: 'Whole-number mean reputation of the active mailboxes; 0 when none' }),
       todaySent: Type.Integer({ description: 'Sent today (UTC) by the workspace' }),
       todayReceived: Type.Integer({ description: 'Received today (UTC) by the workspace' }),
+      // Only when a period is asked for (`period` or `startDate`/`endDate`): the bare call stays the seed's object.
+      headline: Type.Optional(Headline),
     },
     { additionalProperties: false },
   ),
 });
 export type DashboardStats = Static<typeof DashboardStats>['stats'];
-
-const RangeShape = {
-  startDate: Day,
-  endDate: Day,
-};
 
 export const Analytics = Type.Object({
   ...RangeShape,
@@ -258,6 +317,7 @@ export const EXPORT_COLUMNS = [
   'replied',
   'reputation',
   'promotedToPrimary',
+  'state',
 ] as const;
 
 export const ExportRow = Type.Object({
@@ -266,6 +326,10 @@ export const ExportRow = Type.Object({
   email: Type.String(),
   ...DayCountsShape,
   reputation: score("The mailbox's score that day, carried forward from its last score; null when it has none yet"),
+  state: Type.Unsafe<(typeof WARMUP_STATES)[number]>({
+    ...WarmupStateKind,
+    description: "The mailbox's state now (its `outlook.state.kind`), on each of its rows: states have no history",
+  }),
 });
 export type ExportRow = Static<typeof ExportRow>;
 

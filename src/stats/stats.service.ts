@@ -3,8 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { NotFoundError } from '../http/errors.js';
-import { addDays, eachDay, utcDay } from '../calendar.js';
-import type { MailboxStatus } from '../mailboxes/mailboxes.schemas.js';
+import { addDays, daysBetween, eachDay, utcDay } from '../calendar.js';
+import { WARMUP_STATES, type MailboxStatus, type WarmupState } from '../mailboxes/mailboxes.schemas.js';
+import { WARMING_STATES } from '../mailboxes/mailbox-outlook.js';
+import { describePool, presentMailboxes } from '../mailboxes/mailbox-view.js';
 import { parseDay, resolvePeriod, type DayRange, type PeriodInput } from './period.js';
 import { verdictSummary, type VerdictSummary } from '../verdicts/verdicts.service.js';
 import { workspaceBlocklists, type WorkspaceBlocklists } from '../checks/checks.repository.js';
@@ -25,9 +27,12 @@ import {
   type DailyRow,
   type DailySummary,
   type DailySummaryQuery,
+  type DashboardQuery,
   type DashboardStats,
   type DayCounts,
   type Engagement,
+  type Headline,
+  type HeadlinePeriod,
   type ExportRow,
   type MailboxStats,
   type Placement,
@@ -57,7 +62,8 @@ export interface StatsReport {
   totals: Totals;
   rates: Rates;
   daily: DailyRow[];
-  mailboxes: Array<MailboxTotals & { rates: Rates }>;
+  /** Each with its state now, as the API shows it. */
+  mailboxes: Array<MailboxTotals & { rates: Rates; state: WarmupState }>;
   /** The latest DNS checks of each mailbox (checks/), as the daily run stored them. */
   checks: MailboxCheckRow[];
   /** Where each receiving provider's mailboxes found the warmup mail they received. */
@@ -247,6 +253,14 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
    * Every selected mailbox on every day of the range, by date then email, in chunks of whole days.
    * A mailbox's reputation carries its own last score forward.
    */
+  /** Each mailbox's state now, as the mailboxes API shows it (one definition for the exports too). */
+  async function statesOf(workspaceId: string, mailboxId?: string): Promise<Map<string, WarmupState>> {
+    let query = db.selectFrom('mailboxes').selectAll().where('workspace_id', '=', workspaceId);
+    if (mailboxId !== undefined) query = query.where('id', '=', mailboxId);
+    const presented = await presentMailboxes(db, workspaceId, await query.execute(), clock.now());
+    return new Map(presented.map((mailbox) => [mailbox.id, mailbox.outlook.state]));
+  }
+
   async function* mailboxDayRows(
     workspaceId: string,
     range: DayRange,
@@ -255,9 +269,10 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     // The engine scores every active mailbox daily, so the day before the range answers for nearly
     // all of them in one query; only the others are looked up one by one.
     const dayBefore = addDays(range.startDate, -1);
-    const [mailboxes, lastScores] = await Promise.all([
+    const [mailboxes, lastScores, states] = await Promise.all([
       repository.listMailboxes(workspaceId, mailboxId),
       repository.scoresOn(workspaceId, dayBefore, mailboxId),
+      statesOf(workspaceId, mailboxId),
     ]);
     if (mailboxes.length === 0) return;
     const unscored = mailboxes.filter((m) => !lastScores.has(m.id)).map((m) => m.id);
@@ -286,23 +301,73 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
             status: mailbox.status,
             ...dayCountsOf(row),
             reputation: date > now ? null : (lastScores.get(mailbox.id) ?? null),
+            state: states.get(mailbox.id)!.kind,
           };
         });
       }
     }
   }
 
+  /** The headline figures of one period, from the same daily series the charts draw. */
+  async function headlinePeriod(workspaceId: string, range: DayRange): Promise<HeadlinePeriod> {
+    const { daily, totals } = await dailySeries(workspaceId, range);
+    const reached = found(totals);
+    return {
+      ...range,
+      sent: totals.sent,
+      inboxRate: reached === 0 ? null : percent(totals.inbox, reached),
+      spamRate: reached === 0 ? null : percent(totals.spam, reached),
+      reputation: daily[daily.length - 1]?.reputation ?? null,
+    };
+  }
+
+  /** The period against the same number of days just before it. */
+  async function headlineOf(workspaceId: string, range: DayRange): Promise<Headline> {
+    const days = daysBetween(range.startDate, range.endDate) + 1;
+    const before = { startDate: addDays(range.startDate, -days), endDate: addDays(range.startDate, -1) };
+    const [current, previous] = await Promise.all([
+      headlinePeriod(workspaceId, range),
+      headlinePeriod(workspaceId, before),
+    ]);
+    const points = (now: number | null, then: number | null) =>
+      now === null || then === null ? null : Math.round((now - then) * 10) / 10;
+    return {
+      current,
+      previous,
+      change: {
+        sent: previous.sent === 0 ? null : Math.round(((current.sent - previous.sent) / previous.sent) * 1000) / 10,
+        inboxRate: points(current.inboxRate, previous.inboxRate),
+        spamRate: points(current.spamRate, previous.spamRate),
+        reputation: points(current.reputation, previous.reputation),
+      },
+    };
+  }
+
   return {
-    async dashboard(workspaceId: string): Promise<DashboardStats> {
-      return cached(cacheKey('dashboard', workspaceId), async () => {
+    async dashboard(workspaceId: string, query: DashboardQuery = {}): Promise<DashboardStats> {
+      const asked = query.period !== undefined || query.startDate !== undefined || query.endDate !== undefined;
+      const range = asked ? resolvePeriod(query, today()) : undefined;
+      return cached(cacheKey('dashboard', workspaceId, range?.startDate, range?.endDate), async () => {
         const day = today();
-        const counts = await repository.mailboxCounts(workspaceId, day);
+        const [counts, rows, headline] = await Promise.all([
+          repository.mailboxCounts(workspaceId, day),
+          db.selectFrom('mailboxes').selectAll().where('workspace_id', '=', workspaceId).execute(),
+          range ? headlineOf(workspaceId, range) : undefined,
+        ]);
+        // each mailbox's state as the mailboxes API defines it: the overview counts what the lists show
+        const mailboxes = await presentMailboxes(db, workspaceId, rows, clock.now());
+        const states = Object.fromEntries(WARMUP_STATES.map((kind) => [kind, 0])) as DashboardStats['states'];
+        for (const mailbox of mailboxes) states[mailbox.outlook.state.kind] += 1;
         return {
           totalMailboxes: counts.total,
           activeMailboxes: counts.active,
+          warmingMailboxes: mailboxes.filter((m) => WARMING_STATES.has(m.outlook.state.kind)).length,
+          states,
+          pool: describePool(rows),
           avgReputation: counts.activeReputation === null ? 0 : Math.round(counts.activeReputation),
           todaySent: counts.sent,
           todayReceived: counts.received,
+          ...(headline ? { headline } : {}),
         };
       });
     },
@@ -400,7 +465,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes, checks, verdicts, tests, blocklists] = await Promise.all([
+      const [name, series, mailboxes, checks, verdicts, tests, blocklists, states] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
@@ -413,6 +478,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
           limit: REPORT_PLACEMENT_TESTS + 1,
         }),
         workspaceBlocklists(db, workspaceId, mailboxId),
+        statesOf(workspaceId, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -422,7 +488,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         totals: series.totals,
         rates: ratesOf(series.totals),
         daily: series.daily,
-        mailboxes: mailboxes.map((m) => ({ ...m, rates: ratesOf(m) })),
+        mailboxes: mailboxes.map((m) => ({ ...m, rates: ratesOf(m), state: states.get(m.mailboxId)! })),
         checks,
         byProvider: placementByProvider(mailboxes),
         verdicts,

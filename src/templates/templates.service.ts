@@ -10,6 +10,14 @@ import { describeBytes, LimitExceededError } from '../http/limits.js';
 import { DEFAULT_TEMPLATES } from './default-templates.js';
 import { analyzeText, fillWithSamples, KNOWN_VARIABLES, renderMessage, type TemplateVariable } from './render.js';
 import { createTemplatesRepository, type TemplateFilter } from './templates.repository.js';
+
+// A template whose words are a shipped default's is the default, whoever stored it: it is public
+// text, so it is not what a workspace's "own templates" means.
+const SHIPPED_DEFAULTS = new Set(DEFAULT_TEMPLATES.map((t) => `${t.type}\n${t.language}\n${t.subject}\n${t.body}`));
+
+function isShippedDefault(row: Pick<TemplateRow, 'type' | 'language' | 'subject' | 'body'>): boolean {
+  return SHIPPED_DEFAULTS.has(`${row.type}\n${row.language}\n${row.subject}\n${row.body}`);
+}
 import type {
   Preview,
   PreviewOptions,
@@ -285,19 +293,21 @@ export function createTemplatesService({ db, clock, limits = DEFAULT_LIMITS }: T
     /**
      * The template the engine sends: one of the workspace's templates of `type` in `language`,
      * else in English, else undefined. The same seed over the same templates picks the same one
-     * (seed modulo their number, in creation order). Pass `executor` when calling inside a
+     * (seed modulo their number, in creation order); `ownOnly` leaves the shipped defaults out. Pass `executor` when calling inside a
      * transaction: SQLite has one connection, so reading through `db` there would wait forever.
      */
     async pickTemplate(
       workspaceId: string,
-      criteria: { type: TemplateType; language: string },
+      criteria: { type: TemplateType; language: string; ownOnly?: boolean },
       seed: number,
       executor: Kysely<Database> = db,
     ): Promise<Template | undefined> {
-      let candidates = await repository.listAll(workspaceId, criteria, executor);
-      if (candidates.length === 0 && criteria.language !== 'en') {
-        candidates = await repository.listAll(workspaceId, { type: criteria.type, language: 'en' }, executor);
-      }
+      const list = async (language: string) => {
+        const rows = await repository.listAll(workspaceId, { type: criteria.type, language }, executor);
+        return criteria.ownOnly ? rows.filter((row) => !isShippedDefault(row)) : rows;
+      };
+      let candidates = await list(criteria.language);
+      if (candidates.length === 0 && criteria.language !== 'en') candidates = await list('en');
       if (candidates.length === 0) return undefined;
       const index = ((Math.trunc(seed) % candidates.length) + candidates.length) % candidates.length;
       return toTemplate(candidates[index]);

@@ -1,12 +1,16 @@
 // Delivers the outbox (a job of the job list, every few seconds in `serve` and `worker`, once per
 // `run-once`): claims due deliveries (any number of workers share them through leases),
-// signs each per Standard Webhooks, POSTs it, logs the attempt and either finishes the delivery or
+// writes each in its endpoint's kind (signed per Standard Webhooks, a Slack or Teams message, or an
+// email alert), sends it, logs the attempt and either finishes the delivery or
 // schedules the next attempt. At least once: a delivery is finished only after a 2xx was seen, so
 // a worker that dies mid-request leaves it to be claimed again when its lease expires (with the
 // same webhook-id, which receivers use to drop a second copy).
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { describeEvent, type AlertEvent } from '../alerts/alert-messages.js';
+import { mailAlert, type AlertMailer } from '../alerts/alert-mail.js';
+import { chatBody } from '../alerts/chat-formats.js';
 import type { Clock } from '../clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -49,6 +53,8 @@ export interface WebhookDeliveryDeps {
   policy: MailPolicy;
   workerId: string;
   settings: WebhookSettings;
+  /** The operator's SMTP server for email alerts; absent, an email alert's attempt fails and says so. */
+  alertMailer?: AlertMailer;
   random?: () => number;
 }
 
@@ -106,15 +112,7 @@ async function attempt(
   const started = performance.now();
   let answer: { statusCode: number | null; error: string | null };
   try {
-    const secret = decryptSecret(deps.secretKey, delivery.secretEncrypted, delivery.endpointId);
-    answer = await postWebhook(
-      {
-        url: delivery.url,
-        body: delivery.payload,
-        headers: signedHeaders(secret, delivery.id, attemptedAt, delivery.payload),
-      },
-      { policy: deps.policy, timeoutMs: deps.settings.timeoutMs, signal },
-    );
+    answer = await send(deps, delivery, attemptedAt, signal);
   } catch (error) {
     deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed before sending');
     answer = { statusCode: null, error: 'the delivery could not be prepared (see the service log)' };
@@ -137,6 +135,37 @@ async function attempt(
     deps.logger.debug({ delivery: delivery.id, attempt: attemptNumber, error: answer.error }, 'webhook not delivered');
   }
   return recorded ? status : undefined;
+}
+
+/** One attempt in the endpoint's kind: signed JSON, a Slack or Teams message, or an email to the owners and admins. */
+async function send(
+  deps: WebhookDeliveryDeps,
+  delivery: DueDelivery,
+  attemptedAt: Date,
+  signal: AbortSignal | undefined,
+): Promise<{ statusCode: number | null; error: string | null }> {
+  if (delivery.kind === 'email') {
+    const error = await mailAlert(
+      { db: deps.db, logger: deps.logger, mailer: deps.alertMailer, ...(signal ? { signal } : {}) },
+      { id: delivery.id, workspaceId: delivery.workspaceId, payload: delivery.payload, at: attemptedAt },
+    );
+    return { statusCode: null, error };
+  }
+  const post = { policy: deps.policy, timeoutMs: deps.settings.timeoutMs, ...(signal ? { signal } : {}) };
+  if (delivery.kind === 'slack' || delivery.kind === 'teams') {
+    // a chat's incoming webhook authenticates by its secret URL: nothing is signed
+    const body = chatBody(delivery.kind, describeEvent(JSON.parse(delivery.payload) as AlertEvent));
+    return postWebhook({ url: delivery.url, body, headers: {} }, post);
+  }
+  const secret = decryptSecret(deps.secretKey, delivery.secretEncrypted, delivery.endpointId);
+  return postWebhook(
+    {
+      url: delivery.url,
+      body: delivery.payload,
+      headers: signedHeaders(secret, delivery.id, attemptedAt, delivery.payload),
+    },
+    post,
+  );
 }
 
 /** Up to a tenth more, so the retries of endpoints that failed together spread out. */

@@ -1,17 +1,26 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import { newId } from '../db/ids.js';
 import { newestFirstPage, type PageWindow } from '../db/list-query.js';
 import type { Dialect } from '../db/database.js';
-import type { Database, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/schema.js';
+import type {
+  Database,
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEndpointsTable,
+} from '../db/schema.js';
 import type { WebhookEventType } from './webhooks.schemas.js';
 
 // Every query that serves the API takes the workspace id: a forgotten check in a route cannot leak.
+
+// The workspace's email alert is an endpoint too (kind `email`, alerts/): the webhooks API never shows or changes it.
 
 export async function listEndpoints(db: Kysely<Database>, workspaceId: string): Promise<WebhookEndpointRow[]> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
+    .where('kind', '!=', 'email')
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -27,10 +36,11 @@ export async function findEndpoint(
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    .where('kind', '!=', 'email')
     .executeTakeFirst();
 }
 
-export async function insertEndpoint(db: Kysely<Database>, row: WebhookEndpointRow): Promise<void> {
+export async function insertEndpoint(db: Kysely<Database>, row: Insertable<WebhookEndpointsTable>): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
@@ -45,6 +55,7 @@ export async function updateEndpoint(
     .set(changes)
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    .where('kind', '!=', 'email')
     .returningAll()
     .executeTakeFirst();
 }
@@ -54,6 +65,7 @@ export async function deleteEndpoint(db: Kysely<Database>, workspaceId: string, 
     .deleteFrom('webhook_endpoints')
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    .where('kind', '!=', 'email')
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -129,6 +141,9 @@ export interface DueDelivery {
   url: string;
   endpointId: string;
   secretEncrypted: string;
+  /** How the event is written: standard (signed JSON), slack, teams or email. */
+  kind: string;
+  workspaceId: string;
   createdAt: string;
 }
 
@@ -175,6 +190,8 @@ export async function claimDueDeliveries(
       'p.url',
       'p.id as endpointId',
       'p.secret_encrypted as secretEncrypted',
+      'p.kind',
+      'd.workspace_id as workspaceId',
     ])
     .where(
       'd.id',

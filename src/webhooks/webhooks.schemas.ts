@@ -5,6 +5,8 @@ import { Pagination, PaginationQuery } from '../http/common.schemas.js';
 export const WEBHOOK_EVENT_TYPES = [
   'mailbox.error',
   'mailbox.recovered',
+  'mailbox.human_reply',
+  'mailbox.receiver_filtering',
   'reputation.dropped',
   'check.failed',
   'placement_test.completed',
@@ -39,7 +41,21 @@ const WebhookFieldsShape = {
   enabled: Type.Optional(Type.Boolean({ description: 'Default true; a disabled endpoint is sent nothing new' })),
 };
 
-export const CreateWebhookBody = Type.Object(WebhookFieldsShape, { additionalProperties: false });
+/** How an endpoint's events are written. */
+export const WEBHOOK_KINDS = ['standard', 'slack', 'teams'] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+
+const WebhookKindSchema = Type.Unsafe<WebhookKind>({
+  type: 'string',
+  enum: [...WEBHOOK_KINDS],
+  description:
+    '`standard` (default): the event as JSON, signed per Standard Webhooks. `slack`: a Slack incoming webhook message (text and blocks). `teams`: a Microsoft Teams incoming webhook message (an Adaptive Card). A Slack or Teams URL holds its secret: it is never shown back in full, and nothing is signed.',
+});
+
+export const CreateWebhookBody = Type.Object(
+  { ...WebhookFieldsShape, kind: Type.Optional(WebhookKindSchema) },
+  { additionalProperties: false },
+);
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
 export const WebhookPatch = Type.Partial(Type.Object(WebhookFieldsShape), {
@@ -51,7 +67,11 @@ export type WebhookPatch = Static<typeof WebhookPatch>;
 
 export const Webhook = Type.Object({
   id: Type.String(),
-  url: Type.String(),
+  kind: WebhookKindSchema,
+  url: Type.String({
+    description:
+      'A Slack or Teams URL is shown as its scheme, host and last four characters (`https://hooks.slack.com/…AbCd`)',
+  }),
   events: Type.Array(Type.String()),
   description: Type.Union([Type.String(), Type.Null()]),
   enabled: Type.Boolean(),
@@ -65,9 +85,12 @@ export const WebhookList = Type.Object({ webhooks: Type.Array(Webhook) });
 
 export const WebhookWithSecret = Type.Object({
   webhook: Webhook,
-  secret: Type.String({
-    description: 'The `whsec_…` signing secret (Standard Webhooks), shown this once; rotate it to get a new one',
-  }),
+  secret: Type.Optional(
+    Type.String({
+      description:
+        'The `whsec_…` signing secret (Standard Webhooks) of a `standard` endpoint, shown this once; rotate it to get a new one. A Slack or Teams destination has none.',
+    }),
+  ),
 });
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 
@@ -102,3 +125,34 @@ export type WebhookDeliveryListQuery = Static<typeof WebhookDeliveryListQuery>;
 
 export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(WebhookDelivery), pagination: Pagination });
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
+
+// Alerts (alerts/): the workspace's email alert and its Slack and Teams destinations, in one view
+// that every member may read.
+
+export const EmailAlert = Type.Object({
+  available: Type.Boolean({ description: 'False when the operator configured no SMTP server for alerts' }),
+  unavailableReason: Type.Union([Type.String(), Type.Null()], { description: 'Why email alerts are unavailable' }),
+  events: Type.Array(Type.String(), { description: 'The events emailed; empty: none' }),
+  recipients: Type.Integer({ description: 'How many owners and admins the alerts go to' }),
+});
+export type EmailAlert = Static<typeof EmailAlert>;
+
+export const EmailAlertBody = Type.Object(
+  {
+    events: Type.Array(WebhookEventTypeSchema, {
+      maxItems: WEBHOOK_EVENT_TYPES.length,
+      uniqueItems: true,
+      description: 'The events to email to the owners and admins; empty turns email alerts off',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type EmailAlertBody = Static<typeof EmailAlertBody>;
+
+export const Alerts = Type.Object({
+  email: EmailAlert,
+  destinations: Type.Array(Webhook, { description: 'The Slack and Teams destinations, their URLs masked' }),
+});
+export type Alerts = Static<typeof Alerts>;
+
+export const AlertsEnvelope = Type.Object({ alerts: Alerts });

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { newId } from '../db/ids.js';
 import type { Database, WebhookEndpointRow } from '../db/schema.js';
 import { pagination } from '../http/common.schemas.js';
-import { NotFoundError, ValidationError } from '../http/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
 import { DEFAULT_MAIL_POLICY, isInternalAddress, matchesHostList, type MailPolicy } from '../mail/policy.js';
 import { encryptSecret } from '../secrets/secrets.js';
@@ -45,10 +45,21 @@ function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-function toWebhook(row: WebhookEndpointRow): Webhook {
+/** A chat URL's path and query are its secret: only where it goes, and enough of its end to tell two apart. */
+export function maskedUrl(text: string): string {
+  const url = new URL(text);
+  return `${url.protocol}//${url.host}/…${text.slice(-4)}`;
+}
+
+function isChat(kind: string): boolean {
+  return kind === 'slack' || kind === 'teams';
+}
+
+export function toWebhook(row: WebhookEndpointRow): Webhook {
   return {
     id: row.id,
-    url: row.url,
+    kind: row.kind as Webhook['kind'],
+    url: isChat(row.kind) ? maskedUrl(row.url) : row.url,
     events: JSON.parse(row.events) as string[],
     description: row.description,
     enabled: row.enabled === 1,
@@ -135,7 +146,11 @@ export function createWebhooksService({ db, clock, secretKey, mailPolicy = DEFAU
       }
       const now = clock.now().toISOString();
       const id = newId('whk');
-      const { secret, secret_encrypted } = sealedSecret(id);
+      const kind = body.kind ?? 'standard';
+      // a chat's incoming webhook checks no signature: a chat destination has no secret to show or keep
+      const { secret, secret_encrypted } = isChat(kind)
+        ? { secret: undefined, secret_encrypted: '' }
+        : sealedSecret(id);
       const row: WebhookEndpointRow = {
         id,
         workspace_id: workspaceId,
@@ -144,11 +159,12 @@ export function createWebhooksService({ db, clock, secretKey, mailPolicy = DEFAU
         events: JSON.stringify(body.events),
         secret_encrypted,
         enabled: body.enabled === false ? 0 : 1,
+        kind,
         created_at: now,
         updated_at: now,
       };
       await insertEndpoint(db, row);
-      return { webhook: toWebhook(row), secret };
+      return { webhook: toWebhook(row), ...(secret === undefined ? {} : { secret }) };
     },
 
     async update(workspaceId: string, id: string, patch: WebhookPatch): Promise<Webhook> {
@@ -169,7 +185,10 @@ export function createWebhooksService({ db, clock, secretKey, mailPolicy = DEFAU
 
     /** A new signing secret, shown this once; the old one stops signing at once. */
     async rotateSecret(workspaceId: string, id: string): Promise<WebhookWithSecret> {
-      await existing(workspaceId, id);
+      const endpoint = await existing(workspaceId, id);
+      if (isChat(endpoint.kind)) {
+        throw new ConflictError('a Slack or Teams destination has no signing secret; its URL is its secret');
+      }
       const { secret, secret_encrypted } = sealedSecret(id);
       const row = await updateEndpoint(db, workspaceId, id, {
         secret_encrypted,
@@ -187,7 +206,7 @@ export function createWebhooksService({ db, clock, secretKey, mailPolicy = DEFAU
         endpointId: endpoint.id,
         type: 'webhook.test',
         at: clock.now(),
-        data: { webhook: { id: endpoint.id, url: endpoint.url }, message: 'A test event sent from Warmup.' },
+        data: { webhook: { id: endpoint.id, url: toWebhook(endpoint).url }, message: 'A test event sent from Warmup.' },
       });
       const record = deliveryId ? await findDelivery(db, workspaceId, deliveryId) : undefined;
       if (!record) throw new NotFoundError(`webhook ${id} not found`);

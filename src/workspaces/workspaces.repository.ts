@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ApiKeyOrigin, Database } from '../db/schema.js';
 import { ROLES, type KeyRole, type Role } from '../http/access.js';
 
+import type { UpdateWorkspaceSettingsBody, WorkspaceSettings } from './workspaces.schemas.js';
 export interface WorkspaceRecord {
   id: string;
   name: string;
@@ -79,6 +80,30 @@ export function createWorkspacesRepository(db: Kysely<Database>) {
         .where('key_hash', '!=', keepHash)
         .executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+
+    async findSettings(id: string): Promise<WorkspaceSettings | undefined> {
+      const row = await db
+        .selectFrom('workspaces')
+        .select(['human_replies', 'onboarding_dismissed_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return (
+        row && {
+          humanReplies: row.human_replies === 'inbox' ? 'inbox' : 'file',
+          onboardingDismissed: row.onboarding_dismissed_at !== null,
+        }
+      );
+    },
+
+    /** `now` is when a dismissal happened: kept, so it can be told apart from never shown. */
+    async updateSettings(id: string, change: UpdateWorkspaceSettingsBody, now: string): Promise<void> {
+      const set: { human_replies?: string; onboarding_dismissed_at?: string | null } = {};
+      if (change.humanReplies !== undefined) set.human_replies = change.humanReplies;
+      if (change.onboardingDismissed !== undefined)
+        set.onboarding_dismissed_at = change.onboardingDismissed ? now : null;
+      if (Object.keys(set).length === 0) return;
+      await db.updateTable('workspaces').set(set).where('id', '=', id).execute();
     },
 
     async findById(id: string): Promise<WorkspaceRecord | undefined> {

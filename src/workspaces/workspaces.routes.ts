@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
 import { NotFoundError } from '../http/errors.js';
-import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, Workspace } from './workspaces.schemas.js';
+import {
+  ApiKeyList,
+  CreateApiKeyBody,
+  CreatedApiKey,
+  OnboardingEnvelope,
+  UpdateWorkspaceSettingsBody,
+  Workspace,
+  WorkspaceSettingsEnvelope,
+} from './workspaces.schemas.js';
 import type { WorkspacesService } from './workspaces.service.js';
 import { RoleSchema as KeyOrPersonRole } from '../http/access.js';
 
@@ -28,6 +36,63 @@ export function workspaceRoutes(workspaces: WorkspacesService): FastifyPluginAsy
         const workspace = await workspaces.findWorkspace(request.workspaceId);
         if (!workspace) throw new NotFoundError('workspace not found');
         return { workspace, role: request.role ?? 'viewer' };
+      },
+    );
+
+    app.get(
+      '/settings',
+      {
+        schema: {
+          tags: ['workspace'],
+          operationId: 'getWorkspaceSettings',
+          summary: "The workspace's settings",
+          description: 'How warmup treats the mail of every mailbox of this workspace.',
+          response: { 200: WorkspaceSettingsEnvelope, ...errorResponses(401, 403, 429) },
+        },
+      },
+      async (request) => {
+        const settings = await workspaces.findSettings(request.workspaceId);
+        if (!settings) throw new NotFoundError('workspace not found');
+        return { settings };
+      },
+    );
+
+    app.get(
+      '/onboarding',
+      {
+        schema: {
+          tags: ['workspace'],
+          operationId: 'getWorkspaceOnboarding',
+          summary: "The workspace's onboarding checklist",
+          description:
+            'Four steps, each ticked from what the workspace holds now: mailboxes on two or more domains, DNS and blocklists clean for every mailbox, a second member or a pending invite, an enabled alert. `dismissed` is the `onboardingDismissed` setting: an owner or admin puts the list away with `PATCH /api/workspace/settings`.',
+          response: { 200: OnboardingEnvelope, ...errorResponses(401, 403, 429) },
+        },
+      },
+      async (request) => {
+        const onboarding = await workspaces.onboarding(request.workspaceId);
+        if (!onboarding) throw new NotFoundError('workspace not found');
+        return { onboarding };
+      },
+    );
+
+    app.patch(
+      '/settings',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags: ['workspace'],
+          operationId: 'updateWorkspaceSettings',
+          summary: "Change the workspace's settings",
+          description: 'Only the fields given change. The engine uses the new value from its next look at the mail.',
+          body: UpdateWorkspaceSettingsBody,
+          response: { 200: WorkspaceSettingsEnvelope, ...errorResponses(400, 401, 403, 413, 415, 429) },
+        },
+      },
+      async (request) => {
+        const settings = await workspaces.updateSettings(request.workspaceId, request.body);
+        if (!settings) throw new NotFoundError('workspace not found');
+        return { settings };
       },
     );
   };

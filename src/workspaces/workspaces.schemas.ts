@@ -8,6 +8,59 @@ export const Workspace = Type.Object({
 });
 export type Workspace = Static<typeof Workspace>;
 
+/** Where a person's reply to warmup mail is left (engine/owner-mail.ts). */
+export const HUMAN_REPLY_CHOICES = ['file', 'inbox'] as const;
+const HumanReplyChoice = Type.Unsafe<(typeof HUMAN_REPLY_CHOICES)[number]>({
+  type: 'string',
+  enum: [...HUMAN_REPLY_CHOICES],
+  description:
+    'Where a reply a person wrote to warmup mail is left, unread: `file` moves it into the Warmup folder (so warmup never clutters the inbox), `inbox` leaves it where it arrived. Either way it is listed on the mailbox (`GET /api/mailboxes/{id}/replies`) and raises `mailbox.human_reply`.',
+});
+
+const OnboardingDismissed = Type.Boolean({
+  description:
+    "Whether an owner or admin put the overview's onboarding checklist away for everyone in the workspace (`GET /api/workspace/onboarding`)",
+});
+
+export const WorkspaceSettings = Type.Object({
+  humanReplies: HumanReplyChoice,
+  onboardingDismissed: OnboardingDismissed,
+});
+export type WorkspaceSettings = Static<typeof WorkspaceSettings>;
+
+export const UpdateWorkspaceSettingsBody = Type.Object(
+  { humanReplies: Type.Optional(HumanReplyChoice), onboardingDismissed: Type.Optional(OnboardingDismissed) },
+  { additionalProperties: false, description: 'The settings to change; the others stay as they are' },
+);
+export type UpdateWorkspaceSettingsBody = Static<typeof UpdateWorkspaceSettingsBody>;
+
+export const WorkspaceSettingsEnvelope = Type.Object({ settings: WorkspaceSettings });
+
+/** The four things a new workspace does before warmup can do its best, in the order the checklist shows them. */
+export const ONBOARDING_STEPS = ['mailboxes', 'dns', 'team', 'alerts'] as const;
+export type OnboardingStepId = (typeof ONBOARDING_STEPS)[number];
+
+export const OnboardingStep = Type.Object({
+  id: Type.Unsafe<OnboardingStepId>({
+    type: 'string',
+    enum: [...ONBOARDING_STEPS],
+    description:
+      '`mailboxes`: mailboxes connected on two or more domains; `dns`: every mailbox checked, with no failing DNS check and no blocklist listing; `team`: a second member or a pending invite; `alerts`: an enabled alert (email, Slack, Teams or webhook)',
+  }),
+  done: Type.Boolean({ description: "Ticked from the workspace's current state, never by hand" }),
+  detail: Type.String({ description: 'Where the step stands, in words: "1 domain so far", "2 failing DNS checks"' }),
+});
+export type OnboardingStep = Static<typeof OnboardingStep>;
+
+export const Onboarding = Type.Object({
+  steps: Type.Array(OnboardingStep),
+  complete: Type.Boolean({ description: 'Every step is done' }),
+  dismissed: OnboardingDismissed,
+});
+export type Onboarding = Static<typeof Onboarding>;
+
+export const OnboardingEnvelope = Type.Object({ onboarding: Onboarding });
+
 /** The person who made a key or an invite; null when nobody recorded one (bootstrap, CLI, older entries). */
 export const MadeBy = Type.Union(
   [Type.Object({ id: Type.String(), name: Type.String(), email: Type.String() }), Type.Null()],

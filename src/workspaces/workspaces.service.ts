@@ -6,6 +6,9 @@ import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
 import { ConflictError, NotFoundError } from '../http/errors.js';
 import { LimitExceededError } from '../http/limits.js';
+import type { Onboarding, UpdateWorkspaceSettingsBody } from './workspaces.schemas.js';
+import { onboardingFacts } from './onboarding.repository.js';
+import { onboardingSteps } from './onboarding.js';
 import { generateApiKey, hashApiKey, keyPrefix, sameHash } from './api-keys.js';
 import {
   createWorkspacesRepository,
@@ -97,6 +100,19 @@ export function createWorkspacesService({ db, clock, onWorkspaceCreated }: Works
     },
 
     findWorkspace: (id: string) => repository.findById(id),
+    findSettings: (id: string) => repository.findSettings(id),
+    async updateSettings(id: string, change: UpdateWorkspaceSettingsBody) {
+      await repository.updateSettings(id, change, clock.now().toISOString());
+      return repository.findSettings(id);
+    },
+
+    /** The overview's checklist, each step ticked from what the workspace holds now; undefined for no workspace. */
+    async onboarding(id: string): Promise<Onboarding | undefined> {
+      const settings = await repository.findSettings(id);
+      if (!settings) return undefined;
+      const steps = onboardingSteps(await onboardingFacts(db, id, clock.now().toISOString()));
+      return { steps, complete: steps.every((step) => step.done), dismissed: settings.onboardingDismissed };
+    },
 
     /**
      * Makes WARMUP_API_KEY valid for the `default` workspace, creating the workspace on first start,

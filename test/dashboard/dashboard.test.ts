@@ -476,7 +476,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('dashboard in Chromium', (
     expect(download.suggestedFilename()).toMatch(/^warmup-stats-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/);
     expect(csv[0]).toBe(
-      'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary',
+      'date,mailboxId,email,sent,received,inbox,spam,rescued,opened,replied,reputation,promotedToPrimary,state',
     );
     expect(csv.some((line) => line.includes(olive!.email))).toBe(true);
 

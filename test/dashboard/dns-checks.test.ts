@@ -1,6 +1,7 @@
 // The DNS checks on a mailbox's page in headless Chromium against the real app and a real DNS
 // server on loopback: a domain without DMARC shows the failing check with its fix, a mailbox the
 // DNS rule paused says why, and axe-core finds nothing at laptop and phone widths.
+import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveBlocklistResults } from '../../src/checks/checks.repository.js';
@@ -147,6 +148,57 @@ describe.runIf(runBrowser)('DNS checks on the mailbox page in Chromium', () => {
     expect(text).toContain('Listed since 2 Mar 2026.');
     await expectNoAxeViolations('listed on a blocklist');
     expect(pageErrors).toEqual([]);
+  });
+
+  it('gives the DKIM selector in a form, refusing a wrong one in plain words, and checks the key at once', async () => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const key = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    dns.zones['s1._domainkey.nodmarc.test'] = [{ type: 'TXT', data: `v=DKIM1; k=rsa; p=${key}` }];
+    const mailbox = await insertMailbox(t.database.db, t.workspace.id, {
+      email: 'dee@nodmarc.test',
+      warmup: { ...DEFAULT_WARMUP },
+    });
+    try {
+      await openMailbox(mailbox.id, 'dee@nodmarc.test');
+      const dkim = page.locator('.dns-check[data-check="dkim"]');
+      expect(await dkim.locator('.badge').textContent()).toBe('Not checked');
+      // the fix sends a person to the form below, never to the API
+      const fix = (await dkim.locator('.dns-check-fix').textContent())!;
+      expect(fix).toContain('under "DKIM selector"');
+      expect(await page.locator('.dns-checks-card').textContent()).not.toMatch(/\/api\/|PUT /);
+
+      const field = page.getByRole('textbox', { name: 'DKIM selector' });
+      const save = page.getByRole('button', { name: 'Save selector' });
+      await save.click();
+      await page.getByText('Enter the selector: the s= value of a DKIM-Signature').waitFor();
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      await field.fill('s1._domainkey');
+      await save.click();
+      await page.getByText('Give only the selector, without the "._domainkey" part').waitFor();
+      await field.fill('my selector');
+      await save.click();
+      await page.getByText('A selector has only letters, digits, dots, hyphens and underscores').waitFor();
+      expect(await page.locator('.dkim-selector-form').textContent()).not.toMatch(/pattern|\^\[/);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        expect(await axeViolations(page), `a refused selector at ${width} px`).toEqual([]);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      await field.fill('s1');
+      await save.click();
+      await dkim.locator('.badge', { hasText: 'Passes' }).waitFor();
+      await page.getByText('The checks use the selector you gave: s1.').waitFor();
+      expect(await dkim.locator('.dns-check-detail').textContent()).toContain('s1._domainkey.nodmarc.test publishes');
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        expect(await axeViolations(page), `a saved selector at ${width} px`).toEqual([]);
+      }
+      await page.setViewportSize({ width: 1366, height: 900 });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      delete dns.zones['s1._domainkey.nodmarc.test'];
+    }
   });
 
   it('says why a mailbox the DNS rule paused is paused, and that it resumes by itself', async () => {

@@ -106,7 +106,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('connecting a mailbox with
     await page.getByRole('button', { name: 'Connect with Microsoft' }).click();
     await consentOnStandIn();
     await page.getByRole('heading', { level: 1, name: USER.email }).waitFor();
-    await page.locator('.page-header .badge-status', { hasText: 'Warming up' }).waitFor();
+    await page.locator('.page-header .badge-status', { hasText: /^(Warming up|Joining the pool)$/ }).waitFor();
 
     const { mailboxes } = (await t.workspace.request({ method: 'GET', url: '/api/mailboxes' })).json();
     expect(mailboxes).toHaveLength(1);
@@ -132,7 +132,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('connecting a mailbox with
       await expect(verifySmtp(smtp, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'OAUTH_REVOKED' });
 
       await page.goto(`${base}/mailboxes/${id}`);
-      await page.locator('.page-header .badge-status', { hasText: 'Needs attention' }).waitFor();
+      await page.locator('.page-header .badge-status', { hasText: 'Stopped' }).waitFor();
       await page
         .getByText(/Reconnect the mailbox/)
         .first()
@@ -140,7 +140,7 @@ describe.runIf(runBrowser && getMailStack() !== null)('connecting a mailbox with
       await page.getByRole('button', { name: 'Reconnect' }).first().click();
       await consentOnStandIn();
       expect(new URL(page.url()).pathname).toBe(`/mailboxes/${id}`);
-      await page.locator('.page-header .badge-status', { hasText: 'Warming up' }).waitFor();
+      await page.locator('.page-header .badge-status', { hasText: /^(Warming up|Joining the pool)$/ }).waitFor();
       expect(pageErrors).toEqual([]);
     },
   );

@@ -2,7 +2,11 @@
 // the main dashboard pages at laptop (1366×900) and phone (390×844) widths in docs/screenshots/.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
 import type { Page } from 'playwright-core';
+import { saveChecks } from '../../src/checks/checks.repository.js';
+import type { DnsCheck } from '../../src/checks/checks.schemas.js';
+import type { Database } from '../../src/db/schema.js';
 import { createTestApp } from '../helpers/test-app.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, chooseApiKeySignIn } from './browser.js';
 import { seedDemoData } from './seed.js';
@@ -25,6 +29,30 @@ async function settled(page: Page): Promise<void> {
   await page.waitForTimeout(250);
 }
 
+/** The daily DNS checks as they would be stored: every domain passes but one, which has no DMARC record. */
+async function seedDailyChecks(db: Kysely<Database>, workspaceId: string) {
+  const mailboxes = await db
+    .selectFrom('mailboxes')
+    .select(['id', 'email'])
+    .where('workspace_id', '=', workspaceId)
+    .execute();
+  for (const mailbox of mailboxes) {
+    const domain = mailbox.email.slice(mailbox.email.indexOf('@') + 1);
+    const noDmarc = domain === 'brightpath.io';
+    const checks: DnsCheck[] = (['mx', 'spf', 'dmarc', 'dkim'] as const).map((check) =>
+      check === 'dmarc' && noDmarc
+        ? {
+            check,
+            status: 'fail',
+            detail: `${domain} publishes no DMARC record; Gmail and Yahoo require one from bulk senders`,
+            fix: `Publish a TXT record at _dmarc.${domain}: "v=DMARC1; p=none; rua=mailto:dmarc@${domain}", and move to p=quarantine once reports look clean.`,
+          }
+        : { check, status: 'pass', detail: `${check} of ${domain} passes`, fix: null },
+    );
+    await saveChecks(db, mailbox.id, checks, new Date());
+  }
+}
+
 async function main(): Promise<void> {
   if (!chromiumAvailable()) {
     console.error(`screenshots need Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
@@ -36,6 +64,7 @@ async function main(): Promise<void> {
   try {
     const workspace = await t.createWorkspace('Northwind Trading');
     await seedDemoData(t.database.db, workspace);
+    await seedDailyChecks(t.database.db, workspace.id);
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const mailboxes = (await workspace.request({ method: 'GET', url: '/api/mailboxes?q=maya' })).json() as {
       mailboxes: Array<{ id: string }>;

@@ -111,6 +111,23 @@ function ownerMessage(account: MailUser, messageId: string, subject: string): st
   ].join('\r\n');
 }
 
+/** An answer to `parentId` from outside the pool: a person's, or an automatic one with `signs`. */
+function answerTo(parentId: string, messageId: string | null, signs: string[], text: string): string {
+  return [
+    `From: A friend <friend@elsewhere.test>`,
+    `To: ${dirk.email}`,
+    `Subject: Re: Quarterly numbers`,
+    ...(messageId === null ? [] : [`Message-ID: ${messageId}`]),
+    `In-Reply-To: ${parentId}`,
+    `References: ${parentId}`,
+    ...signs,
+    `Date: ${new Date().toUTCString()}`,
+    '',
+    text,
+    '',
+  ].join('\r\n');
+}
+
 /**
  * Dovecot's closing line of every IMAP session of `account`: what it fetched and expunged. The user is
  * read from the test stack's logout format: Dovecot sometimes drops the `imap(user)` prefix of a
@@ -446,6 +463,12 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
         await append(dirk, WARMUP_FOLDER, ownerMessage(dirk, recentWarmup, 'Quarterly numbers'), ['\\Seen']);
         // the owner filed a message of their own in there, long ago
         await append(dirk, WARMUP_FOLDER, ownerMessage(dirk, '<owners-note@dsn-two.test>', 'My note'), [], old);
+        // a person's answer to the old warmup email, with no Message-ID (so no record is found by it)…
+        const personsAnswer = answerTo(oldWarmup, null, [], 'which numbers do you mean?');
+        await append(dirk, WARMUP_FOLDER, personsAnswer, [], old);
+        // …and an out-of-office answer to it: machine-written, so it goes with the warmup mail
+        const autoAnswer = answerTo(oldWarmup, '<ooo-1@elsewhere.test>', ['Auto-Submitted: auto-replied'], 'Away');
+        await append(dirk, WARMUP_FOLDER, autoAnswer, ['\\Seen'], old);
         // pruned two days ago: due again
         await db
           .updateTable('mailboxes')
@@ -456,9 +479,13 @@ describeWithMailStack('hands off the owner’s mail, on a server without MOVE an
 
         const deps = testEngineDeps(testApp, { seed: 5, settings: { warmupFolderRetentionDays: 30 } });
         const summary = await syncMailboxes(deps, { now: clock.now(), ignoreSchedule: true });
-        expect(summary).toMatchObject({ failed: 0, pruned: 1 });
+        expect(summary).toMatchObject({ failed: 0, pruned: 2 });
 
         const warmup = await contents(dirk, WARMUP_FOLDER);
+        expect(warmup.find((m) => m.messageId === '<ooo-1@elsewhere.test>')?.flags).toContain('\\Deleted');
+        const kept = warmup.filter((m) => m.messageId === '');
+        expect(kept).toHaveLength(1);
+        expect(kept[0].flags).toEqual([]);
         // no UIDPLUS: the old warmup email is marked \Deleted, never expunged with anything else
         expect(warmup.find((m) => m.messageId === oldWarmup)?.flags).toContain('\\Deleted');
         expect(warmup.find((m) => m.messageId === recentWarmup)?.flags).toEqual(['\\Seen']);

@@ -2,7 +2,8 @@
 // Junk): each mailbox takes its steps on a message — rescue, open, reply, file — at its own
 // separate delays, in separate engine cycles, only in waking hours; a worker that dies between
 // cycles leaves the next one to carry on the same plan, each step taken once; and the third turn
-// of a thread is written from a `followup` template.
+// of a thread is written from a `followup` template. And the benchmarks' `rescueOnly` reader takes
+// the rescue and the filing, nothing else.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, localDay } from '../../src/calendar.js';
@@ -247,7 +248,8 @@ describeWithMailStack('people differ, on the real mail stack', () => {
       expect(Number(rollups.opened)).toBe(interactions.filter((i) => i.type === 'opened').length);
       expect(Number(rollups.replied)).toBe(answered.length);
 
-      // The thread's third turn, Pia's answer to Rex's reply, is a follow-up, in the thread.
+      // The thread's third turn, Pia's answer to Rex's reply, is a follow-up, in the thread; the
+      // conversation generator wrote all three (no template: the workspace has none of its own).
       const thread = await db
         .selectFrom('warmup_messages as w')
         .leftJoin('templates as t', 't.id', 'w.template_id')
@@ -256,13 +258,89 @@ describeWithMailStack('people differ, on the real mail stack', () => {
         .orderBy('w.turn')
         .execute();
       expect(thread.map((m) => [m.turn, m.sender_mailbox_id, m.template_type])).toEqual([
-        [1, piaId, 'initial'],
-        [2, rexId, 'reply'],
-        [3, piaId, 'followup'],
+        [1, piaId, null],
+        [2, rexId, null],
+        [3, piaId, null],
       ]);
       const followup = await locate(rex, thread[2].message_id);
       expect(followup?.inReplyTo).toBe(thread[1].message_id);
-      expect(followup?.subject).toMatch(/^Re: /);
+      // the answer's prefix is its client's (Outlook writes RE:, or AW: in German), written once
+      expect(followup?.subject).toMatch(/^(Re|RE|AW): /);
+      expect(followup?.subject).not.toMatch(/^(Re|RE|AW): (Re|RE|AW):/i);
     },
   );
+});
+
+// The benchmarks' `rescueOnly` (bench/effectiveness.bench.ts measures what a rescue alone teaches a
+// filter): the same habits that open and answer above take the rescue and the filing, nothing else.
+describeWithMailStack('a reader that only rescues (the benchmarks’ rescueOnly), on the real mail stack', () => {
+  const stack = requireMailStack();
+  const start = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+  const clock = fixedClock(start);
+  const today = localDay(start, 'UTC');
+  let testApp: TestApp;
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ clock });
+    for (const user of [pia, sly]) {
+      const id = await createStackMailbox(testApp.workspace, stack, user, {
+        warmup: { replyRate: 100, timezone: 'UTC', sendWindow: { start: '00:00', end: '23:59' } },
+      });
+      ids.set(user.email, id);
+      await testApp.database.db
+        .insertInto('mailbox_plans')
+        .values({ mailbox_id: id, day: today, warmup_day: 1, target: 5, planned: 0, created_at: start.toISOString() })
+        .execute();
+    }
+    await proveAll(testApp.database.db);
+  });
+
+  afterAll(async () => {
+    await testApp?.close();
+  });
+
+  it('moves the junk sender’s message out of spam and files it unread, unflagged and unanswered', async () => {
+    const db = testApp.database.db;
+    const messageId = newMessageId(sly.email);
+    await db
+      .insertInto('warmup_messages')
+      .values({
+        id: 'msg_rescue_only',
+        message_id: messageId,
+        thread_id: messageId,
+        sender_mailbox_id: ids.get(sly.email)!,
+        recipient_mailbox_id: ids.get(pia.email)!,
+        kind: 'initial',
+        turn: 1,
+        plan_day: today,
+        due_at: start.toISOString(),
+        status: 'planned',
+        created_at: start.toISOString(),
+      })
+      .execute();
+    // random() = 0.25: without rescueOnly Pia would open and answer it (see the test above)
+    const deps: EngineDeps = { ...testEngineDeps(testApp), random: () => 0.25, rescueOnly: true };
+    await sendDueMessages(deps, { now: start, ignoreSchedule: true });
+    const row = () => db.selectFrom('warmup_messages').selectAll().where('id', '=', 'msg_rescue_only');
+    for (let attempt = 0; attempt < 40 && (await row().executeTakeFirstOrThrow()).engaged_at === null; attempt += 1) {
+      await sleep(250); // Postfix hands mail to Dovecot asynchronously
+      await syncMailboxes(deps, { now: start, ignoreSchedule: true });
+    }
+    const message = await row().executeTakeFirstOrThrow();
+    expect(message).toMatchObject({ placement: 'spam', rescued_at: start.toISOString() });
+    expect(message.engaged_at).not.toBeNull();
+    const steps = await db.selectFrom('interactions').select('type').where('message_id', '=', messageId).execute();
+    // the reader's steps (the send and the delivery are recorded too)
+    const taken = steps.map((s) => s.type).filter((type) => ['rescued', 'opened', 'flagged', 'replied'].includes(type));
+    expect(taken).toEqual(['rescued']);
+    expect(await db.selectFrom('warmup_messages').select('id').where('kind', '=', 'reply').execute()).toEqual([]);
+    const session = await openImapSession(mailServerConfigs(stack, pia).imap, { timeoutMs: 10_000 });
+    try {
+      const [filed] = await session.findMessages([messageId], { includeFolders: [WARMUP_FOLDER] });
+      expect(filed).toMatchObject({ folder: WARMUP_FOLDER, seen: false, flagged: false });
+    } finally {
+      await session.close();
+    }
+  });
 });

@@ -9,11 +9,11 @@ import { fixedClock } from '../../src/clock.js';
 import type { Database, WarmupMessageRow } from '../../src/db/schema.js';
 import { createEngine, type CycleSummary, type Engine } from '../../src/jobs/job-list.js';
 import { newMessageId, planDay } from '../../src/engine/planner.js';
-import { clientProfileOf } from '../../src/engine/client-profile.js';
+import { messageIdHost, replyPrefix, type ClientProfileName } from '../../src/engine/client-profile.js';
 import { syncMailboxes } from '../../src/engine/reader.js';
 import { sendDueMessages } from '../../src/engine/sender.js';
 import { openImapSession, WARMUP_FOLDER, type FoundMessage } from '../../src/mail/imap.js';
-import { countOpenMessages, createStackMailbox, testEngineDeps } from '../helpers/engine.js';
+import { countOpenMessages, createStackMailbox, storedClientProfile, testEngineDeps } from '../helpers/engine.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { describeWithMailStack, mailServerConfigs, requireMailStack } from '../mailstack/use-mail-stack.js';
 import { JUNK_SENDERS, MAIL_USERS, type MailUser } from '../mailstack/users.js';
@@ -32,6 +32,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
   let engine: Engine;
   const ids = new Map<string, string>(); // email → mailbox id
   const emailOf = new Map<string, string>(); // mailbox id → email
+  const profileOf = new Map<string, ClientProfileName>(); // mailbox id → its mail program
   let minute = 0;
 
   function tick(): Date {
@@ -109,6 +110,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       const id = await createStackMailbox(testApp.workspace, stack, user, { warmup: WARMUP });
       ids.set(user.email, id);
       emailOf.set(id, user.email);
+      profileOf.set(id, (await storedClientProfile(db, id)).name);
     }
     engine = createEngine(testEngineDeps(testApp, { seed: 7, workerId: 'e2e-worker' }));
   });
@@ -209,8 +211,11 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
             expect(found?.inReplyTo).toBe(row.parent_message_id);
             expect(found?.references?.[0]).toBe(row.thread_id);
             expect(found?.references?.at(-1)).toBe(row.parent_message_id);
-            expect(found?.subject).toBe(`Re: ${rows.find((r) => r.message_id === row.thread_id)?.subject}`);
-            expect(row.message_id.endsWith(`@${emailOf.get(row.sender_mailbox_id)?.split('@')[1]}>`)).toBe(true);
+            const prefix = replyPrefix(profileOf.get(row.sender_mailbox_id)!, 'en');
+            expect(found?.subject).toBe(`${prefix} ${rows.find((r) => r.message_id === row.thread_id)?.subject}`);
+            // on the host the sender's mail client gives its Message-IDs (its domain, or Google's for the Gmail app)
+            const host = messageIdHost(profileOf.get(row.sender_mailbox_id)!, emailOf.get(row.sender_mailbox_id) ?? '');
+            expect(row.message_id.endsWith(`@${host}>`)).toBe(true);
           }
         }
       }
@@ -298,7 +303,7 @@ describeWithMailStack('warmup end to end on the real mail stack', () => {
       for (let k = 1; k <= PER_MAILBOX; k += 1) {
         const sender = mailboxIds[i];
         const recipient = mailboxIds[(i + 1 + (k % (mailboxIds.length - 1))) % mailboxIds.length];
-        const messageId = newMessageId(emailOf.get(sender) ?? '', clientProfileOf(sender).name);
+        const messageId = newMessageId(emailOf.get(sender) ?? '', profileOf.get(sender)!);
         burst.push(messageId);
         values.push({
           id: `msg_burst_${i}_${k}`,

@@ -12,6 +12,8 @@ import { encryptSecret } from '../../src/secrets/secrets.js';
 import { insertMailbox, insertWorkspace } from '../helpers/engine-fixtures.js';
 import { freePort, runWarmup } from '../helpers/processes.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../helpers/test-database.js';
+import { describeWithMailStack, requireMailStack } from '../mailstack/use-mail-stack.js';
+import { MAIL_USERS } from '../mailstack/users.js';
 
 const SECRET_KEY = 'd'.repeat(64);
 const PASSWORD = 'mailbox-password-never-printed';
@@ -158,5 +160,50 @@ describe('warmup doctor', () => {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describeWithMailStack('warmup doctor: the SMTP server of email alerts, on the test mail stack', () => {
+  const [notices] = MAIL_USERS.alerts;
+
+  function alertEnv(password: string): Record<string, string> {
+    const stack = requireMailStack();
+    return {
+      WARMUP_ALERT_SMTP_HOST: stack.host,
+      WARMUP_ALERT_SMTP_PORT: String(stack.submissionPort),
+      WARMUP_ALERT_SMTP_USER: notices!.email,
+      WARMUP_ALERT_SMTP_PASSWORD: password,
+      WARMUP_ALERT_FROM: notices!.email,
+      WARMUP_MAIL_CA_FILE: stack.caCert,
+    };
+  }
+
+  it('says the server answers and takes the login, without printing the password', async () => {
+    const result = await doctor(alertEnv(notices!.password));
+    const port = requireMailStack().submissionPort;
+    expect(result.stdout).toMatch(
+      new RegExp(`^ok +email alerts: 127\\.0\\.0\\.1:${port} \\(starttls\\) answers and accepts the login of`, 'm'),
+    );
+    expect(result.stdout).toMatch(/^ok +settings: set: .*WARMUP_ALERT_SMTP_PASSWORD/m);
+    expect(result.stdout).not.toContain(notices!.password);
+  });
+
+  it('fails a refused login with the fix, and a closed port with another, never printing the password', async () => {
+    const wrong = 'wrong-alert-password-123';
+    const refused = await doctor(alertEnv(wrong));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^FAIL +email alerts: /m);
+    expect(refused.stdout).toMatch(/fix: check WARMUP_ALERT_SMTP_USER and WARMUP_ALERT_SMTP_PASSWORD/);
+    expect(refused.stdout).not.toContain(wrong);
+
+    const closed = await doctor({ ...alertEnv(wrong), WARMUP_ALERT_SMTP_PORT: String(closedPort) });
+    expect(closed.code).toBe(1);
+    expect(closed.stdout).toMatch(/fix: check WARMUP_ALERT_SMTP_HOST, WARMUP_ALERT_SMTP_PORT/);
+    expect(closed.stdout).not.toContain(wrong);
+  });
+
+  it('without the settings, says email alerts are off', async () => {
+    const result = await doctor({});
+    expect(result.stdout).toMatch(/^ok +email alerts: off \(WARMUP_ALERT_SMTP_HOST not set\)/m);
   });
 });

@@ -16,10 +16,12 @@ import { testDialect } from '../helpers/test-database.js';
  * and a 4xx leaves every row of the domain tables as it was.
  *
  * RUNS_PER_ROUTE requests per operation, from a fixed seed, so a failure replays exactly (fast-check
- * prints the counterexample and its path).
+ * prints the counterexample and its path). PostgreSQL gets the first half of the same requests: what
+ * differs there is how the database takes a value (NUL, lone surrogates, huge numbers), which the
+ * hostile requests among them reach; the routes' own checks are proven by the full run on SQLite.
  */
 const SEED = 20261126;
-const RUNS_PER_ROUTE = 40;
+const RUNS_PER_ROUTE = testDialect === 'postgres' ? 20 : 40;
 
 const DOMAIN_TABLES = [
   'workspaces',
@@ -30,6 +32,7 @@ const DOMAIN_TABLES = [
   'mailbox_plans',
   'interactions',
   'daily_stats',
+  'dmarc_sources',
 ] as const;
 
 type Schema = Record<string, unknown> & {
@@ -394,13 +397,14 @@ function violationOf(operation: Operation, res: LightMyRequestResponse): string 
 }
 
 async function snapshot(): Promise<Record<string, unknown[]>> {
+  // the tables side by side: twice a request, one after another they were much of the run on PostgreSQL
+  const read = await Promise.all(DOMAIN_TABLES.map((table) => t.database.db.selectFrom(table).selectAll().execute()));
   const tables: Record<string, unknown[]> = {};
-  for (const table of DOMAIN_TABLES) {
-    const rows = await t.database.db.selectFrom(table).selectAll().execute();
+  DOMAIN_TABLES.forEach((table, index) => {
     // Compared as a set: the order rows come back in is not part of the data. A key's last use is
     // written once a minute whatever the answer: bookkeeping, not a change the request made.
-    tables[table] = rows.map(({ last_used_at: _used, ...row }) => JSON.stringify(row)).sort();
-  }
+    tables[table] = read[index].map(({ last_used_at: _used, ...row }) => JSON.stringify(row)).sort();
+  });
   return tables;
 }
 

@@ -202,12 +202,16 @@ export async function insertDeliveryDay(
   if (rows.length > 0) await db.insertInto('warmup_messages').values(rows).execute();
 }
 
-/** pickTemplate over the shipped default templates, with the service's English fallback. */
+/**
+ * pickTemplate over the shipped default templates, with the service's English fallback: a workspace
+ * with no templates of its own (`ownOnly` finds none).
+ */
 export async function pickDefaultTemplate(
   _workspaceId: string,
-  criteria: { type: string; language: string },
+  criteria: { type: string; language: string; ownOnly?: boolean },
   seed: number,
 ): Promise<{ id: string; subject: string; body: string } | undefined> {
+  if (criteria.ownOnly) return undefined;
   let candidates = DEFAULT_TEMPLATES.filter((t) => t.type === criteria.type && t.language === criteria.language);
   if (candidates.length === 0)
     candidates = DEFAULT_TEMPLATES.filter((t) => t.type === criteria.type && t.language === 'en');
@@ -445,6 +449,7 @@ export function mailWorkDeps(db: Kysely<Database>, dialect: Dialect, overrides: 
       },
     },
     templates: { pickTemplate: pickDefaultTemplate },
+    installationSeed: 'test installation',
     settings: {
       leaseMs: 60_000,
       imapTimeoutMs: 2_000,

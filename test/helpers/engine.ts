@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { pino } from 'pino';
 import { expect } from 'vitest';
+import { clientProfileOf, type ClientProfile } from '../../src/engine/client-profile.js';
 import { createEngineDeps, type EngineDeps, type EngineSettings } from '../../src/engine/engine-deps.js';
 import type { Database } from '../../src/db/schema.js';
 import { planDay } from '../../src/engine/planner.js';
@@ -65,6 +66,13 @@ export async function proveAll(db: Kysely<Database>): Promise<void> {
     .set({ proven_at: new Date(0).toISOString(), proof_note: null })
     .where('proven_at', 'is', null)
     .execute();
+}
+
+/** The mail program the engine gives a stored mailbox (from its id and its mail service). */
+export async function storedClientProfile(db: Kysely<Database>, mailboxId: string): Promise<ClientProfile> {
+  return clientProfileOf(
+    await db.selectFrom('mailboxes').selectAll().where('id', '=', mailboxId).executeTakeFirstOrThrow(),
+  );
 }
 
 /** A stack user as a mailbox (its real password, real servers). */

@@ -86,6 +86,8 @@ export async function createTestApp(
     requireSetupToken?: boolean;
     /** How long a valid API key is remembered (default 0: looked up every time). */
     authCacheMs?: number;
+    /** The operator configured an SMTP server for email alerts (default: no). */
+    alertMailConfigured?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -109,6 +111,7 @@ export async function createTestApp(
     ...(options.workspaceCreation ? { workspaceCreation: options.workspaceCreation } : {}),
     ...(options.passwordQueue ? { passwordQueue: options.passwordQueue } : {}),
     ...(options.requireSetupToken ? { requireSetupToken: true } : {}),
+    ...(options.alertMailConfigured ? { alertMailConfigured: true } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({

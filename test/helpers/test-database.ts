@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql, type Migrator } from 'kysely';
 import { createPostgresSchema } from './postgres-schema.js';
+import { copyPostgresTemplate, copySqliteTemplate, templateDir } from './template-database.js';
 import { createMigrator, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 
 /** Which database the suite runs on: `WARMUP_TEST_DB=postgres` (with TEST_DATABASE_URL) or SQLite. */
@@ -16,7 +17,8 @@ export interface TestDatabase extends DatabaseHandle {
 
 /**
  * A fresh, migrated database for one test file: a temporary SQLite file, or a PostgreSQL schema of
- * its own (dropped on close) so that test files never see each other's rows.
+ * its own (dropped on close) so that test files never see each other's rows. Within a test run it
+ * is a copy of the run's migrated template (template-database.ts).
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warmup-test-'));
@@ -24,8 +26,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const baseUrl = process.env.TEST_DATABASE_URL;
     if (!baseUrl) throw new Error('WARMUP_TEST_DB=postgres needs TEST_DATABASE_URL');
     const schema = await createPostgresSchema(baseUrl, 't');
+    const template = templateDir();
+    const copied = template !== undefined && (await copyPostgresTemplate(template, baseUrl, schema.schema));
     const handle = openDatabase({ databaseUrl: schema.url, dataDir, poolSize: 5 });
-    await migrateToLatest(handle.db, handle.dialect);
+    if (!copied) await migrateToLatest(handle.db, handle.dialect);
     return {
       ...handle,
       dataDir,
@@ -37,8 +41,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
+  const template = templateDir();
+  if (template !== undefined) await copySqliteTemplate(template, dataDir);
   const handle = openDatabase({ dataDir });
-  await migrateToLatest(handle.db, handle.dialect);
+  if (template === undefined) await migrateToLatest(handle.db, handle.dialect);
   return {
     ...handle,
     dataDir,

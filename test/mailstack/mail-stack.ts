@@ -29,6 +29,8 @@ export interface MailStack {
   users: MailUser[];
   /** Senders whose mail is filed into Junk. */
   junkSenders: string[];
+  /** With `learning`: the port of the learning filter's spamd on 127.0.0.1. */
+  spamdPort?: number;
 }
 
 export interface StartMailStackOptions {
@@ -60,6 +62,12 @@ export interface StartMailStackOptions {
    * recipient's domain; these senders' mail with dkim=fail and dmarc=fail) and an X-Spam-Status.
    */
   authResults?: { dkimFailSenders?: string[] };
+  /**
+   * A learning spam filter (learning-filter.sh): SpamAssassin scores every delivery with the
+   * receiving mailbox's own Bayes and TxRep reputation and files spam into Junk; moving mail into
+   * or out of Junk over IMAP teaches it. Off by default: spamd adds seconds to the start.
+   */
+  learning?: boolean;
   /** Seconds start.sh waits for every listener; default 20. */
   readyTimeoutSeconds?: number;
 }
@@ -111,8 +119,15 @@ export interface MailStackAvailability {
   problem?: string;
 }
 
+// What the learning filter (the `learning` option) runs besides.
+const LEARNING_REQUIRED: typeof REQUIRED = [
+  { file: 'spamd', inPath: true, pkg: 'spamd' },
+  { file: 'spamc', inPath: true, pkg: 'spamc' },
+  { file: 'sa-learn', inPath: true, pkg: 'spamassassin' },
+];
+
 /** Whether this machine can run the stack: the packages are installed and we are root. */
-export function mailStackAvailable(): MailStackAvailability {
+export function mailStackAvailable(opts: { learning?: boolean } = {}): MailStackAvailability {
   const searchPath = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'].filter(Boolean);
   const executable = (file: string): boolean => {
     try {
@@ -131,7 +146,7 @@ export function mailStackAvailable(): MailStackAvailability {
     }
   };
   const missing = new Set<string>();
-  for (const req of REQUIRED) {
+  for (const req of opts.learning ? [...REQUIRED, ...LEARNING_REQUIRED] : REQUIRED) {
     const found = req.inPath
       ? searchPath.some((dir) => executable(join(dir, req.file)))
       : req.file.endsWith('.so')
@@ -161,7 +176,8 @@ function runScript(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): P
 /** Starts an instance with start.sh and resolves once every listener answers. */
 export async function startMailStack(opts: StartMailStackOptions): Promise<MailStack> {
   if (!/^[A-Za-z0-9_-]+$/.test(opts.name)) throw new Error(`bad mail stack name '${opts.name}'`);
-  const readyTimeout = opts.readyTimeoutSeconds ?? 20;
+  // spamd compiles SpamAssassin's rules before it listens: seconds, many on a busy machine
+  const readyTimeout = opts.readyTimeoutSeconds ?? (opts.learning ? 90 : 20);
   // The users go in a file: thousands of them overflow one environment variable (128 KiB on Linux).
   const usersDir = mkdtempSync(join(tmpdir(), 'warmup-mailstack-users-'));
   const usersFile = join(usersDir, 'users');
@@ -180,6 +196,7 @@ export async function startMailStack(opts: StartMailStackOptions): Promise<MailS
     MAILSTACK_REPLACE_MESSAGE_ID_DOMAINS: (opts.replaceMessageIdDomains ?? []).join(' '),
     MAILSTACK_AUTH_RESULTS: opts.authResults ? '1' : '',
     MAILSTACK_DKIM_FAIL_SENDERS: (opts.authResults?.dkimFailSenders ?? []).join(' '),
+    MAILSTACK_LEARNING: opts.learning ? '1' : '',
     ...(opts.oauth2
       ? {
           MAILSTACK_OAUTH2_INTROSPECTION_URL: opts.oauth2.introspectionUrl,

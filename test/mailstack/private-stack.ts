@@ -64,6 +64,7 @@ export async function startPrivateMailStack(
     | 'rewriteMessageIdDomains'
     | 'replaceMessageIdDomains'
     | 'authResults'
+    | 'learning'
   > = {},
 ): Promise<PrivateMailStack> {
   let stack: MailStack | undefined;

@@ -40,6 +40,11 @@
 #                          X-Spam-Status, added on top like a receiving server does (Sieve editheader)
 #   MAILSTACK_DKIM_FAIL_SENDERS "a@x.test": with MAILSTACK_AUTH_RESULTS, these senders' mail is
 #                          recorded with dkim=fail and dmarc=fail
+#   MAILSTACK_LEARNING=1   a learning spam filter (learning-filter.sh): SpamAssassin's spamd on
+#                          BASE+783 scores every delivery with the receiving mailbox's own Bayes
+#                          and TxRep and files spam into Junk; moving mail into / out of Junk over
+#                          IMAP teaches it spam / ham (IMAPSieve). Needs spamd and spamc; costs
+#                          seconds at start (spamd compiles the rules)
 #   MAILSTACK_VMAIL_UID / MAILSTACK_VMAIL_GID  owner of all mail files (default 5000;
 #                          needs no /etc/passwd entry; must not be 0)
 #   MAILSTACK_READY_TIMEOUT seconds to wait for readiness (default 20)
@@ -71,6 +76,7 @@ REWRITE_DOMAINS="${MAILSTACK_REWRITE_MESSAGE_ID_DOMAINS:-}"
 REPLACE_DOMAINS="${MAILSTACK_REPLACE_MESSAGE_ID_DOMAINS:-}"
 AUTH_RESULTS="${MAILSTACK_AUTH_RESULTS:-}"
 DKIM_FAIL_SENDERS="${MAILSTACK_DKIM_FAIL_SENDERS:-}"
+LEARNING="${MAILSTACK_LEARNING:-}"
 VMAIL_UID="${MAILSTACK_VMAIL_UID:-5000}"
 VMAIL_GID="${MAILSTACK_VMAIL_GID:-5000}"
 READY_TIMEOUT="${MAILSTACK_READY_TIMEOUT:-20}"
@@ -114,6 +120,7 @@ for a in $JUNK_SENDERS; do valid_addr "$a" || die "junk sender '$a' is not user@
 for a in $JUNK_RECIPIENTS $DISCARD_RECIPIENTS $VACATION_RECIPIENTS $DKIM_FAIL_SENDERS; do valid_addr "$a" || die "hostile recipient '$a' is not user@domain"; done
 valid_domain() { [[ "$1" =~ ^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$ ]]; }
 for d in $REWRITE_DOMAINS $REPLACE_DOMAINS; do valid_domain "$d" || die "message-id domain '$d' is not a domain"; done
+case "$LEARNING" in ('') ;; (1) . "$HOME_DIR/learning-filter.sh"; learning_check;; (*) die "MAILSTACK_LEARNING must be 1 or empty";; esac
 case "$IMAP_CAPABILITY" in (*[!A-Za-z0-9=+.\ -]*) die "MAILSTACK_IMAP_CAPABILITY holds a character that is no capability's";; esac
 
 # ---- fresh directory tree --------------------------------------------------
@@ -245,6 +252,7 @@ fi
     printf 'if address :is "to" "%s" {\n  vacation :days 1 :subject "Automatic reply: out of office" "I am out of the office and will answer when I am back.";\n}\n' "$a"
   done
 } > "$DIR/sieve/before.sieve"
+[ -z "$LEARNING" ] || learning_prepare
 # Postfix re-reads a main.cf / texthash map modified within the last ~2 s in a
 # 300 ms sleep loop (guard against half-written files): back-date what we wrote
 # so "postfix start" takes ~0.2 s instead of ~2.3 s.
@@ -253,9 +261,11 @@ touch -d "@$(( $(date +%s) - 60 ))" "$DIR/etc/postfix/main.cf" "$DIR/etc/postfix
 # ---- start ------------------------------------------------------------------
 # if anything below fails, stop whatever this instance already started
 trap 'rc=$?; if [ $rc -ne 0 ]; then MAILSTACK_DIR="$DIR" "$HOME_DIR/stop.sh" "$NAME" >/dev/null 2>&1; fi; exit $rc' EXIT
+[ -z "$LEARNING" ] || learning_start
 # Pre-compile the global Sieve script (LMTP runs as the vmail uid and could not
 # write before.svbin next to it).
 sievec -c "$DIR/etc/dovecot.conf" "$DIR/sieve/before.sieve" || die "sievec failed"
+[ -z "$LEARNING" ] || learning_compile
 
 # Dovecot's master keeps the stderr it was started with open for its whole life:
 # send it to a file, or a caller that captures start.sh's output (Node's execFile,
@@ -279,12 +289,13 @@ ready=0
 while [ "$(date +%s)" -lt "$deadline" ]; do
   if [ -S "$DIR/run/dovecot/lmtp" ] && [ -S "$DIR/run/dovecot/auth-postfix" ] \
      && greets "$IMAP_PORT" '* OK' && greets "$SUBMISSION_PORT" 220 && greets "$SMTP_PORT" 220 \
-     && tls_ok "$IMAPS_PORT" && tls_ok "$SUBMISSIONS_PORT"; then
+     && tls_ok "$IMAPS_PORT" && tls_ok "$SUBMISSIONS_PORT" && { [ -z "$LEARNING" ] || learning_ready; }; then
     ready=1; break
   fi
   sleep 0.1
 done
 [ "$ready" = 1 ] || die "not ready after ${READY_TIMEOUT}s; see $DIR/log/"
+[ -z "$LEARNING" ] || learning_seed
 
 cat > "$DIR/stack.env" <<EOF
 MAILSTACK_NAME=$NAME
@@ -299,6 +310,7 @@ MAILSTACK_CA_CERT=$DIR/ssl/cert.pem
 MAILSTACK_DOVECOT_PID=$(cat "$DIR/run/dovecot/master.pid")
 MAILSTACK_POSTFIX_PID=$(sed -n 's/ //gp' "$DIR/postfix/spool/pid/master.pid")
 EOF
+[ -z "$LEARNING" ] || echo "MAILSTACK_SPAMD_PORT=$SPAMD_PORT" >> "$DIR/stack.env"
 # Every value below was validated above (no quotes or backslashes), so plain
 # printf makes valid JSON.
 {
@@ -307,7 +319,9 @@ EOF
   sep=""; for up in $USERS; do u="${up%%:*}"; printf '%s{"email":"%s","password":"%s"}' "$sep" "${u,,}" "${up#*:}"; sep=","; done
   printf '],"junkSenders":['
   sep=""; for a in $JUNK_SENDERS; do printf '%s"%s"' "$sep" "$(printf '%s' "$a" | tr 'A-Z' 'a-z')"; sep=","; done
-  printf ']}\n'
+  printf ']'
+  [ -z "$LEARNING" ] || printf ',"spamdPort":%s' "$SPAMD_PORT"
+  printf '}\n'
 } > "$DIR/stack.json"
 chmod 600 "$DIR/stack.json" "$DIR/stack.env"
 cat "$DIR/stack.env"

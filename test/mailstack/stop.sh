@@ -27,6 +27,8 @@ live_pid() { # pidfile cmdline-substring
 }
 PF_PID=$(live_pid "$DIR/postfix/spool/pid/master.pid" "postfix/sbin/master") || PF_PID=""
 DC_PID=$(live_pid "$DIR/run/dovecot/master.pid" "dovecot -c $DIR/etc/dovecot.conf") || DC_PID=""
+# the learning filter's spamd (MAILSTACK_LEARNING=1), when this instance has one
+SA_PID=$(live_pid "$DIR/run/spamd.pid" "spamd") || SA_PID=""
 
 # SIGTERM both masters at once. This is what "postfix stop" / "doveadm stop" do,
 # minus postfix-script's 1 s polling sleep. Postfix's master needs ~1.8 s and
@@ -34,13 +36,16 @@ DC_PID=$(live_pid "$DIR/run/dovecot/master.pid" "dovecot -c $DIR/etc/dovecot.con
 # teardown at ~2.5 s instead of ~4.5 s.
 [ -n "$PF_PID" ] && kill -TERM "$PF_PID" 2>/dev/null
 [ -n "$DC_PID" ] && kill -TERM "$DC_PID" 2>/dev/null
+[ -n "$SA_PID" ] && kill -TERM "$SA_PID" 2>/dev/null
 deadline=$(( $(date +%s) + 15 ))
-while { [ -n "$PF_PID" ] && kill -0 "$PF_PID" 2>/dev/null; } || { [ -n "$DC_PID" ] && kill -0 "$DC_PID" 2>/dev/null; }; do
+while { [ -n "$PF_PID" ] && kill -0 "$PF_PID" 2>/dev/null; } || { [ -n "$DC_PID" ] && kill -0 "$DC_PID" 2>/dev/null; } \
+  || { [ -n "$SA_PID" ] && kill -0 "$SA_PID" 2>/dev/null; }; do
   if [ "$(date +%s)" -ge "$deadline" ]; then
     echo "stop.sh[$NAME]: masters still alive after 15 s, sending SIGKILL" >&2
     # postfix's master leads its own process group (postfix-script does the same kill -9 -PID)
     [ -n "$PF_PID" ] && kill -KILL -- "-$PF_PID" 2>/dev/null
     [ -n "$DC_PID" ] && kill -KILL "$DC_PID" 2>/dev/null
+    [ -n "$SA_PID" ] && kill -KILL "$SA_PID" 2>/dev/null
     break
   fi
   sleep 0.05

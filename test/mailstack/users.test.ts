@@ -48,9 +48,9 @@ describe('mail stack users', () => {
     expect(MAIL_USERS.engineSim.filter((u) => JUNK_SENDERS.includes(u.email))).toHaveLength(0);
   });
 
-  it('the hostile receivers belong to the hostile-tenant suites only (and the placement suite its missing seed)', () => {
+  it('the hostile receivers belong to the hostile-tenant suites only (the placement suite its missing seed, the culprit suite its junk-everything receiver)', () => {
     const hostile = new Set<string>(
-      [...MAIL_USERS.hostile, ...MAIL_USERS.sybil, ...MAIL_USERS.placement].map((u) => u.email),
+      [...MAIL_USERS.hostile, ...MAIL_USERS.sybil, ...MAIL_USERS.placement, ...MAIL_USERS.culprit].map((u) => u.email),
     );
     for (const address of [...JUNK_RECIPIENTS, ...DISCARD_RECIPIENTS]) expect(hostile.has(address)).toBe(true);
     expect(domains('hostile').size).toBe(MAIL_USERS.hostile.length);

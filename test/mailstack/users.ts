@@ -19,6 +19,8 @@ export const MAIL_USERS = {
     user('dina@mail-alpha.test'),
     user('spammer@mail-junk.test'),
   ],
+  /** Each client's MIME delivered, the EHLO name and the connection check as ordinary mail (engine/client-delivery.test.ts). */
+  clients: [user('mona@mime-one.test'), user('otto@mime-two.test')],
   /** Mailbox routes/service: 6 users on 3 domains. */
   mailboxes: [
     user('alice@alpha.test'),
@@ -97,6 +99,18 @@ export const MAIL_USERS = {
   ],
   /** People differ (engine end to end): two mailboxes and a junk sender, each acting in its own time. */
   people: [user('pia@people-one.test'), user('rex@people-two.test'), user('sly@people-junk.test')],
+  /**
+   * The real culprit (test/engine/culprit-e2e.test.ts): three healthy mailboxes, a receiver whose
+   * server files everything into Junk (eve) and a sender whose mail always lands in Junk (jed), each
+   * on its own domain.
+   */
+  culprit: [
+    user('abe@culprit-one.test'),
+    user('bea@culprit-two.test'),
+    user('cal@culprit-three.test'),
+    user('eve@culprit-filter.test'),
+    user('jed@culprit-junk.test'),
+  ],
   /** Bulk import of mailboxes (CSV): 4 users on 2 domains. */
   mailboxImport: [
     user('ivan@import-one.test'),
@@ -133,6 +147,19 @@ export const MAIL_USERS = {
     user('uli@gm-updates.test'),
     user('sid@gm-spam.test'),
   ],
+  /**
+   * Email alerts (src/alerts): the operator's account that sends them, and a workspace's owner,
+   * admin and viewer (only the first two are mailed); and the owner of the retry test.
+   */
+  alerts: [
+    user('notices@alert-ops.test'),
+    user('olive@alert-team.test'),
+    user('adam@alert-team.test'),
+    user('vera@alert-team.test'),
+    user('rita@alert-team.test'),
+  ],
+  /** DMARC aggregate reports (src/dmarc): the `rua` mailboxes of two workspaces. */
+  dmarc: [user('rua@dmarc-one.test'), user('rua@dmarc-two.test')],
   /** Benchmarks: 8 users on 4 domains, none of them a junk sender. */
   bench: [
     user('b1@bench-one.test'),
@@ -158,6 +185,7 @@ export const JUNK_SENDERS: readonly string[] = [
   'spammer@mail-junk.test',
   'sly@people-junk.test',
   'mike@metrics-junk.test',
+  'jed@culprit-junk.test',
 ];
 
 /** Mail whose subject holds this phrase is filed into the recipient's Junk folder (the stack's Sieve script). */
@@ -169,6 +197,7 @@ export const JUNK_RECIPIENTS: readonly string[] = [
   'jan@sybil-junk-one.test',
   'jon@sybil-junk-two.test',
   'jay@sybil-junk-three.test',
+  'eve@culprit-filter.test',
 ];
 
 /** Receivers whose server drops everything they receive from anyone but themselves. */

@@ -463,6 +463,18 @@ export function overlappingSessions(sessions: readonly ImapSession[]): Array<[Im
   return overlaps;
 }
 
+/**
+ * Every Dovecot log line that names these sessions (login, the imap process's own lines, however it
+ * ended), for a failure message: a session the parser saw no closing line for shows what Dovecot did
+ * write about it.
+ */
+export function describeSessions(stack: MailStack, sessions: readonly ImapSession[]): string {
+  const lines = dovecotLog(stack);
+  return sessions
+    .map((x) => lines.filter((line) => line.includes(`<${x.session}>`)).join('\n') || `(no line names ${x.session})`)
+    .join('\n\n');
+}
+
 /** The Dovecot log lines of overlapping sessions, for a failure message. */
 export function describeOverlaps(stack: MailStack, overlaps: ReadonlyArray<[ImapSession, ImapSession]>): string {
   const lines = dovecotLog(stack);

@@ -16,7 +16,7 @@ import { localDay } from '../../src/calendar.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Database, MailboxesTable } from '../../src/db/schema.js';
 import { createEngineDeps } from '../../src/engine/engine-deps.js';
-import { PAIR_LIMIT_PER_WEEK, INBOUND_SLACK, emailDomain } from '../../src/engine/partners.js';
+import { PAIR_SPACING_MS, PAIR_THREADS_PER_DAY, INBOUND_SLACK, emailDomain } from '../../src/engine/partners.js';
 import { planDay } from '../../src/engine/planner.js';
 import { seededRandom } from '../../src/engine/random.js';
 import { buildBundle, SERVER_NODE_FLAGS } from '../../src/server-build.mjs';
@@ -200,8 +200,8 @@ export async function seedPool(
 /**
  * Every broken rule over all the plans in the database, as readable lines (empty when none):
  * a mailbox with two plans for a day or planned rows that do not add up to its plan, a sender
- * writing to itself or to its own domain, the same pair twice on a day or more than
- * PAIR_LIMIT_PER_WEEK times in 7 days, and a recipient receiving more new threads on one of its
+ * writing to itself or to its own domain, the same pair more than PAIR_THREADS_PER_DAY times on a
+ * day or two of its threads closer than PAIR_SPACING_MS, and a recipient receiving more new threads on one of its
  * planned local days than its budget + INBOUND_SLACK.
  */
 export async function brokenRules(db: Kysely<Database>, zoneOf: ReadonlyMap<string, string>): Promise<string[]> {
@@ -242,18 +242,18 @@ export async function brokenRules(db: Kysely<Database>, zoneOf: ReadonlyMap<stri
     const pairDay = `${row.sender} ${row.recipient} ${row.day}`;
     pairsOfDay.set(pairDay, (pairsOfDay.get(pairDay) ?? 0) + 1);
     const pair = `${row.sender} ${row.recipient}`;
-    pairDays.set(pair, [...(pairDays.get(pair) ?? []), row.day]);
+    pairDays.set(`${pair} ${row.day}`, [...(pairDays.get(`${pair} ${row.day}`) ?? []), row.dueAt]);
     const received = `${row.recipient} ${localDay(new Date(row.dueAt), zoneOf.get(row.recipient) ?? 'UTC')}`;
     inbound.set(received, (inbound.get(received) ?? 0) + 1);
   }
   for (const [key, planned] of plannedOf)
     if ((rowsOf.get(key) ?? 0) !== planned) broken.push(`${key}: plan says ${planned}, rows ${rowsOf.get(key) ?? 0}`);
-  for (const [key, n] of pairsOfDay) if (n > 1) broken.push(`pair ${key} ${n} times on one day`);
-  for (const [pair, days] of pairDays) {
-    const sorted = days.sort();
-    for (let i = PAIR_LIMIT_PER_WEEK; i < sorted.length; i++)
-      if (Date.parse(sorted[i]) - Date.parse(sorted[i - PAIR_LIMIT_PER_WEEK]) < 7 * 86_400_000)
-        broken.push(`pair ${pair} more than ${PAIR_LIMIT_PER_WEEK} times in 7 days`);
+  for (const [key, n] of pairsOfDay) if (n > PAIR_THREADS_PER_DAY) broken.push(`pair ${key} ${n} times on one day`);
+  for (const [pair, times] of pairDays) {
+    const sorted = times.sort();
+    for (let i = 1; i < sorted.length; i++)
+      if (Date.parse(sorted[i]) - Date.parse(sorted[i - 1]) < PAIR_SPACING_MS)
+        broken.push(`pair ${pair} twice within ${PAIR_SPACING_MS / 60_000} minutes`);
   }
   for (const [key, n] of inbound) {
     // a recipient's own day it has a plan for: at most its budget + slack

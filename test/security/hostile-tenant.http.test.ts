@@ -490,7 +490,7 @@ describe('attack 7: exports, files and upgrades', () => {
       });
       expect(res.statusCode).toBe(200);
       const [, row] = res.body.split('\r\n');
-      expect(row).toBe(`2026-03-16,${mailboxId},"'=cmd|'/Ccalc'!A0@x.io",1,0,0,0,0,0,0,,0`);
+      expect(row).toBe(`2026-03-16,${mailboxId},"'=cmd|'/Ccalc'!A0@x.io",1,0,0,0,0,0,0,,0,joining`);
       for (const cell of row?.split(',') ?? []) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     } finally {
       await t.close();

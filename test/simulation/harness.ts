@@ -37,6 +37,8 @@ export interface DayPlan {
   warmupDay: number;
   target: number;
   planned: number;
+  /** New threads the pool carried for it that day, up to its target (the capacity model); null when not kept. */
+  capacity: number | null;
   createdAt: string;
 }
 
@@ -48,6 +50,11 @@ export interface PoolRun {
   plans: Map<string, Map<string, DayPlan>>;
   /** Message-IDs the engine planned (any status), normalised. */
   plannedMessageIds: Set<string>;
+  /**
+   * When each new thread was due as planned, by normalised Message-ID: the sender may move it later
+   * (behind other due mail, or spread again when overdue), and the pair spacing is a rule of the plan.
+   */
+  plannedAt: Map<string, Date>;
   cycles: number;
   /** Steps of a cycle that threw. */
   cycleErrors: Array<{ at: string; step: string; message: string }>;
@@ -282,6 +289,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
       mailboxes: histories,
       plans: new Map(),
       plannedMessageIds: new Set(),
+      plannedAt: new Map(),
       cycles: 0,
       cycleErrors: [],
     };
@@ -432,6 +440,16 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
           run.cycles += 1;
           lastCycle = at;
           eventsSinceCycle = false;
+          if (summaries.some((summary) => (summary.plan?.messages ?? 0) > 0)) {
+            // the threads planned in this cycle, read once, before the sender moves any
+            const threads = await database.db
+              .selectFrom('warmup_messages')
+              .select(['message_id', 'due_at'])
+              .where('kind', '=', 'initial')
+              .where('created_at', '=', now.toISOString())
+              .execute();
+            for (const row of threads) run.plannedAt.set(normalizeId(row.message_id), new Date(row.due_at));
+          }
           for (const error of summaries.flatMap((summary) => summary.errors)) {
             run.cycleErrors.push({ at: now.toISOString(), ...error });
           }
@@ -447,6 +465,7 @@ export async function runPool(pool: SimPool): Promise<PoolRun> {
         warmupDay: Number(plan.warmup_day),
         target: Number(plan.target),
         planned: Number(plan.planned),
+        capacity: plan.capacity == null ? null : Number(plan.capacity),
         createdAt: plan.created_at,
       });
       run.plans.set(plan.mailbox_id, perDay);

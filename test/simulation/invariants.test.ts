@@ -73,6 +73,7 @@ function runOf(
     mailboxes,
     plans: planMap,
     plannedMessageIds: new Set(sends.map((s) => s.messageId)),
+    plannedAt: new Map(),
     cycles: 1,
     cycleErrors: [],
     ...extra,
@@ -80,7 +81,7 @@ function runOf(
 }
 
 function plan(warmupDay: number): DayPlan {
-  return { warmupDay, target: 0, planned: 0, createdAt: START.toISOString() };
+  return { warmupDay, target: 0, planned: 0, capacity: null, createdAt: START.toISOString() };
 }
 
 describe('the simulation invariants', () => {

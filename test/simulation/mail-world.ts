@@ -27,7 +27,7 @@ import {
   type ScanMark,
 } from '../../src/mail/imap.js';
 import type { OutgoingMail, SendResult, SmtpSender } from '../../src/mail/smtp.js';
-import type { MailClients } from '../../src/mailboxes/mailboxes.service.js';
+import type { MailClients } from '../../src/mailboxes/mail-clients.js';
 
 /** One message that left a mailbox's SMTP, as the world saw it. */
 export interface WorldSend {

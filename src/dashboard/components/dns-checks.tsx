@@ -1,11 +1,82 @@
 // The DNS checks of a mailbox's domain on its page: each check with what was found and, when it
 // does not pass, what to change in plain words (run when the page opens and on demand); then the
-// blocklists of the daily run: each listing with since when and where to ask for removal.
-import type { BlocklistListing, DnsCheck } from '../api.js';
+// blocklists of the daily run: each listing with since when and where to ask for removal. The DKIM
+// check's selector is given in a form here, so no fix ever sends a person to the API.
+import { useEffect, useState } from 'preact/hooks';
+import type { BlocklistListing, DnsCheck, MailboxChecks } from '../api.js';
 import { api } from '../api.js';
 import { formatDateTime, formatDay } from '../format.js';
 import { useResource } from '../hooks.js';
-import { Badge, Button, Card, ErrorBox, Loading } from './ui.js';
+import { TextField } from './fields.js';
+import { Badge, Button, Card, ErrorBox, Loading, errorMessage } from './ui.js';
+
+// the route's own rule (checks.schemas.ts), told in words before the request is sent
+const SELECTOR = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** What is wrong with a typed selector, in plain words; undefined when it is fine. */
+export function selectorProblem(selector: string): string | undefined {
+  if (selector === '')
+    return 'Enter the selector: the s= value of a DKIM-Signature in mail you sent, such as "google" or "s1".';
+  if (selector.length > 63) return 'A selector is at most 63 characters long.';
+  if (/_domainkey/i.test(selector))
+    return 'Give only the selector, without the "._domainkey" part: for s1._domainkey.example.com, type s1.';
+  if (!SELECTOR.test(selector))
+    return 'A selector has only letters, digits, dots, hyphens and underscores, and starts with a letter or digit (no spaces).';
+  return undefined;
+}
+
+function DkimSelectorForm({
+  mailboxId,
+  current,
+  onSaved,
+}: {
+  mailboxId: string;
+  current: MailboxChecks['dkimSelector'];
+  onSaved: () => void;
+}) {
+  const [value, setValue] = useState(current.source === 'user' ? (current.selector ?? '') : '');
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [saving, setSaving] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const selector = value.trim();
+    const problem = selectorProblem(selector);
+    setError(problem);
+    if (problem) return;
+    setSaving(true);
+    try {
+      await api.setDkimSelector(mailboxId, selector);
+      onSaved();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setSaving(false);
+    }
+  };
+  const known =
+    current.selector === null
+      ? 'No selector is known yet.'
+      : current.source === 'user'
+        ? `The checks use the selector you gave: ${current.selector}.`
+        : `The checks use ${current.selector}, learned from this mailbox's mail.`;
+  return (
+    <form class="dkim-selector-form" onSubmit={submit} noValidate>
+      <TextField
+        label="DKIM selector"
+        name="dkimSelector"
+        value={value}
+        onValue={setValue}
+        error={error}
+        hint={`${known} Give your domain's own selector when your provider signs with another domain.`}
+        autoComplete="off"
+        spellcheck={false}
+      />
+      <Button type="submit" size="sm" loading={saving}>
+        Save selector
+      </Button>
+    </form>
+  );
+}
 
 const CHECK_NAMES: Record<DnsCheck['check'], string> = {
   mx: 'MX',
@@ -24,8 +95,16 @@ const STATUS: Record<DnsCheck['status'], { label: string; tone: 'green' | 'red' 
 export function DnsChecksCard({ mailboxId }: { mailboxId: string }) {
   const checks = useResource(() => api.mailboxChecks(mailboxId), [mailboxId]);
   const result = checks.data;
+  const shown = result !== undefined;
+  // The mailbox list's DNS column and the overview's DNS line link to #dns: the page drew the card
+  // after its own data came, so the browser found no such element when it loaded; scroll to it now,
+  // and again once the checks are in, which makes the card taller.
+  useEffect(() => {
+    if (window.location.hash === '#dns') document.getElementById('dns')?.scrollIntoView();
+  }, [mailboxId, shown]);
   return (
     <Card
+      id="dns"
       title="DNS checks"
       subtitle={result ? `How receivers see ${result.domain}` : 'MX, SPF, DMARC and DKIM of its domain'}
       class="dns-checks-card"
@@ -58,6 +137,7 @@ export function DnsChecksCard({ mailboxId }: { mailboxId: string }) {
           ))}
         </ul>
       )}
+      {result && <DkimSelectorForm mailboxId={mailboxId} current={result.dkimSelector} onSaved={checks.reload} />}
       <Blocklists mailboxId={mailboxId} />
     </Card>
   );

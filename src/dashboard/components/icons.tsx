@@ -92,6 +92,12 @@ export const IconExternal = icon(
 );
 export const IconBack = icon(<path d="M19 12H5M12 19l-7-7 7-7" />);
 export const IconTrendDown = icon(<path d="M23 18l-9.5-9.5-5 5L1 6M17 18h6v-6" />);
+export const IconGlobe = icon(
+  <>
+    <circle cx="12" cy="12" r="9" />
+    <path d="M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18" />
+  </>,
+);
 export const IconKey = icon(
   <>
     <circle cx="7.5" cy="15.5" r="4.5" />

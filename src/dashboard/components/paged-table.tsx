@@ -53,7 +53,13 @@ export function PagedTable<Page extends { pagination: Pagination }, Item>({
   if (shown.length === 0) return <>{empty}</>;
   return (
     <>
-      <div class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}>
+      {/* Focusable, so that a keyboard can scroll a table wider than a narrow screen (its rows may hold no link). */}
+      <div
+        class={`table-wrap ${list.loading ? 'is-refreshing' : ''}`}
+        tabIndex={0}
+        role="region"
+        aria-label={`${caption}, scrollable`}
+      >
         <table class={tableClass}>
           <caption class="visually-hidden">{caption}</caption>
           <thead>

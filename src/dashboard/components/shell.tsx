@@ -10,9 +10,12 @@ import {
   IconReport,
   IconTemplate,
   IconKey,
+  IconAlert,
+  IconGlobe,
 } from './icons.js';
 import { Link } from './ui.js';
 import { useIsAdmin } from '../access.js';
+import { ViewOnlyNotice } from './view-only.js';
 import type { SessionInfo } from '../api.js';
 
 const NAV = [
@@ -26,6 +29,8 @@ const NAV = [
     icon: IconReport,
     match: (path: string) => path.startsWith('/placement-tests'),
   },
+  { to: '/domains', label: 'Domains', icon: IconGlobe, match: (path: string) => path.startsWith('/domains') },
+  { to: '/alerts', label: 'Alerts', icon: IconAlert, match: (path: string) => path.startsWith('/alerts') },
   {
     to: '/webhooks',
     label: 'Webhooks',
@@ -206,7 +211,10 @@ export function Shell({
         </div>
       </aside>
       <main id="main" ref={main} tabIndex={-1} class="main">
-        <div class="content">{children}</div>
+        <div class="content">
+          <ViewOnlyNotice />
+          {children}
+        </div>
       </main>
     </div>
   );

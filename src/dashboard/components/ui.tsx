@@ -1,6 +1,6 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
-import type { MailboxStatus, Pagination } from '../api.js';
+import type { MailboxStatus, Pagination, WarmupState } from '../api.js';
 import { ApiError } from '../api.js';
 import { countNoun } from '../format.js';
 import { linkClick } from '../router.js';
@@ -98,7 +98,14 @@ export function Loading({ label = 'Loading', rows = 3 }: { label?: string; rows?
 
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError && error.failures.length > 0) {
-    return error.failures.map((failure) => `${failure.title}: ${failure.fix}`).join(' ');
+    // IMAP and SMTP refused for the same reason have one fix: it is said once, not once per server
+    const fixes = [...new Set(error.failures.map((failure) => failure.fix))];
+    return fixes
+      .map((fix) => {
+        const titles = new Set(error.failures.filter((f) => f.fix === fix).map((f) => f.title));
+        return `${[...titles].join('; ')}: ${fix}`;
+      })
+      .join(' ');
   }
   if (error instanceof ApiError || error instanceof Error) return error.message;
   return String(error);
@@ -352,6 +359,23 @@ export function StatusBadge({ status }: { status: MailboxStatus }) {
     <span class={`badge badge-status badge-${status}`}>
       <span class="dot" aria-hidden="true" />
       {STATUS_LABEL[status] ?? status}
+    </span>
+  );
+}
+
+const STATE_BADGE: Record<WarmupState['tone'], string> = {
+  good: 'badge-active',
+  neutral: 'badge-paused',
+  warn: 'badge-amber',
+  bad: 'badge-error',
+};
+
+/** A mailbox's state as the server defines it (outlook.state): its label in its tone, nothing decided here. */
+export function StateBadge({ state }: { state: WarmupState }) {
+  return (
+    <span class={`badge badge-status ${STATE_BADGE[state.tone]}`} data-state={state.kind}>
+      <span class="dot" aria-hidden="true" />
+      {state.label}
     </span>
   );
 }

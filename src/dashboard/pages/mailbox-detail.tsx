@@ -3,6 +3,7 @@ import type { Interaction, InteractionType, Mailbox, MailboxStats } from '../api
 import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
 import { DnsChecksCard } from '../components/dns-checks.js';
+import { HumanReplies } from '../components/human-replies.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
 import { PagedTable } from '../components/paged-table.js';
 import { ReceiverVerdicts } from '../components/receiver-verdicts.js';
@@ -17,7 +18,7 @@ import {
   RecordPending,
   Segmented,
   StatCard,
-  StatusBadge,
+  StateBadge,
   ReputationLegend,
   reputationTone,
 } from '../components/ui.js';
@@ -203,6 +204,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
   // stopped, not in the pool and a pool too small have their own notice or line above
   const otherAttention = m.outlook.attention.filter((a) => !SHOWN_ELSEWHERE.has(a.kind));
   const pausedForDns = m.status === 'paused' && m.outlook.attention.some((a) => a.kind === 'paused_for_dns');
+  const stopped = m.outlook.state.kind === 'stopped';
   return (
     <>
       <PageHeader
@@ -210,7 +212,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
         title={<span class="break-anywhere">{m.email}</span>}
         subtitle={
           <span class="subtitle-row">
-            <StatusBadge status={m.status} />
+            <StateBadge state={m.outlook.state} />
             <span>{m.name ?? 'No sender name'}</span>
             <span aria-hidden="true">·</span>
             <span>{PROVIDER_NAMES[m.provider] ?? m.provider}</span>
@@ -226,9 +228,16 @@ export function MailboxDetailPage({ id }: { id: string }) {
           />
         }
       />
-      {m.status === 'error' && (
-        <Notice tone="error" title="Warmup is stopped for this mailbox">
-          <p>{m.lastError ?? 'The engine could not log in or send.'}</p>
+      {m.outlook.state.kind === 'stopped' && (
+        <Notice
+          tone="error"
+          title={
+            m.outlook.state.since
+              ? `Warmup stopped ${relativeTime(m.outlook.state.since)} (${formatDateTime(m.outlook.state.since)})`
+              : 'Warmup is stopped for this mailbox'
+          }
+        >
+          <p>{m.outlook.state.reason}</p>
           <p>
             Often the app password was revoked: enter a new one under Warmup settings and warmup starts again. Otherwise
             fix the cause and retry.
@@ -260,6 +269,7 @@ export function MailboxDetailPage({ id }: { id: string }) {
           <p>Its automatic replies were filed into the Warmup folder of the mailboxes that received them.</p>
         </Notice>
       )}
+      <HumanReplies mailboxId={m.id} />
       <section class="outlook card" aria-labelledby="outlook-title">
         <h2 id="outlook-title" class="section-title">
           Status
@@ -267,7 +277,11 @@ export function MailboxDetailPage({ id }: { id: string }) {
         <p class="outlook-summary" data-testid="outlook-summary">
           {m.outlook.summary}
         </p>
-        {m.outlook.limitReason && <p class="outlook-limit">{m.outlook.limitReason}</p>}
+        {(m.outlook.state.kind === 'held_by_pool' || m.outlook.state.kind === 'held_by_spam') && (
+          <p class="outlook-limit" data-testid="outlook-state-reason">
+            {m.outlook.state.reason}
+          </p>
+        )}
         {otherAttention.length > 0 && (
           <ul class="outlook-attention" aria-label="Needs attention">
             {otherAttention.map((a) => (
@@ -287,41 +301,58 @@ export function MailboxDetailPage({ id }: { id: string }) {
       {stats.error ? (
         <ErrorBox error={stats.error} onRetry={stats.reload} title="Could not load the statistics" />
       ) : (
-        <section class="stats-grid stats-grid-6" aria-label="Mailbox figures">
-          <StatCard
-            label="Reputation"
-            loading={!s}
-            value={s?.reputation ?? '–'}
-            tone={s ? reputationTone(s.reputation) : undefined}
-            hint="of 100"
-          />
-          <StatCard
-            label="Warmup day"
-            loading={!s}
-            value={s?.warmupDay ?? '–'}
-            hint={`daily limit ${m.warmup.dailyLimit}`}
-          />
-          <StatCard
-            label="Sent today"
-            loading={!s}
-            value={s ? `${s.todaySent} / ${m.status === 'active' ? s.dailyTarget : '–'}` : '–'}
-            hint="of today's target"
-          />
-          <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from peers" />
-          <StatCard
-            label="Inbox rate"
-            loading={!s}
-            value={formatPercent(s?.rates.inboxRate)}
-            tone={s && s.rates.inboxRate >= 90 ? 'good' : undefined}
-            hint={`spam ${formatPercent(s?.rates.spamRate)}`}
-          />
-          <StatCard
-            label="Reply rate"
-            loading={!s}
-            value={formatPercent(s?.rates.replyRate)}
-            hint={`open ${formatPercent(s?.rates.openRate)}`}
-          />
-        </section>
+        <div class={stopped ? 'is-stale' : ''}>
+          {stopped && (
+            <p class="stale-note" data-testid="stale-note">
+              Figures from before it stopped
+              {m.outlook.state.since ? ` on ${formatDateTime(m.outlook.state.since)}` : ''}: nothing has been sent or
+              read since.
+            </p>
+          )}
+          <h3 class="mini-title stats-heading">{stopped ? 'Its warmup before it stopped' : 'Its warmup today'}</h3>
+          <section
+            class="stats-grid stats-grid-4"
+            aria-label={stopped ? 'Mailbox figures from before it stopped' : 'Its warmup today'}
+          >
+            <StatCard
+              label="Reputation"
+              loading={!s}
+              value={s?.reputation ?? '–'}
+              tone={s && !stopped ? reputationTone(s.reputation) : undefined}
+              hint={stopped ? 'of 100, before it stopped' : 'of 100'}
+            />
+            <StatCard
+              label="Warmup day"
+              loading={!s}
+              value={s?.warmupDay ?? '–'}
+              hint={`daily limit ${m.warmup.dailyLimit}`}
+            />
+            <StatCard
+              label="Sent today"
+              loading={!s}
+              value={s ? `${s.todaySent} / ${m.status === 'active' ? s.dailyTarget : '–'}` : '–'}
+              hint="of today's target"
+            />
+            <StatCard label="Received today" loading={!s} value={formatNumber(s?.todayReceived)} hint="from peers" />
+          </section>
+          {/* Apart from the day's counts: these rates are of the mail it sent, as its peers found and answered it. */}
+          <h3 class="mini-title stats-heading">Its mail at the peers, last {periodLabel(period)}</h3>
+          <section class="stats-grid stats-grid-2" aria-label="Its mail at the peers">
+            <StatCard
+              label="Inbox rate"
+              loading={!s}
+              value={formatPercent(s?.rates.inboxRate)}
+              tone={s && !stopped && s.rates.inboxRate >= 90 ? 'good' : undefined}
+              hint={`spam ${formatPercent(s?.rates.spamRate)}${stopped ? ', before it stopped' : ''}`}
+            />
+            <StatCard
+              label="Replied to by peers"
+              loading={!s}
+              value={formatPercent(s?.rates.replyRate)}
+              hint={`opened by peers ${formatPercent(s?.rates.openRate)}`}
+            />
+          </section>
+        </div>
       )}
       <div class={`grid-2 detail-grid ${stats.loading && s ? 'is-refreshing' : ''}`}>
         {s ? (

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { Mailbox } from '../api.js';
+import type { Mailbox, MailboxDnsStatus } from '../api.js';
 import { api } from '../api.js';
+import { DnsStatusBadge } from '../components/dns-status.js';
 import { IconMailbox, IconPlus } from '../components/icons.js';
 import { Editable } from '../components/editable.js';
 import { MailboxActions } from '../components/mailbox-actions.js';
@@ -14,11 +15,11 @@ import {
   ReputationLegend,
   ReputationMeter,
   Skeleton,
-  StatusBadge,
+  StateBadge,
 } from '../components/ui.js';
 import { FilterSelect, SearchInput } from '../components/fields.js';
 import { PROVIDER_NAMES, countNoun, formatNumber, relativeTime } from '../format.js';
-import { useDebounced, useResource, useTitle } from '../hooks.js';
+import { useDebounced, useResource, useTitle, type Resource } from '../hooks.js';
 
 const STATUS_FILTERS = [
   { value: '', label: 'All statuses' },
@@ -54,16 +55,33 @@ function TodayVolume({ mailbox }: { mailbox: Mailbox }) {
   );
 }
 
+/** The mailbox's DNS status, from the one request of the whole list. */
+function DnsCell({ mailboxId, statuses }: { mailboxId: string; statuses: Resource<MailboxDnsStatus[]> }) {
+  if (statuses.error)
+    return (
+      <span class="muted" title={statuses.error.message}>
+        –
+      </span>
+    );
+  if (!statuses.data) return <Skeleton height={12} width="70px" />;
+  const status = statuses.data.find((s) => s.mailboxId === mailboxId);
+  // a mailbox connected since the statuses were read has not been checked yet
+  return status ? <DnsStatusBadge status={status} /> : <span class="muted">Not checked yet</span>;
+}
+
 function MailboxRow({
   mailbox,
+  dns,
   onChanged,
   onDeleted,
 }: {
   mailbox: Mailbox;
+  dns: Resource<MailboxDnsStatus[]>;
   onChanged: (m: Mailbox) => void;
   onDeleted: () => void;
 }) {
   const href = `/mailboxes/${encodeURIComponent(mailbox.id)}`;
+  const state = mailbox.outlook.state;
   return (
     <tr>
       <td class="cell-primary">
@@ -77,21 +95,32 @@ function MailboxRow({
       </td>
       <td data-label="Status">
         <div class="cell-stack">
-          <StatusBadge status={mailbox.status} />
-          {mailbox.status === 'error' && mailbox.lastError && (
-            <span class="row-error" title={mailbox.lastError}>
-              {mailbox.lastError}
+          <StateBadge state={state} />
+          {state.kind === 'stopped' && (
+            <span class="row-error" title={state.reason}>
+              {state.since ? `Since ${relativeTime(state.since)}: ` : ''}
+              {state.reason}
             </span>
           )}
-          {mailbox.status === 'active' && !mailbox.pool.member && (
+          {state.kind === 'joining' && (
             <span class="row-sub" title={mailbox.pool.reason ?? undefined}>
               Not in the pool yet
             </span>
           )}
         </div>
       </td>
+      <td data-label="DNS">
+        <DnsCell mailboxId={mailbox.id} statuses={dns} />
+      </td>
       <td data-label="Reputation">
-        <ReputationMeter score={mailbox.reputation} />
+        {state.kind === 'stopped' ? (
+          <div class="cell-stack is-stale">
+            <ReputationMeter score={mailbox.reputation} />
+            <span class="row-sub">before it stopped</span>
+          </div>
+        ) : (
+          <ReputationMeter score={mailbox.reputation} />
+        )}
       </td>
       <td data-label="Sent today">
         <TodayVolume mailbox={mailbox} />
@@ -99,7 +128,9 @@ function MailboxRow({
       <td data-label="Warmup">
         <div class="cell-stack">
           <span>{mailbox.warmupDay > 0 ? `Day ${mailbox.warmupDay}` : 'Starting'}</span>
-          <span class="row-sub outlook-line">{mailbox.outlook.limitReason ?? mailbox.outlook.summary}</span>
+          <span class="row-sub outlook-line">
+            {state.kind === 'held_by_pool' || state.kind === 'held_by_spam' ? state.reason : mailbox.outlook.summary}
+          </span>
           <span class="row-sub">synced {relativeTime(mailbox.lastSyncAt)}</span>
         </div>
       </td>
@@ -120,6 +151,7 @@ export function MailboxesPage() {
     () => api.mailboxes({ page, limit: 20, status: status || undefined, q: q || undefined }),
     [page, status, q],
   );
+  const dns = useResource(() => api.mailboxDnsStatus(), []);
   const filtered = status !== '' || q !== '';
 
   function replace(updated: Mailbox) {
@@ -167,11 +199,11 @@ export function MailboxesPage() {
           list={list}
           items={(data) => data.mailboxes}
           row={(mailbox) => (
-            <MailboxRow key={mailbox.id} mailbox={mailbox} onChanged={replace} onDeleted={list.reload} />
+            <MailboxRow key={mailbox.id} mailbox={mailbox} dns={dns} onChanged={replace} onDeleted={list.reload} />
           )}
-          columns={['Mailbox', 'Status', 'Reputation', 'Sent today', 'Warmup', ACTIONS_COLUMN]}
+          columns={['Mailbox', 'Status', 'DNS', 'Reputation', 'Sent today', 'Warmup', ACTIONS_COLUMN]}
           caption="Mailboxes"
-          tableClass="table responsive-table"
+          tableClass="table responsive-table mailbox-table"
           noun="mailboxes"
           errorTitle="Could not load your mailboxes"
           loadingLabel="Loading mailboxes"

@@ -1,8 +1,11 @@
 import { Editable } from '../components/editable.js';
 import { useState } from 'preact/hooks';
-import type { Analytics, Mailbox, Reputation } from '../api.js';
+import type { Analytics, DashboardStats, Mailbox, Reputation } from '../api.js';
 import { api } from '../api.js';
 import { COLORS, Chart, scoreRange } from '../components/chart.js';
+import { DnsLine } from '../components/dns-status.js';
+import { HeadlineFigures } from '../components/headline.js';
+import { OnboardingChecklist, checklistShown } from '../components/onboarding-checklist.js';
 import { IconAlert, IconCheck, IconMailbox, IconPlus, IconTrendDown } from '../components/icons.js';
 import {
   Card,
@@ -16,7 +19,7 @@ import {
   ReputationLegend,
   reputationTone,
 } from '../components/ui.js';
-import { PERIODS, formatNumber, formatPercent, formatSigned, periodLabel, type Period } from '../format.js';
+import { PERIODS, countNoun, formatNumber, formatPercent, formatSigned, periodLabel, type Period } from '../format.js';
 import { useResource, useTitle, type Resource } from '../hooks.js';
 
 interface AttentionItem {
@@ -33,6 +36,18 @@ async function loadAttention(): Promise<{ total: number; items: AttentionItem[] 
     m.outlook.attention.map((a) => ({ mailboxId: m.id, email: m.email, kind: a.kind, detail: a.message })),
   );
   return { total: list.pagination.total, items };
+}
+
+/** What keeps the others from warming up, by the server's states: "2 held back, 1 stopped". */
+function heldHint(s: DashboardStats): string {
+  const held = s.states.held_by_pool + s.states.held_by_spam;
+  const parts = [
+    held > 0 && `${held} held back`,
+    s.states.stopped > 0 && `${s.states.stopped} stopped`,
+    s.states.paused > 0 && `${s.states.paused} paused`,
+    s.states.joining > 0 && `${s.states.joining} joining`,
+  ].filter((part): part is string => typeof part === 'string');
+  return parts.length > 0 ? parts.join(', ') : 'on track now';
 }
 
 /** A chart card of the selected period, with the state of the resource it shows. */
@@ -97,7 +112,7 @@ function PlacementCard({ period, data, error, loading, reload }: PeriodCardProps
           <dl class="figures">
             <div>
               <dt>Inbox rate</dt>
-              <dd class="tone-good">{formatPercent(data.rates.inboxRate)}</dd>
+              <dd>{formatPercent(data.rates.inboxRate)}</dd>
             </div>
             <div>
               <dt>Spam rate</dt>
@@ -137,8 +152,27 @@ function PlacementCard({ period, data, error, loading, reload }: PeriodCardProps
 
 const STOPPING = new Set<AttentionItem['kind']>(['stopped', 'stopped_by_guard']);
 
-function AttentionCard() {
-  const attention = useResource(loadAttention, []);
+type Attention = Resource<{ total: number; items: AttentionItem[] }>;
+
+/**
+ * "Stopped: <address> — <why, and what to do>", above the fold beside the pool and DNS lines: the
+ * attention card lies below the charts' row, out of a laptop's first screen.
+ */
+function StoppedLine({ items }: { items: AttentionItem[] }) {
+  const stopped = items.filter((item) => STOPPING.has(item.kind));
+  const first = stopped[0];
+  if (!first) return null;
+  const more = stopped.length - 1;
+  return (
+    <p class="pool-line pool-line-bad" data-testid="stopped-line">
+      <strong>Stopped:</strong> {first.email} — {first.detail}{' '}
+      <Link to={`/mailboxes/${encodeURIComponent(first.mailboxId)}`}>Open {first.email}</Link>
+      {more > 0 && `, and ${countNoun(more, 'more mailboxes')} stopped: see Needs attention below.`}
+    </p>
+  );
+}
+
+function AttentionCard({ attention }: { attention: Attention }) {
   const data = attention.data;
   return (
     <Card
@@ -194,8 +228,13 @@ export function OverviewPage() {
   const stats = useResource(() => api.dashboard(), []);
   const reputation = useResource(() => api.reputation({ period }), [period]);
   const analytics = useResource(() => api.analytics({ period }), [period]);
+  const headline = useResource(() => api.dashboard({ period }), [period]);
+  const onboarding = useResource(() => api.onboarding(), []);
+  const dns = useResource(() => api.mailboxDnsStatus(), []);
+  const attention = useResource(loadAttention, []);
   const s = stats.data;
   const noMailboxes = s !== undefined && s.totalMailboxes === 0;
+  const spamHeld = s?.states.held_by_spam ?? 0;
 
   return (
     <>
@@ -224,13 +263,19 @@ export function OverviewPage() {
             value={formatNumber(s?.totalMailboxes)}
             hint={s && `${s.totalMailboxes - s.activeMailboxes} not warming`}
           />
-          <StatCard label="Active" loading={!s} value={formatNumber(s?.activeMailboxes)} hint="warming up now" />
+          <StatCard label="Warming up" loading={!s} value={formatNumber(s?.warmingMailboxes)} hint={s && heldHint(s)} />
           <StatCard
             label="Avg reputation"
             loading={!s}
             value={s && s.activeMailboxes > 0 ? s.avgReputation : '–'}
-            tone={s && s.activeMailboxes > 0 ? reputationTone(s.avgReputation) : undefined}
-            hint={s && s.activeMailboxes > 0 ? 'of 100, active mailboxes' : 'no active mailbox yet'}
+            tone={s && s.activeMailboxes > 0 ? (spamHeld > 0 ? 'bad' : reputationTone(s.avgReputation)) : undefined}
+            hint={
+              s && s.activeMailboxes > 0
+                ? spamHeld > 0
+                  ? `of 100, but ${countNoun(spamHeld, 'mailboxes')} held back by spam`
+                  : 'of 100, active mailboxes'
+                : 'no active mailbox yet'
+            }
           />
           <StatCard label="Sent today" loading={!s} value={formatNumber(s?.todaySent)} hint="warmup emails" />
           <StatCard
@@ -241,7 +286,15 @@ export function OverviewPage() {
           />
         </section>
       )}
-      {noMailboxes && (
+      {s?.pool && (
+        <p class={`pool-line ${s.pool.held > 0 ? 'pool-line-held' : ''}`} data-testid="pool-line">
+          {s.pool.text}
+        </p>
+      )}
+      {attention.data && <StoppedLine items={attention.data.items} />}
+      {dns.data && <DnsLine statuses={dns.data} />}
+      <OnboardingChecklist onboarding={onboarding} />
+      {noMailboxes && (onboarding.error || (onboarding.data && !checklistShown(onboarding.data))) && (
         <Card class="onboarding">
           <EmptyState
             icon={<IconMailbox size={28} />}
@@ -261,10 +314,13 @@ export function OverviewPage() {
           </EmptyState>
         </Card>
       )}
+      {!noMailboxes && !headline.error && (
+        <HeadlineFigures headline={headline.data?.headline} periodLabel={periodLabel(period)} />
+      )}
       {!noMailboxes && (
         <div class="grid-3">
           <ReputationCard period={period} {...reputation} />
-          <AttentionCard />
+          <AttentionCard attention={attention} />
           <PlacementCard period={period} {...analytics} />
         </div>
       )}

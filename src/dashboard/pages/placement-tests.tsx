@@ -175,7 +175,8 @@ export function PlacementTestsPage() {
       {list.error && <ErrorBox error={list.error} onRetry={list.reload} title="The placement tests did not load" />}
       {!list.data && !list.error && <Loading label="Loading placement tests" />}
       {list.data && list.data.placementTests.length === 0 && (
-        <EmptyState title="No placement tests yet">
+        // Without the form's card above it (a viewer), it is the first heading under the page's h1.
+        <EmptyState title="No placement tests yet" level={canEdit ? 3 : 2}>
           {canEdit ? 'Run one above with your own subject and body.' : 'A member of the workspace can run one.'}
         </EmptyState>
       )}

@@ -146,7 +146,7 @@ function SummaryCard() {
             <StatCard
               label="Inbox"
               value={formatNumber(s.inbox)}
-              tone="good"
+              tone={s.inbox > 0 ? 'good' : undefined}
               hint={`${formatNumber(s.spam)} in spam`}
             />
             <StatCard
@@ -156,7 +156,7 @@ function SummaryCard() {
             />
             <StatCard
               label="Reputation change"
-              value={formatSigned(s.reputationChange)}
+              value={s.reputationChange === 0 ? 'No change' : formatSigned(s.reputationChange)}
               tone={s.reputationChange > 0 ? 'good' : s.reputationChange < 0 ? 'bad' : undefined}
               hint={`${s.activeMailboxes} active · ${s.pausedMailboxes} paused · ${s.errorMailboxes} stopped`}
             />

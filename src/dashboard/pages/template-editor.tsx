@@ -1,3 +1,4 @@
+import { useCanEdit } from '../access.js';
 import { Editable } from '../components/editable.js';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { KNOWN_VARIABLES, analyzeText } from '../../templates/render.js';
@@ -168,7 +169,47 @@ function PreviewPanel({
   );
 }
 
+/** A template as a viewer sees it: its fields as text, nothing to type into. */
+function TemplateReadView({ template }: { template: Template }) {
+  return (
+    <div class="editor-form">
+      <Card title="Template" subtitle="View only: your role can read templates, not change them">
+        <dl class="details-list template-read">
+          <div>
+            <dt>Name</dt>
+            <dd>{template.name}</dd>
+          </div>
+          <div>
+            <dt>Type</dt>
+            <dd>{TYPE_LABELS[template.type] ?? template.type}</dd>
+          </div>
+          <div>
+            <dt>Language</dt>
+            <dd>{LANGUAGES[template.language] ?? template.language}</dd>
+          </div>
+          <div>
+            <dt>Subject</dt>
+            <dd>{template.subject}</dd>
+          </div>
+          <div class="template-read-body">
+            <dt>Body</dt>
+            <dd>
+              <pre>{template.body}</pre>
+            </dd>
+          </div>
+        </dl>
+      </Card>
+      <div class="form-buttons">
+        <Link to="/templates" class="btn">
+          Back to templates
+        </Link>
+      </div>
+    </div>
+  );
+}
+
 function Editor({ template }: { template?: Template }) {
+  const canEdit = useCanEdit();
   const [fields, setFields] = useState<TemplateFields>(() =>
     template
       ? {
@@ -240,11 +281,13 @@ function Editor({ template }: { template?: Template }) {
         back={{ to: '/templates', label: 'Templates' }}
         title={template ? fields.name || template.name : 'New template'}
         subtitle={
-          dirty
-            ? 'Unsaved changes'
-            : template
-              ? 'All changes saved'
-              : 'Write once; every send picks its own spintax variation'
+          !canEdit
+            ? 'View only'
+            : dirty
+              ? 'Unsaved changes'
+              : template
+                ? 'All changes saved'
+                : 'Write once; every send picks its own spintax variation'
         }
         actions={
           template && (
@@ -260,82 +303,86 @@ function Editor({ template }: { template?: Template }) {
         }
       />
       <div class="editor-grid">
-        <form class="editor-form" onSubmit={save} noValidate>
-          <Card title="Template">
-            <TextField
-              label="Name"
-              name="name"
-              value={fields.name}
-              onValue={(v) => set('name', v)}
-              error={errors.name}
-              placeholder="Quick question about the roadmap"
-              required
-            />
-            <div class="form-grid">
-              <SelectField
-                label="Type"
-                name="type"
-                value={fields.type}
-                onValue={(v) => set('type', v as TemplateFields['type'])}
-                options={TYPE_OPTIONS}
-                error={errors.type}
-                hint="First email, reply or follow-up"
+        {!canEdit && template ? (
+          <TemplateReadView template={template} />
+        ) : (
+          <form class="editor-form" onSubmit={save} noValidate>
+            <Card title="Template">
+              <TextField
+                label="Name"
+                name="name"
+                value={fields.name}
+                onValue={(v) => set('name', v)}
+                error={errors.name}
+                placeholder="Quick question about the roadmap"
+                required
               />
-              <SelectField
-                label="Language"
-                name="language"
-                value={fields.language}
-                onValue={(v) => set('language', v)}
-                options={LANGUAGE_OPTIONS}
-                error={errors.language}
-              />
-            </div>
-            <TextField
-              label="Subject"
-              name="subject"
-              value={fields.subject}
-              onValue={(v) => set('subject', v)}
-              error={errors.subject}
-              placeholder="{Quick|Short} question about {topic}"
-              required
-            />
-            <TextAreaField
-              label="Body"
-              name="body"
-              rows={12}
-              value={fields.body}
-              onValue={(v) => set('body', v)}
-              error={errors.body}
-              hint="{variable} inserts a value; {Hi|Hello|Hey} picks one option per email; {{ and }} are literal braces."
-              placeholder={'{Hi|Hello} {recipient_first_name},\n\n...'}
-              ref={bodyRef}
-              required
-            />
-            <div class="insert-variables">
-              <span class="mini-title" id="insert-label">
-                Insert a variable
-              </span>
-              <div class="chips" role="group" aria-labelledby="insert-label">
-                {KNOWN_VARIABLES.map((name) => (
-                  <button key={name} type="button" class="chip chip-button" onClick={() => insertVariable(name)}>
-                    {name}
-                  </button>
-                ))}
+              <div class="form-grid">
+                <SelectField
+                  label="Type"
+                  name="type"
+                  value={fields.type}
+                  onValue={(v) => set('type', v as TemplateFields['type'])}
+                  options={TYPE_OPTIONS}
+                  error={errors.type}
+                  hint="First email, reply or follow-up"
+                />
+                <SelectField
+                  label="Language"
+                  name="language"
+                  value={fields.language}
+                  onValue={(v) => set('language', v)}
+                  options={LANGUAGE_OPTIONS}
+                  error={errors.language}
+                />
               </div>
+              <TextField
+                label="Subject"
+                name="subject"
+                value={fields.subject}
+                onValue={(v) => set('subject', v)}
+                error={errors.subject}
+                placeholder="{Quick|Short} question about {topic}"
+                required
+              />
+              <TextAreaField
+                label="Body"
+                name="body"
+                rows={12}
+                value={fields.body}
+                onValue={(v) => set('body', v)}
+                error={errors.body}
+                hint="{variable} inserts a value; {Hi|Hello|Hey} picks one option per email; {{ and }} are literal braces."
+                placeholder={'{Hi|Hello} {recipient_first_name},\n\n...'}
+                ref={bodyRef}
+                required
+              />
+              <div class="insert-variables">
+                <span class="mini-title" id="insert-label">
+                  Insert a variable
+                </span>
+                <div class="chips" role="group" aria-labelledby="insert-label">
+                  {KNOWN_VARIABLES.map((name) => (
+                    <button key={name} type="button" class="chip chip-button" onClick={() => insertVariable(name)}>
+                      {name}
+                    </button>
+                  ))}
+                </div>
+              </div>
+            </Card>
+            {failure !== undefined && <ErrorBox error={failure} title="The template was not saved" />}
+            <div class="form-buttons">
+              <Link to="/templates" class="btn btn-ghost">
+                Cancel
+              </Link>
+              <Editable>
+                <Button type="submit" variant="primary" loading={busy}>
+                  {template ? 'Save changes' : 'Create template'}
+                </Button>
+              </Editable>
             </div>
-          </Card>
-          {failure !== undefined && <ErrorBox error={failure} title="The template was not saved" />}
-          <div class="form-buttons">
-            <Link to="/templates" class="btn btn-ghost">
-              Cancel
-            </Link>
-            <Editable>
-              <Button type="submit" variant="primary" loading={busy}>
-                {template ? 'Save changes' : 'Create template'}
-              </Button>
-            </Editable>
-          </div>
-        </form>
+          </form>
+        )}
         <PreviewPanel subject={fields.subject} body={fields.body} seed={seed} onShuffle={() => setSeed(randomSeed())} />
       </div>
       {deleting && template && (

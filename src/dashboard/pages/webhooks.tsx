@@ -15,18 +15,10 @@ import {
   errorMessage,
 } from '../components/ui.js';
 import { CheckboxField, TextField } from '../components/fields.js';
+import { EVENT_LABELS } from '../components/event-labels.js';
 import { formatDateTime } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.schemas.js';
-
-const EVENT_LABELS: Record<string, string> = {
-  'mailbox.error': 'A mailbox stopped with an error',
-  'mailbox.recovered': 'A mailbox recovered',
-  'reputation.dropped': 'A reputation dropped 10 points or more',
-  'check.failed': 'A DNS check failed',
-  'placement_test.completed': 'A placement test finished',
-  'daily.summary': "Yesterday's summary, once a day",
-};
 
 const STATUS_TONES: Record<string, 'green' | 'blue' | 'red'> = { delivered: 'green', pending: 'blue', failed: 'red' };
 
@@ -43,7 +35,7 @@ function AddWebhook({ onAdded }: { onAdded: (secret: string) => void }) {
     try {
       const { secret } = await api.createWebhook({ url: url.trim(), events });
       setUrl('');
-      onAdded(secret);
+      onAdded(secret ?? '');
     } catch (failure) {
       setError(failure);
     } finally {

@@ -31,6 +31,14 @@ import * as statsCoveringIndexes from './030-stats-covering-indexes.js';
 import * as accessProvenance from './031-access-provenance.js';
 import * as receiverServers from './032-receiver-servers.js';
 import * as oauthPendingConfirmation from './033-oauth-pending-confirmation.js';
+import * as humanReplies from './034-human-replies.js';
+import * as receiverFiltering from './035-receiver-filtering.js';
+import * as planCapacity from './036-plan-capacity.js';
+import * as mailboxStopAndLift from './037-mailbox-stop-and-lift.js';
+import * as alertDestinations from './038-alert-destinations.js';
+import * as onboardingDismissed from './039-onboarding-dismissed.js';
+import * as dmarcReports from './040-dmarc-reports.js';
+import * as alertMailRecipients from './041-alert-mail-recipients.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +74,14 @@ const migrations: Record<string, Migration> = {
   '031-access-provenance': accessProvenance,
   '032-receiver-servers': receiverServers,
   '033-oauth-pending-confirmation': oauthPendingConfirmation,
+  '034-human-replies': humanReplies,
+  '035-receiver-filtering': receiverFiltering,
+  '036-plan-capacity': planCapacity,
+  '037-mailbox-stop-and-lift': mailboxStopAndLift,
+  '038-alert-destinations': alertDestinations,
+  '039-onboarding-dismissed': onboardingDismissed,
+  '040-dmarc-reports': dmarcReports,
+  '041-alert-mail-recipients': alertMailRecipients,
 };
 
 export const migrationProvider: MigrationProvider = {
