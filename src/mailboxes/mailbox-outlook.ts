@@ -47,6 +47,8 @@ export interface OutlookInput {
   pausedFor?: 'dns' | null;
   /** Set while its own filter is found filing most senders' mail into spam (engine/receiver-filtering.ts). */
   filtering?: { junkedSenders: number; senders: number } | null;
+  /** Set while the providers' feeds hold its domain (engine/provider-signals.ts): why, in their words. */
+  providerHold?: string | null;
   /** What the pool carried for it on its last planned day, and what would lift it (the planner's capacity model). */
   planCapacity?: number | null;
   planLift?: number | null;
@@ -111,6 +113,7 @@ export function describeAttention(input: OutlookInput): Attention[] {
       message: `The health guard halved its volume: over 20 % of its emails land in spam this week${counted}. Check SPF, DKIM and DMARC of its domain.`,
     });
   }
+  if (input.providerHold) items.push({ kind: 'provider_hold', message: input.providerHold });
   if (input.filtering) {
     items.push({
       kind: 'receiver_filtering',

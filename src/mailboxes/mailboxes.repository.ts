@@ -43,6 +43,8 @@ export interface OutlookFact {
   bounced: number;
   /** Set while it is a receiver found filtering (engine/receiver-filtering.ts). */
   filtering: { junkedSenders: number; senders: number } | null;
+  /** Why the providers' feeds hold its domain (engine/provider-signals.ts), or null. */
+  providerHold: string | null;
 }
 
 /** All mailbox SQL. Every query a route reaches takes the workspace id, so another workspace's id is simply not found. */
@@ -75,7 +77,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     async outlookFacts(workspaceId: string, ids: string[], sinceDay: string): Promise<Map<string, OutlookFact>> {
       const facts = new Map<string, OutlookFact>();
       if (ids.length === 0) return facts;
-      const [next, week, filtering, setAside] = await Promise.all([
+      const [next, week, filtering, setAside, holds] = await Promise.all([
         db
           .selectFrom('warmup_messages')
           .select(['sender_mailbox_id', (eb) => eb.fn.min('due_at').as('next_due')])
@@ -113,9 +115,24 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           .where('w.sent_at', '>=', `${sinceDay}T00:00:00.000Z`)
           .groupBy('w.sender_mailbox_id')
           .execute(),
+        db
+          .selectFrom('mailboxes as m')
+          .innerJoin('provider_holds as h', 'h.workspace_id', 'm.workspace_id')
+          .select(['m.id', 'm.email_normalized', 'h.domain', 'h.reason'])
+          .where('m.workspace_id', '=', workspaceId)
+          .where('m.id', 'in', ids)
+          .execute(),
       ]);
       for (const id of ids)
-        facts.set(id, { nextSendAt: null, sent: 0, found: 0, spam: 0, bounced: 0, filtering: null });
+        facts.set(id, {
+          nextSendAt: null,
+          sent: 0,
+          found: 0,
+          spam: 0,
+          bounced: 0,
+          filtering: null,
+          providerHold: null,
+        });
       for (const row of next) facts.get(row.sender_mailbox_id)!.nextSendAt = row.next_due ?? null;
       for (const row of week) {
         Object.assign(facts.get(row.mailbox_id)!, {
@@ -131,6 +148,8 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           senders: Number(row.senders),
         };
       }
+      for (const row of holds)
+        if (row.email_normalized.endsWith(`@${row.domain}`)) facts.get(row.id)!.providerHold = row.reason;
       for (const row of setAside) {
         const fact = facts.get(row.sender_mailbox_id)!;
         const spam = Math.min(fact.spam, Number(row.spam));
