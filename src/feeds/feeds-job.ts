@@ -4,7 +4,7 @@
 // that cannot be fetched keeps its error for the domain page and is tried again on the next run;
 // it changes no signal. One worker runs it at a time (the job's lease).
 import type { Kysely } from 'kysely';
-import { utcDay } from '../calendar.js';
+import { addDays, utcDay } from '../calendar.js';
 import type { Database } from '../db/schema.js';
 import type { MailPolicy } from '../mail/policy.js';
 import { decryptSecret } from '../secrets/secrets.js';
@@ -13,6 +13,7 @@ import {
   listDueConnections,
   makeHealthDue,
   markFetched,
+  removeOldFeedRows,
   savePostmasterDay,
   saveSndsDays,
   setAside,
@@ -23,6 +24,8 @@ import { fetchPostmaster } from './postmaster-feed.js';
 import { fetchSnds } from './snds-feed.js';
 
 export const FEED_TIMEOUT_MS = 30_000;
+/** Days feed rows are kept: the rules read the last 7, the domain page the last 30. */
+export const FEED_RETENTION_DAYS = 90;
 
 export interface FeedSettings {
   sndsUrl: string;
@@ -108,6 +111,7 @@ export async function fetchProviderFeeds(
 ): Promise<FeedsSummary> {
   const day = utcDay(now);
   const summary: FeedsSummary = { fetched: 0, failed: 0, stored: 0, setAside: 0 };
+  await removeOldFeedRows(deps.db, addDays(day, -FEED_RETENTION_DAYS));
   for (const connection of await listDueConnections(deps.db, day)) {
     if (signal?.aborted) break;
     try {

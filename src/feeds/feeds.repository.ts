@@ -178,3 +178,24 @@ export async function sndsDaysOfDomain(db: Kysely<Database>, workspaceId: string
     .limit(500)
     .execute();
 }
+
+/** The feed's rows set aside since `since`: how many, and the latest reason. */
+export async function setAsideSummary(db: Kysely<Database>, workspaceId: string, feed: FeedName, since: string) {
+  const rows = db
+    .selectFrom('feed_set_aside')
+    .where('workspace_id', '=', workspaceId)
+    .where('feed', '=', feed)
+    .where('found_at', '>=', since);
+  const [count, latest] = await Promise.all([
+    rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(),
+    rows.select('reason').orderBy('found_at', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  return { count: Number(count?.count ?? 0), latestReason: latest?.reason ?? null };
+}
+
+/** Feed rows older than `beforeDay` go: the rules read 7 days, the domain page 30. */
+export async function removeOldFeedRows(db: Kysely<Database>, beforeDay: string): Promise<void> {
+  await db.deleteFrom('snds_days').where('day', '<', beforeDay).execute();
+  await db.deleteFrom('postmaster_days').where('day', '<', beforeDay).execute();
+  await db.deleteFrom('feed_set_aside').where('found_at', '<', `${beforeDay}T00:00:00.000Z`).execute();
+}

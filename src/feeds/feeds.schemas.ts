@@ -50,6 +50,13 @@ export const FeedConnection = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the last fetch failed; a failed fetch never slows anything',
   }),
+  setAside: Type.Object(
+    {
+      count: Type.Integer({ minimum: 0 }),
+      latestReason: Type.Union([Type.String(), Type.Null()]),
+    },
+    { description: 'Rows of the last 30 days that could not be read (SNDS lines), and the latest reason' },
+  ),
 });
 export type FeedConnection = Static<typeof FeedConnection>;
 

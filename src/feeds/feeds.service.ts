@@ -11,6 +11,7 @@ import {
   findConnection,
   postmasterDays,
   saveConnection,
+  setAsideSummary,
   sndsDaysOfDomain,
   type ConnectionRow,
 } from './feeds.repository.js';
@@ -31,7 +32,7 @@ export interface FeedsServiceDeps {
 /** The domain page shows this many days of each feed. */
 export const VERDICT_DAYS = 30;
 
-function toConnection(row: ConnectionRow): FeedConnection {
+function toConnection(row: ConnectionRow, setAside: FeedConnection['setAside']): FeedConnection {
   return {
     feed: row.feed as FeedName,
     configured: true,
@@ -39,6 +40,7 @@ function toConnection(row: ConnectionRow): FeedConnection {
     checkedAt: row.checked_at,
     fetchedDay: row.fetched_day,
     lastError: row.last_error,
+    setAside,
   };
 }
 
@@ -46,7 +48,9 @@ function toConnection(row: ConnectionRow): FeedConnection {
 export function createFeedsService({ db, clock, secretKey }: FeedsServiceDeps) {
   async function get(workspaceId: string, feed: FeedName): Promise<FeedConnection | null> {
     const row = await findConnection(db, workspaceId, feed);
-    return row ? toConnection(row) : null;
+    if (!row) return null;
+    const since = `${addDays(utcDay(clock.now()), -(VERDICT_DAYS - 1))}T00:00:00.000Z`;
+    return toConnection(row, await setAsideSummary(db, workspaceId, feed, since));
   }
 
   async function save(workspaceId: string, feed: FeedName, secret: string, domains: string[] | null) {

@@ -163,6 +163,7 @@ describe("the providers' feeds drive the health guard", () => {
       checkedAt: null,
       fetchedDay: null,
       lastError: null,
+      setAside: { count: 0, latestReason: null },
     });
     expect(put.body).not.toContain(SNDS_KEY);
     const gput = await t.workspace.request({
@@ -186,9 +187,15 @@ describe("the providers' feeds drive the health guard", () => {
 
   it('a bad Gmail day holds the domain from the next health run, with the reason on the domain and the mailbox', async () => {
     world.spamRates = [{ day: addDays(DAY1, -1), spamRate: 0.004 }];
-    world.snds = [sndsLine('192.0.2.7', addDays(DAY1, -1), 'GREEN')];
+    world.snds = [sndsLine('192.0.2.7', addDays(DAY1, -1), 'GREEN'), 'not an SNDS row'];
     const first = await run(DAY1);
-    expect(first.feeds).toEqual({ fetched: 2, failed: 0, stored: 2, setAside: 0 });
+    expect(first.feeds).toEqual({ fetched: 2, failed: 0, stored: 2, setAside: 1 });
+    // the line that could not be read is kept aside with its reason, and shown with the connection
+    expect((await t.workspace.request({ method: 'GET', url: '/api/feeds/snds' })).json().connection).toMatchObject({
+      fetchedDay: DAY1,
+      lastError: null,
+      setAside: { count: 1, latestReason: '1 fields, SNDS rows have at least 11' },
+    });
     expect(first.health?.providerHeld).toEqual([`${t.workspace.id} example.test`]);
     const rampDay = await warmupDay(ann);
 
@@ -258,6 +265,33 @@ describe("the providers' feeds drive the health guard", () => {
     expect(seen.hold).toBeNull();
     expect(seen.feeds.snds).toMatchObject({ lastError: 'the provider answered 500', fetchedDay: addDays(DAY1, 5) });
     world.sndsDown = false;
+  });
+
+  it('keeps feed rows 90 days', async () => {
+    const day = addDays(DAY1, 14);
+    const old = {
+      workspace_id: t.workspace.id,
+      filter_result: 'red',
+      complaint_rate: '0.4%',
+      complaint_rate_max: 0.004,
+    };
+    const counts = {
+      trap_hits: 0,
+      rcpt_commands: 1,
+      data_commands: 1,
+      message_recipients: 1,
+      fetched_at: `${DAY1}T00:00:00.000Z`,
+    };
+    await t.database.db
+      .insertInto('snds_days')
+      .values([
+        { ...old, ...counts, ip: '192.0.2.50', day: addDays(day, -91) },
+        { ...old, ...counts, ip: '192.0.2.51', day: addDays(day, -90) },
+      ])
+      .execute();
+    await run(day);
+    const ips = await t.database.db.selectFrom('snds_days').select('ip').where('ip', 'like', '192.0.2.5_').execute();
+    expect(ips).toEqual([{ ip: '192.0.2.51' }]);
   });
 
   it('disconnecting removes the key and what it fetched', async () => {

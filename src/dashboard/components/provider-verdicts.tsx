@@ -89,6 +89,12 @@ export function ProviderVerdictsCard({ verdicts }: { verdicts: ProviderVerdicts 
             </table>
           </div>
         )}
+        {feeds.snds && feeds.snds.setAside.count > 0 && (
+          <p class="muted">
+            SNDS: {feeds.snds.setAside.count === 1 ? '1 line' : `${formatNumber(feeds.snds.setAside.count)} lines`} of
+            the last 30 days could not be read and were set aside (the latest: {feeds.snds.setAside.latestReason}).
+          </p>
+        )}
         {feeds.snds && snds.length === 0 && (
           <p class="muted">SNDS: no figures for the addresses this domain's DMARC reports name.</p>
         )}
