@@ -9,6 +9,7 @@ import { feedSecretContext } from './feeds-job.js';
 import {
   deleteConnection,
   findConnection,
+  makeHealthDue,
   postmasterDays,
   saveConnection,
   setAsideSummary,
@@ -68,14 +69,13 @@ export function createFeedsService({ db, clock, secretKey }: FeedsServiceDeps) {
     get,
     connectSnds: (workspaceId: string, body: SndsConnectionBody) => save(workspaceId, 'snds', body.key, null),
     connectPostmaster: (workspaceId: string, body: PostmasterConnectionBody) =>
-      save(
-        workspaceId,
-        'postmaster',
-        body.refreshToken,
-        body.domains.map((domain) => domain.toLowerCase().replace(/\.$/, '')),
-      ),
+      save(workspaceId, 'postmaster', body.refreshToken, [
+        ...new Set(body.domains.map((domain) => domain.toLowerCase().replace(/\.$/, ''))),
+      ]),
     async disconnect(workspaceId: string, feed: FeedName): Promise<void> {
       if (!(await deleteConnection(db, workspaceId, feed))) throw new NotFoundError(`No ${feed} feed is connected`);
+      // a hold the feed caused is lifted on the guard's next run, not a day later
+      await makeHealthDue(db, workspaceId, clock.now().toISOString());
     },
 
     async verdicts(workspaceId: string, domain: string): Promise<ProviderVerdicts> {

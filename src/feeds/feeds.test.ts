@@ -169,7 +169,7 @@ describe("the providers' feeds drive the health guard", () => {
     const gput = await t.workspace.request({
       method: 'PUT',
       url: '/api/feeds/postmaster',
-      payload: { refreshToken: REFRESH, domains: ['Example.test'] },
+      payload: { refreshToken: REFRESH, domains: ['Example.test', 'example.test.'] },
     });
     expect(gput.statusCode, gput.body).toBe(200);
     expect(gput.json().connection).toMatchObject({ feed: 'postmaster', configured: true, domains: ['example.test'] });
@@ -294,8 +294,20 @@ describe("the providers' feeds drive the health guard", () => {
     expect(ips).toEqual([{ ip: '192.0.2.51' }]);
   });
 
-  it('disconnecting removes the key and what it fetched', async () => {
+  it('disconnecting removes the key and what it fetched, and lifts its hold on the next health run', async () => {
+    const day = addDays(DAY1, 15);
+    world.spamRates = [];
+    world.snds = [sndsLine('192.0.2.7', addDays(day, -1), 'RED', '0.5%', 2)];
+    expect((await run(day)).health?.providerHeld).toEqual([`${t.workspace.id} example.test`]);
     expect((await t.workspace.request({ method: 'DELETE', url: '/api/feeds/snds' })).statusCode).toBe(204);
+    const health = jobs.find((job) => job.name === 'health')!;
+    // not an ignore-schedule run: the mailboxes are due because the feed went
+    await health.run({
+      now: () => new Date(`${day}T07:00:00.000Z`),
+      ignoreSchedule: false,
+      signal: new AbortController().signal,
+    });
+    expect((await verdicts(t.workspace)).hold).toBeNull();
     expect((await t.workspace.request({ method: 'GET', url: '/api/feeds/snds' })).json()).toEqual({ connection: null });
     expect(await t.database.db.selectFrom('snds_days').selectAll().execute()).toEqual([]);
   });
