@@ -29,7 +29,12 @@ describe("the providers' feeds drive the health guard", () => {
   let ann: string;
   let bob: string;
   /** What each stand-in reports: the Gmail spam rate per day, the SNDS lines. */
-  const world = { spamRates: [] as Array<{ day: string; spamRate: number }>, snds: [] as string[], sndsDown: false };
+  const world = {
+    spamRates: [] as Array<{ day: string; spamRate: number }>,
+    snds: [] as string[],
+    sndsDown: false,
+    compliance: {} as unknown,
+  };
 
   beforeAll(async () => {
     t = await createTestApp({ clock });
@@ -43,7 +48,8 @@ describe("the providers' feeds drive the health guard", () => {
     };
     gmail.answer = (request, response) => {
       if (request.authorization !== `Bearer access-for-${REFRESH}`) return response.writeHead(401).end();
-      if (request.url.endsWith('/complianceStatus')) return response.writeHead(200).end('{}');
+      if (request.url.endsWith('/complianceStatus'))
+        return response.writeHead(200).end(JSON.stringify(world.compliance));
       return response
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify(domainStatsAnswer('example.test', world.spamRates)));
@@ -265,6 +271,33 @@ describe("the providers' feeds drive the health guard", () => {
     expect(seen.hold).toBeNull();
     expect(seen.feeds.snds).toMatchObject({ lastError: 'the provider answered 500', fetchedDay: addDays(DAY1, 5) });
     world.sndsDown = false;
+  });
+
+  it('a domain Gmail finds not compliant is not ready for campaigns, though nothing is held', async () => {
+    const day = addDays(DAY1, 14);
+    world.snds = [];
+    world.spamRates = [{ day: addDays(day, -1), spamRate: 0.0005 }];
+    world.compliance = {
+      complianceData: { rowData: [{ status: { status: 'NEEDS_WORK' } }, { status: { status: 'COMPLIANT' } }] },
+    };
+    try {
+      expect((await run(day)).health?.providerHeld).toEqual([]);
+      const attention = (await mailbox(ann)).outlook.attention as Array<{ kind: string; message: string }>;
+      expect(attention.filter((item) => item.kind.startsWith('provider_'))).toEqual([
+        {
+          kind: 'provider_warning',
+          message: `Gmail Postmaster Tools reports example.test as not meeting Gmail's sender requirements (${addDays(day, -1)}): fix what its Compliance status page names before sending campaigns.`,
+        },
+      ]);
+      expect((await mailbox(ann)).outlook.readyForCampaigns).toBe(false);
+      expect((await verdicts(t.workspace)).gmail[0]).toEqual({
+        day: addDays(day, -1),
+        spamRate: 0.0005,
+        compliance: 'needs_work',
+      });
+    } finally {
+      world.compliance = {};
+    }
   });
 
   it('keeps feed rows 90 days', async () => {

@@ -49,6 +49,8 @@ export interface OutlookInput {
   filtering?: { junkedSenders: number; senders: number } | null;
   /** Set while the providers' feeds hold its domain (engine/provider-signals.ts): why, in their words. */
   providerHold?: string | null;
+  /** Set while a provider's feed finds fault with its domain without holding it (Gmail's compliance status). */
+  providerWarning?: string | null;
   /** What the pool carried for it on its last planned day, and what would lift it (the planner's capacity model). */
   planCapacity?: number | null;
   planLift?: number | null;
@@ -114,6 +116,7 @@ export function describeAttention(input: OutlookInput): Attention[] {
     });
   }
   if (input.providerHold) items.push({ kind: 'provider_hold', message: input.providerHold });
+  if (input.providerWarning) items.push({ kind: 'provider_warning', message: input.providerWarning });
   if (input.filtering) {
     items.push({
       kind: 'receiver_filtering',

@@ -45,6 +45,8 @@ export interface OutlookFact {
   filtering: { junkedSenders: number; senders: number } | null;
   /** Why the providers' feeds hold its domain (engine/provider-signals.ts), or null. */
   providerHold: string | null;
+  /** Set while Gmail Postmaster Tools' latest compliance status of its domain is `needs_work`. */
+  providerWarning: string | null;
 }
 
 /** All mailbox SQL. Every query a route reaches takes the workspace id, so another workspace's id is simply not found. */
@@ -77,7 +79,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     async outlookFacts(workspaceId: string, ids: string[], sinceDay: string): Promise<Map<string, OutlookFact>> {
       const facts = new Map<string, OutlookFact>();
       if (ids.length === 0) return facts;
-      const [next, week, filtering, setAside, holds] = await Promise.all([
+      const [next, week, filtering, setAside, emails, holds, compliance] = await Promise.all([
         db
           .selectFrom('warmup_messages')
           .select(['sender_mailbox_id', (eb) => eb.fn.min('due_at').as('next_due')])
@@ -116,11 +118,19 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           .groupBy('w.sender_mailbox_id')
           .execute(),
         db
-          .selectFrom('mailboxes as m')
-          .innerJoin('provider_holds as h', 'h.workspace_id', 'm.workspace_id')
-          .select(['m.id', 'm.email_normalized', 'h.domain', 'h.reason'])
-          .where('m.workspace_id', '=', workspaceId)
-          .where('m.id', 'in', ids)
+          .selectFrom('mailboxes')
+          .select(['id', 'email_normalized'])
+          .where('workspace_id', '=', workspaceId)
+          .where('id', 'in', ids)
+          .execute(),
+        db.selectFrom('provider_holds').select(['domain', 'reason']).where('workspace_id', '=', workspaceId).execute(),
+        db
+          .selectFrom('postmaster_days')
+          .select(['domain', 'day', 'compliance'])
+          .where('workspace_id', '=', workspaceId)
+          .where('day', '>=', sinceDay)
+          .where('compliance', 'is not', null)
+          .orderBy('day', 'desc')
           .execute(),
       ]);
       for (const id of ids)
@@ -132,6 +142,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           bounced: 0,
           filtering: null,
           providerHold: null,
+          providerWarning: null,
         });
       for (const row of next) facts.get(row.sender_mailbox_id)!.nextSendAt = row.next_due ?? null;
       for (const row of week) {
@@ -148,8 +159,18 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           senders: Number(row.senders),
         };
       }
-      for (const row of holds)
-        if (row.email_normalized.endsWith(`@${row.domain}`)) facts.get(row.id)!.providerHold = row.reason;
+      // the providers' feeds of its domain: a hold (engine/provider-signals.ts), Gmail's latest compliance status
+      const holdOf = new Map(holds.map((row) => [row.domain, row.reason]));
+      const complianceOf = new Map<string, { day: string; compliance: string | null }>();
+      for (const row of compliance) if (!complianceOf.has(row.domain)) complianceOf.set(row.domain, row);
+      for (const row of emails) {
+        const domain = row.email_normalized.slice(row.email_normalized.lastIndexOf('@') + 1);
+        const fact = facts.get(row.id)!;
+        fact.providerHold = holdOf.get(domain) ?? null;
+        const latest = complianceOf.get(domain);
+        if (latest?.compliance === 'needs_work')
+          fact.providerWarning = `Gmail Postmaster Tools reports ${domain} as not meeting Gmail's sender requirements (${latest.day}): fix what its Compliance status page names before sending campaigns.`;
+      }
       for (const row of setAside) {
         const fact = facts.get(row.sender_mailbox_id)!;
         const spam = Math.min(fact.spam, Number(row.spam));
