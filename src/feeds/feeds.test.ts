@@ -3,7 +3,10 @@
 // domain's mailboxes with the reason (shown on the mailbox and the domain), and a clean day lets
 // the ramp go on. Google's token endpoint is not part of this test: the job is given a function
 // that turns the stored refresh token into an access token (the OAuth client's refresh in main.ts).
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_REDACT_PATHS } from '../app.js';
 import { addDays } from '../calendar.js';
 import { fixedClock } from '../clock.js';
 import { createJobList, type JobResults } from '../jobs/job-list.js';
@@ -343,5 +346,35 @@ describe("the providers' feeds drive the health guard", () => {
     expect((await verdicts(t.workspace)).hold).toBeNull();
     expect((await t.workspace.request({ method: 'GET', url: '/api/feeds/snds' })).json()).toEqual({ connection: null });
     expect(await t.database.db.selectFrom('snds_days').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('the feeds secrets in the logs', () => {
+  it('logs neither the SNDS key nor the Google token, at trace level, even when the input is refused', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = pino({ level: 'trace', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, sink);
+    const app = await createTestApp({ logger });
+    try {
+      const put = (url: string, payload: unknown) => app.workspace.request({ method: 'PUT', url, payload });
+      expect((await put('/api/feeds/snds', { key: SNDS_KEY })).statusCode).toBe(200);
+      expect(
+        (await put('/api/feeds/postmaster', { refreshToken: REFRESH, domains: ['example.test'] })).statusCode,
+      ).toBe(200);
+      // refused input: the problem names the field, not the value
+      const refused = await put('/api/feeds/snds', { key: `${SNDS_KEY}!` });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).not.toContain(SNDS_KEY);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('\n')).not.toContain(SNDS_KEY);
+      expect(lines.join('\n')).not.toContain(REFRESH);
+    } finally {
+      await app.close();
+    }
   });
 });
