@@ -43,6 +43,8 @@ export const FLOORS = [
     'placement-tests/placement-test-view.ts',
     'webhooks/webhooks.repository.ts',
     'oauth/oauth.client.ts',
+    // how a feed's connection is stored: the routes and the OAuth flow that ends in a Postmaster connection
+    'feeds/feed-connections.repository.ts',
   ],
   ['accounts', 'mailboxes'],
   // alerts: how an event reads as an email, a Slack or a Teams message, and the email alert's settings.

@@ -349,7 +349,7 @@ export async function buildApp({
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
       await api.register(alertsRoutes(services.alerts), { prefix: '/alerts' });
       await api.register(dmarcRoutes(services.dmarc), { prefix: '/dmarc' });
-      await api.register(feedsRoutes(services.feeds), { prefix: '/feeds' });
+      await api.register(feedsRoutes(services.feeds, services.oauth), { prefix: '/feeds' });
       await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
     },
     { prefix: '/api' },

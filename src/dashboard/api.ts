@@ -341,6 +341,10 @@ export const api = {
     json<{ source: DmarcSource }>('PUT', '/dmarc/source', { body }).then((r) => r.source),
   dmarcDomains: () => json<DmarcDomains>('GET', '/dmarc/domains'),
   dmarcDomain: (domain: string) => json<DmarcDomainDetail>('GET', `/dmarc/domains/${encodeURIComponent(domain)}`),
+  authorizePostmaster: (domains: string[]) =>
+    json<{ authorization: { authorizationUrl: string } }>('POST', '/feeds/postmaster/authorize', {
+      body: { domains },
+    }).then((r) => r.authorization.authorizationUrl),
   providerVerdicts: (domain: string) => json<ProviderVerdicts>('GET', `/feeds/domains/${encodeURIComponent(domain)}`),
   alerts: () => json<{ alerts: Alerts }>('GET', '/alerts').then((r) => r.alerts),
   setEmailAlerts: (events: string[]) =>

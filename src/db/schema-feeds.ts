@@ -72,6 +72,13 @@ export interface ProviderHoldsTable {
   updated_at: ColumnType<string, string, string>;
 }
 
+/** An OAuth consent (its oauth_states row, same id) that ends in a Postmaster connection instead of a mailbox. */
+export interface FeedOAuthFlowsTable {
+  id: string;
+  /** JSON list of the domains to fetch. */
+  domains: string;
+}
+
 /** The feeds' tables, which the Database of schema.ts includes. */
 export interface FeedTables {
   feed_connections: FeedConnectionsTable;
@@ -79,4 +86,5 @@ export interface FeedTables {
   postmaster_days: PostmasterDaysTable;
   feed_set_aside: FeedSetAsideTable;
   provider_holds: ProviderHoldsTable;
+  feed_oauth_flows: FeedOAuthFlowsTable;
 }

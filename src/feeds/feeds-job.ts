@@ -8,6 +8,7 @@ import { addDays, utcDay } from '../calendar.js';
 import type { Database } from '../db/schema.js';
 import type { MailPolicy } from '../mail/policy.js';
 import { decryptSecret } from '../secrets/secrets.js';
+import { feedSecretContext } from './feed-connections.repository.js';
 import { FeedFetchError } from './feed-http.js';
 import {
   listDueConnections,
@@ -50,11 +51,6 @@ export interface FeedsSummary {
   /** SNDS rows and Postmaster days stored. */
   stored: number;
   setAside: number;
-}
-
-/** The context a feed's secret is bound to: a stored secret moved to another workspace or feed does not decrypt. */
-export function feedSecretContext(workspaceId: string, feed: FeedName): string {
-  return `feed:${workspaceId}:${feed}`;
 }
 
 function reasonOf(error: unknown): string {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../db/ids.js';
 import type { Database } from '../db/schema.js';
 import type { FeedName } from './feeds.schemas.js';
+export { saveConnection } from './feed-connections.repository.js';
 import type { SndsRow } from './snds-csv.js';
 
 export async function findConnection(db: Kysely<Database>, workspaceId: string, feed: FeedName) {
@@ -15,26 +16,6 @@ export async function findConnection(db: Kysely<Database>, workspaceId: string, 
 }
 
 export type ConnectionRow = NonNullable<Awaited<ReturnType<typeof findConnection>>>;
-
-/** Stores a connection; a new key or grant is fetched afresh (its error and day cleared). */
-export async function saveConnection(
-  db: Kysely<Database>,
-  row: { workspaceId: string; feed: FeedName; secretEncrypted: string; domains: string[] | null; at: string },
-): Promise<void> {
-  const values = {
-    secret_encrypted: row.secretEncrypted,
-    domains: row.domains === null ? null : JSON.stringify(row.domains),
-    checked_at: null,
-    last_error: null,
-    fetched_day: null,
-    updated_at: row.at,
-  };
-  await db
-    .insertInto('feed_connections')
-    .values({ workspace_id: row.workspaceId, feed: row.feed, ...values })
-    .onConflict((oc) => oc.columns(['workspace_id', 'feed']).doUpdateSet(values))
-    .execute();
-}
 
 /** Removes a connection and what it fetched: a feed no longer connected holds nothing. */
 export async function deleteConnection(db: Kysely<Database>, workspaceId: string, feed: FeedName): Promise<boolean> {

@@ -4,11 +4,14 @@ import { errorResponses } from '../http/common.schemas.js';
 import {
   FeedConnectionEnvelope,
   FeedDomainParams,
+  PostmasterAuthorizeBody,
   PostmasterConnectionBody,
   ProviderVerdicts,
   SndsConnectionBody,
   type FeedName,
 } from './feeds.schemas.js';
+import { AuthorizationEnvelope } from '../oauth/oauth.schemas.js';
+import type { OAuthService } from '../oauth/oauth.service.js';
 import type { FeedsService } from './feeds.service.js';
 
 const tags = ['feeds'];
@@ -19,7 +22,7 @@ const FEED_WORDS: Record<FeedName, { name: string; id: string }> = {
 };
 
 /** `/api/feeds`: the workspace's connections to the providers' own feeds, and what they say of a domain. */
-export function feedsRoutes(feeds: FeedsService): FastifyPluginAsyncTypebox {
+export function feedsRoutes(feeds: FeedsService, oauth: OAuthService): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const feed of ['snds', 'postmaster'] as const) {
       const { name, id } = FEED_WORDS[feed];
@@ -89,6 +92,27 @@ export function feedsRoutes(feeds: FeedsService): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({ connection: await feeds.connectPostmaster(request.workspaceId, request.body) }),
+    );
+
+    app.post(
+      '/postmaster/authorize',
+      {
+        config: { access: 'admin', sessionOnly: true },
+        schema: {
+          tags,
+          operationId: 'authorizePostmasterFeed',
+          summary: "Connect Gmail Postmaster Tools through Google's consent page",
+          description:
+            "Answers Google's consent page for the scope `https://www.googleapis.com/auth/postmaster.traffic.readonly`, through the installation's Google OAuth app (WARMUP_OAUTH_GOOGLE_*), with offline access. After consent Google sends the browser to `GET /oauth/callback`, which stores the refresh token encrypted with these domains (as `PUT /api/feeds/postmaster` does) and redirects to the dashboard's `/domains?feeds=connected`, or with `oauth_error`. Started and finished in the same signed-in browser session only; works once, within 10 minutes. 404 when Google sign-in is not set up.",
+          body: PostmasterAuthorizeBody,
+          response: { 200: AuthorizationEnvelope, ...errorResponses(400, 401, 403, 404, 429, 502) },
+        },
+      },
+      async (request) => ({
+        authorization: await oauth.authorize(request.workspaceId, 'google', {}, request.sessionId || undefined, {
+          domains: [...new Set(request.body.domains.map((domain) => domain.toLowerCase().replace(/\.$/, '')))],
+        }),
+      }),
     );
 
     app.get(

@@ -39,6 +39,12 @@ export const PostmasterConnectionBody = Type.Object(
 );
 export type PostmasterConnectionBody = Static<typeof PostmasterConnectionBody>;
 
+export const PostmasterAuthorizeBody = Type.Object(
+  { domains: PostmasterConnectionBody.properties.domains },
+  { additionalProperties: false },
+);
+export type PostmasterAuthorizeBody = Static<typeof PostmasterAuthorizeBody>;
+
 const NullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
 export const FeedConnection = Type.Object({

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import { findHold } from '../engine/provider-signals.repository.js';
 import { NotFoundError } from '../http/errors.js';
 import { encryptSecret } from '../secrets/secrets.js';
-import { feedSecretContext } from './feeds-job.js';
+import { feedSecretContext } from './feed-connections.repository.js';
 import {
   deleteConnection,
   findConnection,

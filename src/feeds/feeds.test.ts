@@ -11,7 +11,12 @@ import { addDays } from '../calendar.js';
 import { fixedClock } from '../clock.js';
 import { createJobList, type JobResults } from '../jobs/job-list.js';
 import type { Job } from '../jobs/job-runner.js';
-import { loadSecretKey } from '../secrets/secrets.js';
+import { createOAuthClient } from '../oauth/oauth.client.js';
+import { loadOAuthSettings } from '../oauth/oauth.config.js';
+import { decryptSecret, loadSecretKey } from '../secrets/secrets.js';
+import { createPerson } from '../../test/helpers/accounts.js';
+import { startOAuthStandIn } from '../../test/oauth/oauth-stand-in.js';
+import { feedSecretContext, POSTMASTER_SCOPE } from './feed-connections.repository.js';
 import { createMailbox, proveAll, testEngineDeps } from '../../test/helpers/engine.js';
 import { domainStatsAnswer, sndsLine, startFeedStandIn, type FeedStandIn } from '../../test/helpers/feed-stand-ins.js';
 import { createTestApp, TEST_SECRET_KEY, type TestApp, type TestWorkspace } from '../../test/helpers/test-app.js';
@@ -361,7 +366,8 @@ describe('the feeds secrets in the logs', () => {
     const logger = pino({ level: 'trace', redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } }, sink);
     const app = await createTestApp({ logger });
     try {
-      const put = (url: string, payload: unknown) => app.workspace.request({ method: 'PUT', url, payload });
+      const put = (url: string, payload: Record<string, unknown>) =>
+        app.workspace.request({ method: 'PUT', url, payload });
       expect((await put('/api/feeds/snds', { key: SNDS_KEY })).statusCode).toBe(200);
       expect(
         (await put('/api/feeds/postmaster', { refreshToken: REFRESH, domains: ['example.test'] })).statusCode,
@@ -375,6 +381,64 @@ describe('the feeds secrets in the logs', () => {
       expect(lines.join('\n')).not.toContain(REFRESH);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe("Gmail Postmaster Tools connected through Google's consent page (an OAuth stand-in)", () => {
+  it('asks for the Postmaster scope, stores the refresh token encrypted with the domains, and the token works', async () => {
+    const publicUrl = `http://127.0.0.1:${41_000 + (process.pid % 9_000)}`;
+    const standIn = await startOAuthStandIn({ redirectUris: [`${publicUrl}/oauth/callback`], refreshLikeGoogle: true });
+    const oauth = loadOAuthSettings({
+      WARMUP_PUBLIC_URL: publicUrl,
+      WARMUP_OAUTH_GOOGLE_CLIENT_ID: standIn.clientId,
+      WARMUP_OAUTH_GOOGLE_CLIENT_SECRET: standIn.clientSecret,
+      WARMUP_OAUTH_GOOGLE_ISSUER: standIn.issuer,
+    });
+    const app = await createTestApp({ oauth });
+    try {
+      const admin = await createPerson(app, app.workspace.id, 'admin');
+      const payload = { domains: ['Example.test'] };
+      // an API key cannot start it: the consent must come back to the browser that started it
+      const byKey = await app.workspace.request({ method: 'POST', url: '/api/feeds/postmaster/authorize', payload });
+      expect(byKey.statusCode).not.toBe(200);
+      const started = await admin.request({ method: 'POST', url: '/api/feeds/postmaster/authorize', payload });
+      expect(started.statusCode, started.body).toBe(200);
+      const authorizationUrl = new URL(started.json().authorization.authorizationUrl as string);
+      expect(authorizationUrl.searchParams.get('scope')).toBe(POSTMASTER_SCOPE);
+      expect(authorizationUrl.searchParams.get('access_type')).toBe('offline');
+
+      const back = await standIn.consent(authorizationUrl.href, 'postmaster@example.test');
+      const finished = await app.app.inject({
+        method: 'GET',
+        url: `${back.pathname}${back.search}`,
+        headers: { cookie: admin.cookie },
+      });
+      expect(finished.statusCode, finished.body).toBe(303);
+      expect(finished.headers.location).toBe(`${publicUrl}/domains?feeds=connected`);
+      // the state works once
+      const replay = await app.app.inject({
+        method: 'GET',
+        url: `${back.pathname}${back.search}`,
+        headers: { cookie: admin.cookie },
+      });
+      expect(replay.statusCode).not.toBe(303);
+
+      const connection = (await app.workspace.request({ method: 'GET', url: '/api/feeds/postmaster' })).json()
+        .connection;
+      expect(connection).toMatchObject({ feed: 'postmaster', configured: true, domains: ['example.test'] });
+      const row = await app.database.db
+        .selectFrom('feed_connections')
+        .select('secret_encrypted')
+        .executeTakeFirstOrThrow();
+      const key = loadSecretKey({ secretKey: TEST_SECRET_KEY, dataDir: '/nonexistent' });
+      const refreshToken = decryptSecret(key, row.secret_encrypted!, feedSecretContext(app.workspace.id, 'postmaster'));
+      // what the feeds job does each day (main.ts): a fresh access token from the stored refresh token
+      const { accessToken } = await createOAuthClient(oauth).refresh('google', refreshToken, new Date());
+      expect(await standIn.introspect(accessToken)).toMatchObject({ active: true, sub: 'postmaster@example.test' });
+    } finally {
+      await app.close();
+      await standIn.close();
     }
   });
 });

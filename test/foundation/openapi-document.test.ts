@@ -114,6 +114,7 @@ describe('GET /openapi.json', () => {
         'DELETE /api/feeds/postmaster deletePostmasterFeed',
         'PUT /api/feeds/snds setSndsFeed',
         'PUT /api/feeds/postmaster setPostmasterFeed',
+        'POST /api/feeds/postmaster/authorize authorizePostmasterFeed',
         'GET /api/feeds/domains/{domain} getProviderVerdicts',
         'GET /api/setup getSetupStatus',
         'POST /api/setup setUp',

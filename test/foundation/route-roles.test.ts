@@ -105,6 +105,8 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/feeds/snds': 'admin',
   'GET /api/feeds/postmaster': 'viewer',
   'PUT /api/feeds/postmaster': 'admin',
+  // Session only (an API key gets 403): Google's consent comes back to the browser that started it.
+  'POST /api/feeds/postmaster/authorize': 'admin',
   'DELETE /api/feeds/postmaster': 'admin',
   'GET /api/feeds/domains/{domain}': 'viewer',
   'GET /api/workspace/members': 'admin',

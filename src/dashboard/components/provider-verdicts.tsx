@@ -1,9 +1,36 @@
 // What the providers' own feeds (Gmail Postmaster Tools, Microsoft SNDS) say of a domain: the hold
 // the health guard keeps on it and why, each feed's latest figures, and a feed that could not be
 // fetched (which holds nothing: absence of data is not evidence).
+import { useState } from 'preact/hooks';
+import { useIsAdmin } from '../access.js';
 import type { ProviderVerdicts } from '../api.js';
+import { api } from '../api.js';
 import { formatDay, formatNumber } from '../format.js';
-import { Card, Notice } from './ui.js';
+import { toast } from './toasts.js';
+import { Button, Card, Notice, errorMessage } from './ui.js';
+
+/** Sends an admin's browser to Google's consent page for Postmaster Tools, for this domain. */
+function ConnectPostmaster({ domain }: { domain: string }) {
+  const [busy, setBusy] = useState(false);
+  if (!useIsAdmin()) return null;
+  return (
+    <Button
+      size="sm"
+      loading={busy}
+      onClick={async () => {
+        setBusy(true);
+        try {
+          window.location.assign(await api.authorizePostmaster([domain]));
+        } catch (error) {
+          toast(`Could not start Google's consent: ${errorMessage(error)}`, 'error');
+          setBusy(false);
+        }
+      }}
+    >
+      Connect Gmail Postmaster Tools for {domain}
+    </Button>
+  );
+}
 
 const percent = (rate: number | null) => (rate === null ? '–' : `${Number((rate * 100).toFixed(2))} %`);
 
@@ -50,6 +77,7 @@ export function ProviderVerdictsCard({ verdicts }: { verdicts: ProviderVerdicts 
           <p>No provider reports a problem: the ramp goes on.</p>
         )}
         <FeedErrors feeds={feeds} />
+        {!feeds.postmaster && <ConnectPostmaster domain={verdicts.domain} />}
         {feeds.postmaster && (
           <p data-testid="gmail-verdict">
             Gmail:{' '}

@@ -8,7 +8,14 @@ it('adds the feed tables, stores a day once per address, and goes down and up ag
   await insertRawMailbox(database);
   await database.migrateTo('042-provider-feeds');
   expect(await database.tableNames()).toEqual(
-    expect.arrayContaining(['feed_connections', 'snds_days', 'postmaster_days', 'feed_set_aside', 'provider_holds']),
+    expect.arrayContaining([
+      'feed_connections',
+      'snds_days',
+      'postmaster_days',
+      'feed_set_aside',
+      'provider_holds',
+      'feed_oauth_flows',
+    ]),
   );
   const day = sql`insert into snds_days (workspace_id, ip, day, filter_result, complaint_rate, complaint_rate_max,
       trap_hits, rcpt_commands, data_commands, message_recipients, fetched_at)
@@ -23,6 +30,7 @@ it('adds the feed tables, stores a day once per address, and goes down and up ag
   await database.migrateTo('041-alert-mail-recipients');
   expect(await database.tableNames()).not.toContain('snds_days');
   expect(await database.tableNames()).not.toContain('provider_holds');
+  expect(await database.tableNames()).not.toContain('feed_oauth_flows');
   await database.migrateToLatest();
   expect(await database.columnsOf('provider_holds')).toEqual(
     expect.arrayContaining(['workspace_id', 'domain', 'signal', 'day', 'reason', 'since']),

@@ -62,6 +62,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['workspace_id', 'feed', 'found_at'])
     .execute();
 
+  // an OAuth consent (oauth_states) that ends in a Postmaster connection of these domains, not a mailbox
+  await db.schema
+    .createTable('feed_oauth_flows')
+    .addColumn('id', 'text', (c) => c.primaryKey().references('oauth_states.id').onDelete('cascade'))
+    .addColumn('domains', 'text', (c) => c.notNull())
+    .execute();
+
   await db.schema
     .createTable('provider_holds')
     .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
@@ -77,6 +84,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('provider_holds').execute();
+  await db.schema.dropTable('feed_oauth_flows').execute();
   await db.schema.dropTable('feed_set_aside').execute();
   await db.schema.dropTable('postmaster_days').execute();
   await db.schema.dropTable('snds_days').execute();
