@@ -43,12 +43,16 @@ export const FLOORS = [
     'placement-tests/placement-test-view.ts',
     'webhooks/webhooks.repository.ts',
     'oauth/oauth.client.ts',
+    // how a feed's connection is stored: the routes and the OAuth flow that ends in a Postmaster connection
+    'feeds/feed-connections.repository.ts',
   ],
   ['accounts', 'mailboxes'],
   // alerts: how an event reads as an email, a Slack or a Teams message, and the email alert's settings.
   ['checks', 'oauth', 'engine', 'alerts'],
   // dmarc: the providers' aggregate reports, read from a mailbox of the workspace by a job (engine's deps).
   ['webhooks', 'oidc', 'doctor.ts', 'dmarc'],
+  // feeds: the providers' own feeds (SNDS, Postmaster Tools), fetched by a job; their rules are the engine's.
+  ['feeds'],
   // The one list of jobs, built from the modules that run them (metrics reads its steps).
   // alerts' service and routes show the webhooks' view of a Slack or Teams destination.
   ['placement-tests', 'jobs/job-list.ts', 'alerts/alerts.service.ts', 'alerts/alerts.routes.ts'],

@@ -31,6 +31,7 @@ import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { alertsRoutes } from './alerts/alerts.routes.js';
 import { dmarcRoutes } from './dmarc/dmarc.routes.js';
+import { feedsRoutes } from './feeds/feeds.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
@@ -246,6 +247,10 @@ export async function buildApp({
         { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and test sends' },
         { name: 'alerts', description: 'Email alerts to owners and admins, and Slack and Teams destinations' },
         { name: 'dmarc', description: 'DMARC aggregate reports: where they arrive, and what they say per domain' },
+        {
+          name: 'feeds',
+          description: "The providers' own feeds (Microsoft SNDS, Gmail Postmaster Tools) and what they say per domain",
+        },
         { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
       ],
     },
@@ -344,6 +349,7 @@ export async function buildApp({
       await api.register(webhooksRoutes(services.webhooks), { prefix: '/webhooks' });
       await api.register(alertsRoutes(services.alerts), { prefix: '/alerts' });
       await api.register(dmarcRoutes(services.dmarc), { prefix: '/dmarc' });
+      await api.register(feedsRoutes(services.feeds, services.oauth), { prefix: '/feeds' });
       await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
     },
     { prefix: '/api' },

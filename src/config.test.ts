@@ -36,6 +36,10 @@ describe('loadConfig', () => {
       warmupFolderRetentionDays: 30,
       retentionDays: 180,
       mail: { allowedHosts: [], plaintextHosts: [], explainedHosts: [], caFile: undefined },
+      feeds: {
+        sndsUrl: 'https://sendersupport.olc.protection.outlook.com/snds/data.aspx',
+        postmasterUrl: 'https://gmailpostmastertools.googleapis.com',
+      },
       connectionChecks: { failureFloorMs: 10_000, maxChecks: 32 },
     });
   });

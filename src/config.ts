@@ -13,6 +13,7 @@ import {
   integerSetting,
   listOf,
   optionalIntegerSetting,
+  parseUrl,
   secretSetting,
   setting,
   textSetting,
@@ -40,6 +41,10 @@ export const DEFAULT_LIMITS: Limits = {
   maxPreviewBytes: 256 * 1024,
   maxImportBytes: 10 * 1024 * 1024,
 };
+
+/** The providers' feeds, unless WARMUP_SNDS_URL or WARMUP_POSTMASTER_URL say otherwise. */
+export const DEFAULT_SNDS_URL = 'https://sendersupport.olc.protection.outlook.com/snds/data.aspx';
+export const DEFAULT_POSTMASTER_URL = 'https://gmailpostmastertools.googleapis.com';
 
 /** A bootstrap key shorter than this is refused: it must not be guessable. */
 export const MIN_BOOTSTRAP_KEY_LENGTH = 32;
@@ -122,6 +127,8 @@ export interface Config {
    * built-in generator words every message.
    */
   wording: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
+  /** Where the providers' feeds are fetched from (feeds/): WARMUP_SNDS_URL, WARMUP_POSTMASTER_URL. */
+  feeds: { sndsUrl: string; postmasterUrl: string };
   /** The API's mailbox connection checks (mailboxes/connection-guard.ts). */
   connectionChecks: {
     /** WARMUP_MAIL_CHECK_FAILURE_MS: the least time a check that reached no server takes to answer. */
@@ -469,6 +476,18 @@ export const SETTINGS = {
     MIN_METRICS_TOKEN_LENGTH,
     'Serves Prometheus metrics at `GET /metrics` to requests with `Authorization: Bearer <token>`; unset, `/metrics` does not exist (see [metrics](metrics.md)).',
   ),
+  sndsUrl: setting(
+    'WARMUP_SNDS_URL',
+    `\`${DEFAULT_SNDS_URL}\``,
+    "Microsoft SNDS's automated data access (CSV) URL, to which `?key=<the workspace's key>` is added (see [provider feeds](../how-to/provider-feeds.md)). Change it only for a stand-in; its host must still be public unless listed in `WARMUP_MAIL_ALLOWED_HOSTS`.",
+    (raw, name) => (raw === undefined ? DEFAULT_SNDS_URL : parseUrl(name, raw)),
+  ),
+  postmasterUrl: setting(
+    'WARMUP_POSTMASTER_URL',
+    `\`${DEFAULT_POSTMASTER_URL}\``,
+    "Gmail Postmaster Tools API's base URL (v2 paths are added). Change it only for a stand-in; its host must still be public unless listed in `WARMUP_MAIL_ALLOWED_HOSTS`.",
+    (raw, name) => (raw === undefined ? DEFAULT_POSTMASTER_URL : parseUrl(name, raw)),
+  ),
   wordingUrl: urlSetting(
     'WARMUP_WORDING_URL',
     "An OpenAI-compatible chat completions URL (a local Ollama's `http://127.0.0.1:11434/v1/chat/completions`) that words warmup mail from the built-in generator's plan; every answer is checked like built-in text and the built-in wording is sent when it fails. It is the operator's endpoint and may be on a private network (see [the conversation generator](../explanation/conversation-generator.md#an-optional-chat-endpoint-for-the-wording)); unset, the built-in generator words everything.",
@@ -594,6 +613,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostname: operatorHostName(read('hostname'), oauth.publicUrl),
     },
     wording: wordingOf(read('wordingUrl'), read('wordingModel'), read('wordingApiKey'), read('wordingTimeoutMs')),
+    feeds: { sndsUrl: read('sndsUrl'), postmasterUrl: read('postmasterUrl') },
     connectionChecks: {
       failureFloorMs: read('mailCheckFailureMs'),
       maxChecks: read('mailChecksAtOnce'),

@@ -18,6 +18,7 @@ import { createChatWording } from './conversations/chat-wording.js';
 import { installationSeedFrom } from './conversations/conversation-writer.js';
 import { blocklistZones } from './checks/blocklists.js';
 import { createDnsResolver } from './checks/dns-resolver.js';
+import { createOAuthClient } from './oauth/oauth.client.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-delivery.js';
 import { databaseStartupError, listenStartupError } from './startup-errors.js';
 
@@ -90,7 +91,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, lo
 export function createEngineFor(
   parts: { database: DatabaseHandle; services: Services; logger: Logger; clock: Clock; config?: Config },
   overrides: Pick<EngineWiring, 'random' | 'workerId' | 'settings'> &
-    Omit<EngineOptions, 'webhooks' | 'checks'> & { webhookSettings?: Partial<WebhookSettings> } = {},
+    Omit<EngineOptions, 'webhooks' | 'checks' | 'feeds'> & { webhookSettings?: Partial<WebhookSettings> } = {},
 ): Engine {
   const { random, workerId, settings, webhookSettings, ...options } = overrides;
   const { config } = parts;
@@ -133,6 +134,13 @@ export function createEngineFor(
         ...(config.webhookRetrySchedule ? { retryDelaysMs: config.webhookRetrySchedule } : {}),
         ...webhookSettings,
       },
+    },
+    feeds: {
+      secretKey: loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
+      policy: loadMailPolicy(config.mail),
+      settings: config.feeds,
+      googleAccessToken: async (refreshToken, now) =>
+        (await createOAuthClient(config.oauth).refresh('google', refreshToken, now)).accessToken,
     },
     checks: {
       resolve: createDnsResolver({ servers: config.dnsServers }),

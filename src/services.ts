@@ -17,6 +17,7 @@ import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createAlertsService } from './alerts/alerts.service.js';
 import { createDmarcService } from './dmarc/dmarc.service.js';
+import { createFeedsService } from './feeds/feeds.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
@@ -155,6 +156,7 @@ export function createServices({
   const verdicts = createVerdictsService({ db, clock });
   const placementTests = createPlacementTestsService({ db, clock });
   const dmarc = createDmarcService({ db, clock });
+  const feeds = createFeedsService({ db, clock, secretKey: key });
   return {
     accounts,
     oidcSignIn,
@@ -169,6 +171,7 @@ export function createServices({
     verdicts,
     placementTests,
     dmarc,
+    feeds,
   };
 }
 

@@ -133,6 +133,19 @@ const READERS: Record<string, Reader> = {
           : null,
     };
   },
+  'domain.provider_signal': (data) => {
+    const domain = text(data.domain) ?? 'A domain';
+    const held = data.state === 'held';
+    return {
+      title: held
+        ? `A provider reports a problem for ${domain}`
+        : `The providers no longer report a problem for ${domain}`,
+      happened: [text(data.reason) ?? `The providers' feeds changed their verdict on ${domain}.`],
+      fix: held
+        ? `Look at what ${domain} sends besides warmup (campaigns, lists): lower the volume, remove unengaged recipients, check SPF, DKIM and DMARC.`
+        : null,
+    };
+  },
   'daily.summary': (data) => {
     const totals = record(data.totals);
     const mailboxes = Array.isArray(data.mailboxes) ? data.mailboxes.map(record) : [];

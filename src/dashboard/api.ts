@@ -47,6 +47,7 @@ import type {
 } from '../placement-tests/placement-tests.schemas.js';
 import type { OAuthProviderId, PendingConnect } from '../oauth/oauth.schemas.js';
 import type { DmarcDomainDetail, DmarcDomains, DmarcSource, DmarcSourceBody } from '../dmarc/dmarc.schemas.js';
+import type { ProviderVerdicts } from '../feeds/feeds.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
 import type {
@@ -112,6 +113,7 @@ export type {
   DmarcDomainDetail,
   DmarcDomains,
   DmarcSource,
+  ProviderVerdicts,
 };
 
 export type { Onboarding, OnboardingStepId, WorkspaceSettings };
@@ -339,6 +341,11 @@ export const api = {
     json<{ source: DmarcSource }>('PUT', '/dmarc/source', { body }).then((r) => r.source),
   dmarcDomains: () => json<DmarcDomains>('GET', '/dmarc/domains'),
   dmarcDomain: (domain: string) => json<DmarcDomainDetail>('GET', `/dmarc/domains/${encodeURIComponent(domain)}`),
+  authorizePostmaster: (domains: string[]) =>
+    json<{ authorization: { authorizationUrl: string } }>('POST', '/feeds/postmaster/authorize', {
+      body: { domains },
+    }).then((r) => r.authorization.authorizationUrl),
+  providerVerdicts: (domain: string) => json<ProviderVerdicts>('GET', `/feeds/domains/${encodeURIComponent(domain)}`),
   alerts: () => json<{ alerts: Alerts }>('GET', '/alerts').then((r) => r.alerts),
   setEmailAlerts: (events: string[]) =>
     json<{ alerts: Alerts }>('PUT', '/alerts/email', { body: { events } }).then((r) => r.alerts),

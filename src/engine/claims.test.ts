@@ -77,7 +77,7 @@ describe('work is claimed, not scanned', () => {
     expect(plan.mailboxes).toEqual([]);
     expect(sync.synced).toBe(0);
     expect(reputation.scored).toBe(0);
-    expect(health).toEqual({ slowedDown: [], restored: [], stopped: [] });
+    expect(health).toEqual({ slowedDown: [], restored: [], stopped: [], providerHeld: [] });
     // is any day due for planning (one read), lost mail (one UPDATE), one claim of syncs, one claim
     // each for reputation and health: nothing per mailbox
     expect(counting.statements).toBeLessThanOrEqual(6);

@@ -118,7 +118,12 @@ describe('applyHealthGuard', () => {
     await stats(bouncing, TODAY, { sent: 20, inbox: 17, bounced: 3 });
 
     const summary = await applyHealthGuard(testApp.database, new Date(`${TODAY}T12:00:00Z`));
-    expect(summary).toEqual({ slowedDown: [spammy], restored: [], stopped: expect.arrayContaining([junk, bouncing]) });
+    expect(summary).toEqual({
+      slowedDown: [spammy],
+      restored: [],
+      stopped: expect.arrayContaining([junk, bouncing]),
+      providerHeld: [],
+    });
     expect(summary.stopped).toHaveLength(2);
     expect(await volumeFactor(spammy)).toBe(0.5);
     expect(await volumeFactor(fine)).toBe(1);
@@ -134,6 +139,7 @@ describe('applyHealthGuard', () => {
       slowedDown: [],
       restored: [],
       stopped: [],
+      providerHeld: [],
     });
     const later = await applyHealthGuard(testApp.database, new Date(`${addDays(TODAY, 7)}T12:00:00Z`));
     expect(later.restored).toEqual([spammy]);

@@ -5,6 +5,7 @@ import { loadWeighedEvidence, NO_EVIDENCE } from './evidence.js';
 import { judgeDueMailboxes, type JudgementDeps, type JudgementOptions } from './judgements.js';
 import { listForHealth, setVolumeFactor } from './mailbox-engine-state.repository.js';
 import { emailDomain } from './partners.js';
+import { applyProviderVerdict } from './provider-signals.js';
 import type { DeliveryCounts } from '../interactions/interactions.repository.js';
 import { windowStart } from './reputation.js';
 
@@ -84,6 +85,8 @@ export interface HealthSummary {
   slowedDown: string[];
   restored: string[];
   stopped: string[];
+  /** Domains (`workspace domain`) the providers' feeds hold after this run (provider-signals.ts). */
+  providerHeld: string[];
 }
 
 /**
@@ -101,10 +104,17 @@ export async function applyHealthGuard(
 ): Promise<HealthSummary> {
   const { db } = deps;
   const today = utcDay(at);
-  const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [] };
+  const summary: HealthSummary = { slowedDown: [], restored: [], stopped: [], providerHeld: [] };
   await judgeDueMailboxes(deps, 'health_due_at', at, options, async (ids) => {
     const evidence = await loadWeighedEvidence(db, windowStart(today, HEALTH_WINDOW_DAYS), at, ids);
-    for (const mailbox of await listForHealth(db, ids)) {
+    const mailboxes = await listForHealth(db, ids);
+    // the providers' verdicts are per domain: judged once for all of a domain's mailboxes in the batch
+    const domains = new Map(mailboxes.map((m) => [`${m.workspace_id} ${emailDomain(m.email)}`, m.workspace_id]));
+    for (const [key, workspaceId] of domains) {
+      if (await applyProviderVerdict(db, workspaceId, key.slice(workspaceId.length + 1), at))
+        summary.providerHeld.push(key);
+    }
+    for (const mailbox of mailboxes) {
       const mailboxCounts = evidence.get(mailbox.id)?.trusted ?? NO_EVIDENCE;
       const verdict = assessHealth(mailbox.email, mailboxCounts, Number(mailbox.volume_factor));
       switch (verdict.action) {

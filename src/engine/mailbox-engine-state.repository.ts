@@ -5,6 +5,7 @@
  * write of those goes through mailboxes/mailbox-state.ts.
  * Functions take `db` or a transaction's `trx`, like the other repositories.
  */
+import { heldDomains } from './provider-signals.repository.js';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { DUE_AT_ONCE } from '../db/migrations/023-work-claims.js';
@@ -131,11 +132,11 @@ export async function listWithReputation(
 export async function listForHealth(
   db: Kysely<Database>,
   ids: readonly string[],
-): Promise<Array<Pick<MailboxRow, 'id' | 'email' | 'volume_factor'>>> {
+): Promise<Array<Pick<MailboxRow, 'id' | 'workspace_id' | 'email' | 'volume_factor'>>> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('mailboxes')
-    .select(['id', 'email', 'volume_factor'])
+    .select(['id', 'workspace_id', 'email', 'volume_factor'])
     .where('id', 'in', ids)
     .where('status', '=', 'active')
     .orderBy('id')
@@ -149,15 +150,22 @@ export async function listForHealth(
 export async function findActiveRamps(
   trx: Kysely<Database>,
   ids: readonly string[],
-): Promise<Map<string, Pick<MailboxRow, 'warmup_day' | 'volume_factor' | 'last_plan_day'>>> {
+): Promise<Map<string, Pick<MailboxRow, 'warmup_day' | 'volume_factor' | 'last_plan_day'> & { held: boolean }>> {
   if (ids.length === 0) return new Map();
   const rows = await trx
     .selectFrom('mailboxes')
-    .select(['id', 'warmup_day', 'volume_factor', 'last_plan_day'])
+    .select(['id', 'workspace_id', 'email_normalized', 'warmup_day', 'volume_factor', 'last_plan_day'])
     .where('id', 'in', ids)
     .where('status', '=', 'active')
     .execute();
-  return new Map(rows.map((row) => [row.id, row]));
+  // a domain the providers' feeds hold (provider-signals.ts) stays on its ramp day
+  const held = await heldDomains(
+    trx,
+    rows.map((row) => row.workspace_id),
+  );
+  const domainOf = (row: (typeof rows)[number]) =>
+    row.email_normalized.slice(row.email_normalized.lastIndexOf('@') + 1);
+  return new Map(rows.map((row) => [row.id, { ...row, held: held.has(`${row.workspace_id} ${domainOf(row)}`) }]));
 }
 
 /**

@@ -465,7 +465,7 @@ async function planBatch({
   for (const candidate of planning) {
     const { member, day, settings } = candidate;
     const ramp = ramps.get(member.id)!;
-    const warmupDay = ramp.warmup_day + 1;
+    const warmupDay = ramp.held ? Math.max(1, ramp.warmup_day) : ramp.warmup_day + 1;
     const target = dailyTarget({
       settings,
       warmupDay,

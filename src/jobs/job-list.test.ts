@@ -79,7 +79,7 @@ describe('engine cycle', () => {
       sync: { synced: 0 },
       replies: { claimed: 0 },
       reputation: { scored: 2, updated: 2 },
-      health: { slowedDown: [], restored: [], stopped: [] },
+      health: { slowedDown: [], restored: [], stopped: [], providerHeld: [] },
       errors: [],
       stopped: false,
     });

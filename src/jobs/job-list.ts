@@ -24,6 +24,7 @@ import { releaseAllMessageLeases } from '../engine/warmup-message-claims.reposit
 import type { MailPolicy } from '../mail/policy.js';
 import { applyDnsPauseRule } from '../mailboxes/dns-pause-rule.js';
 import { readDmarcReports, type DmarcSummary } from '../dmarc/dmarc-reader.js';
+import { fetchProviderFeeds, type FeedJobDeps, type FeedsSummary } from '../feeds/feeds-job.js';
 import { removeExpiredOAuthRows } from '../oauth/oauth-retention.js';
 import {
   deliverDueWebhooks,
@@ -72,6 +73,8 @@ export interface JobResults {
   /** Receivers found filing most senders' mail into spam (the culprit rule), before the senders are judged. */
   filtering: FilteringSummary;
   reputation: ReputationSummary;
+  /** The providers' feeds (SNDS, Postmaster Tools) fetched for the day, before the health guard judges them. */
+  feeds: FeedsSummary;
   health: HealthSummary;
   /** Finished days folded into the statistics' workspace rollup, then raw rows past the retention removed. */
   rollup: RollupSummary;
@@ -105,6 +108,8 @@ export interface JobParts {
   webhooks?: { secretKey: Buffer; policy: MailPolicy; settings: WebhookSettings; alertMailer?: AlertMailer };
   /** The daily DNS and blocklist checks and the DNS pause rule (absent: they do not run). */
   checks?: DailyChecksSettings;
+  /** The providers' feeds: where they are fetched from and how (absent: they are not fetched). */
+  feeds?: Omit<FeedJobDeps, 'db'>;
 }
 
 export interface CadenceOptions {
@@ -172,6 +177,16 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
     every: engine,
     run: ({ now, ignoreSchedule }) => updateReputation(deps, now(), { ignoreSchedule }),
   });
+  if (parts.feeds) {
+    const feedDeps = { ...parts.feeds, db: deps.db };
+    add({
+      name: 'feeds',
+      // looked at hourly, each connection fetched once a UTC day (a failed fetch is tried again next hour)
+      every: hourly,
+      lease: { key: 'provider-feeds', ttlMs: DAILY_LEASE_MS },
+      run: ({ now, signal }) => fetchProviderFeeds(feedDeps, { now: now(), signal }),
+    });
+  }
   add({
     name: 'health',
     every: engine,
@@ -255,7 +270,8 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
     (summary.sync?.failed ?? 0) +
     (summary.sync?.mailboxErrors.length ?? 0) +
     (summary.webhooks?.failed ?? 0) +
-    (summary.dmarc?.failed ?? 0);
+    (summary.dmarc?.failed ?? 0) +
+    (summary.feeds?.failed ?? 0);
   if (failed > 0) return 'warn';
   const did =
     (summary.plan?.messages ?? 0) +
@@ -267,7 +283,8 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
     (summary.events?.reputationDrops ?? 0) +
     (summary.checks?.checked ?? 0) +
     (summary.dmarc?.stored ?? 0) +
-    (summary.dmarc?.setAside ?? 0);
+    (summary.dmarc?.setAside ?? 0) +
+    (summary.feeds?.fetched ?? 0);
   return did > 0 ? 'info' : 'debug';
 }
 
@@ -298,7 +315,10 @@ export interface Engine {
 
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   const runner = createJobRunner<CycleSummary>({
-    jobs: createJobList({ engine: deps, webhooks: options.webhooks, checks: options.checks }, options),
+    jobs: createJobList(
+      { engine: deps, webhooks: options.webhooks, checks: options.checks, feeds: options.feeds },
+      options,
+    ),
     db: deps.db,
     clock: deps.clock,
     logger: deps.logger,

@@ -47,6 +47,10 @@ export interface OutlookInput {
   pausedFor?: 'dns' | null;
   /** Set while its own filter is found filing most senders' mail into spam (engine/receiver-filtering.ts). */
   filtering?: { junkedSenders: number; senders: number } | null;
+  /** Set while the providers' feeds hold its domain (engine/provider-signals.ts): why, in their words. */
+  providerHold?: string | null;
+  /** Set while a provider's feed finds fault with its domain without holding it (Gmail's compliance status). */
+  providerWarning?: string | null;
   /** What the pool carried for it on its last planned day, and what would lift it (the planner's capacity model). */
   planCapacity?: number | null;
   planLift?: number | null;
@@ -111,6 +115,8 @@ export function describeAttention(input: OutlookInput): Attention[] {
       message: `The health guard halved its volume: over 20 % of its emails land in spam this week${counted}. Check SPF, DKIM and DMARC of its domain.`,
     });
   }
+  if (input.providerHold) items.push({ kind: 'provider_hold', message: input.providerHold });
+  if (input.providerWarning) items.push({ kind: 'provider_warning', message: input.providerWarning });
   if (input.filtering) {
     items.push({
       kind: 'receiver_filtering',

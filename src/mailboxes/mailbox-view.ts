@@ -59,6 +59,8 @@ export function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mail
       autoReplyReason: autoReply?.reason ?? null,
       pausedFor: row.paused_for,
       filtering: fact?.filtering ?? null,
+      providerHold: fact?.providerHold ?? null,
+      providerWarning: fact?.providerWarning ?? null,
       planCapacity: row.plan_capacity === null ? null : Number(row.plan_capacity),
       planLift: row.plan_lift === null ? null : Number(row.plan_lift),
       stoppedAt: row.stopped_at,

@@ -43,6 +43,10 @@ export interface OutlookFact {
   bounced: number;
   /** Set while it is a receiver found filtering (engine/receiver-filtering.ts). */
   filtering: { junkedSenders: number; senders: number } | null;
+  /** Why the providers' feeds hold its domain (engine/provider-signals.ts), or null. */
+  providerHold: string | null;
+  /** Set while Gmail Postmaster Tools' latest compliance status of its domain is `needs_work`. */
+  providerWarning: string | null;
 }
 
 /** All mailbox SQL. Every query a route reaches takes the workspace id, so another workspace's id is simply not found. */
@@ -75,7 +79,7 @@ export function createMailboxesRepository(db: Kysely<Database>) {
     async outlookFacts(workspaceId: string, ids: string[], sinceDay: string): Promise<Map<string, OutlookFact>> {
       const facts = new Map<string, OutlookFact>();
       if (ids.length === 0) return facts;
-      const [next, week, filtering, setAside] = await Promise.all([
+      const [next, week, filtering, setAside, emails, holds, compliance] = await Promise.all([
         db
           .selectFrom('warmup_messages')
           .select(['sender_mailbox_id', (eb) => eb.fn.min('due_at').as('next_due')])
@@ -113,9 +117,33 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           .where('w.sent_at', '>=', `${sinceDay}T00:00:00.000Z`)
           .groupBy('w.sender_mailbox_id')
           .execute(),
+        db
+          .selectFrom('mailboxes')
+          .select(['id', 'email_normalized'])
+          .where('workspace_id', '=', workspaceId)
+          .where('id', 'in', ids)
+          .execute(),
+        db.selectFrom('provider_holds').select(['domain', 'reason']).where('workspace_id', '=', workspaceId).execute(),
+        db
+          .selectFrom('postmaster_days')
+          .select(['domain', 'day', 'compliance'])
+          .where('workspace_id', '=', workspaceId)
+          .where('day', '>=', sinceDay)
+          .where('compliance', 'is not', null)
+          .orderBy('day', 'desc')
+          .execute(),
       ]);
       for (const id of ids)
-        facts.set(id, { nextSendAt: null, sent: 0, found: 0, spam: 0, bounced: 0, filtering: null });
+        facts.set(id, {
+          nextSendAt: null,
+          sent: 0,
+          found: 0,
+          spam: 0,
+          bounced: 0,
+          filtering: null,
+          providerHold: null,
+          providerWarning: null,
+        });
       for (const row of next) facts.get(row.sender_mailbox_id)!.nextSendAt = row.next_due ?? null;
       for (const row of week) {
         Object.assign(facts.get(row.mailbox_id)!, {
@@ -130,6 +158,18 @@ export function createMailboxesRepository(db: Kysely<Database>) {
           junkedSenders: Number(row.junked_senders),
           senders: Number(row.senders),
         };
+      }
+      // the providers' feeds of its domain: a hold (engine/provider-signals.ts), Gmail's latest compliance status
+      const holdOf = new Map(holds.map((row) => [row.domain, row.reason]));
+      const complianceOf = new Map<string, { day: string; compliance: string | null }>();
+      for (const row of compliance) if (!complianceOf.has(row.domain)) complianceOf.set(row.domain, row);
+      for (const row of emails) {
+        const domain = row.email_normalized.slice(row.email_normalized.lastIndexOf('@') + 1);
+        const fact = facts.get(row.id)!;
+        fact.providerHold = holdOf.get(domain) ?? null;
+        const latest = complianceOf.get(domain);
+        if (latest?.compliance === 'needs_work')
+          fact.providerWarning = `Gmail Postmaster Tools reports ${domain} as not meeting Gmail's sender requirements (${latest.day}): fix what its Compliance status page names before sending campaigns.`;
       }
       for (const row of setAside) {
         const fact = facts.get(row.sender_mailbox_id)!;

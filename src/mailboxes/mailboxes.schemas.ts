@@ -216,12 +216,14 @@ export const ATTENTION_KINDS = [
   'auto_reply',
   'paused_for_dns',
   'receiver_filtering',
+  'provider_hold',
+  'provider_warning',
 ] as const;
 
 export const Attention = Type.Object({
   kind: StringEnum(ATTENTION_KINDS, {
     description:
-      "`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: the pool cannot carry its ramp, so it sends less than its ramp asks (a young pair's first days, which also plan less, are not a hold); `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now; `paused_for_dns`: its SPF or DMARC failed for the sustained period (WARMUP_DNS_PAUSE_HOURS), so warmup paused until they pass again (it then resumes by itself); `receiver_filtering`: its own filter files most senders' warmup mail into spam while other receivers find it in the inbox (the culprit rule), so its placements no longer count against the senders: add an allow rule for the pool's addresses",
+      "`stopped`: in error (lastError); `stopped_by_guard`/`slowed_by_guard`: the health guard stopped it or halved its volume; `spam_rate`: over 10 % of its mail found in spam in 7 days (at least 5 found); `bounces`: any bounce in 7 days; `pool_too_small`: the pool cannot carry its ramp, so it sends less than its ramp asks (a young pair's first days, which also plan less, are not a hold); `not_in_pool`: active but not proven; `auto_reply`: it answers warmup mail automatically (out of office), so it receives none for now; `paused_for_dns`: its SPF or DMARC failed for the sustained period (WARMUP_DNS_PAUSE_HOURS), so warmup paused until they pass again (it then resumes by itself); `receiver_filtering`: its own filter files most senders' warmup mail into spam while other receivers find it in the inbox (the culprit rule), so its placements no longer count against the senders: add an allow rule for the pool's addresses; `provider_hold`: a provider's own feed (Gmail Postmaster Tools, Microsoft SNDS) reports a problem for its domain, so warmup holds its volume until it clears; `provider_warning`: Gmail Postmaster Tools' latest compliance status of its domain is `needs_work` (nothing is held, but it is not ready for campaigns)",
   }),
   message: Type.String({ description: 'What happened and what to do, in one or two sentences' }),
 });

@@ -131,7 +131,7 @@ export function createOAuthClient(settings: OAuthSettings) {
 
     async authorizationUrl(
       id: OAuthProviderId,
-      flow: { state: string; codeVerifier: string; loginHint?: string },
+      flow: { state: string; codeVerifier: string; loginHint?: string; scopes?: string[] },
     ): Promise<string> {
       const found = provider(id);
       let config: client.Configuration;
@@ -145,7 +145,8 @@ export function createOAuthClient(settings: OAuthSettings) {
       }
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: this.redirectUri(),
-        scope: found.scopes.join(' '),
+        // a feed's consent asks for its own scope (feeds/), not the mailbox's
+        scope: (flow.scopes ?? found.scopes).join(' '),
         state: flow.state,
         code_challenge: await client.calculatePKCECodeChallenge(flow.codeVerifier),
         code_challenge_method: 'S256',

@@ -15,6 +15,7 @@ import type { Database } from '../db/schema.js';
 import { AppError, NotFoundError } from '../http/errors.js';
 import { TokenUnavailableError } from '../mail/errors.js';
 import { decryptSecret, encryptSecret } from '../secrets/secrets.js';
+import { feedSecretContext, POSTMASTER_SCOPE, saveConnection } from '../feeds/feed-connections.repository.js';
 import type { MailboxesService } from '../mailboxes/mailboxes.service.js';
 import type { Mailbox } from '../mailboxes/mailboxes.schemas.js';
 import type { IssuedTokens, OAuthClient } from './oauth.client.js';
@@ -156,6 +157,8 @@ export function createOAuthService({
       body: NonNullable<AuthorizeBody>,
       /** The browser session starting the flow, if any: only it may finish the flow. */
       sessionId?: string,
+      /** A Postmaster Tools consent for these domains (feeds/), not a mailbox's: its scope, its own ending. */
+      feed?: { domains: string[] },
     ): Promise<{ authorizationUrl: string; expiresAt: string }> {
       providerOrThrow(provider);
       if (body.mailboxId !== undefined) await mailboxes.get(workspaceId, body.mailboxId);
@@ -170,6 +173,7 @@ export function createOAuthService({
         authorizationUrl = await client.authorizationUrl(provider, {
           ...flow,
           ...(body.loginHint ? { loginHint: body.loginHint } : {}),
+          ...(feed ? { scopes: [POSTMASTER_SCOPE] } : {}),
         });
       } catch (error) {
         if (error instanceof TokenUnavailableError)
@@ -189,6 +193,11 @@ export function createOAuthService({
           session_id: sessionId ?? null,
         })
         .execute();
+      if (feed)
+        await db
+          .insertInto('feed_oauth_flows')
+          .values({ id, domains: JSON.stringify(feed.domains) })
+          .execute();
       return { authorizationUrl, expiresAt };
     },
 
@@ -200,6 +209,8 @@ export function createOAuthService({
     async callback(query: CallbackQuery, rawQuery: string, sessionId?: string): Promise<string> {
       if (!query.state) throw new InvalidStateError();
       const id = stateId(query.state);
+      // read before the state goes (its feed row goes with it)
+      const feed = await db.selectFrom('feed_oauth_flows').select('domains').where('id', '=', id).executeTakeFirst();
       const row = await db.deleteFrom('oauth_states').where('id', '=', id).returningAll().executeTakeFirst();
       const now = clock.now();
       if (!row || Date.parse(row.expires_at) <= now.getTime()) throw new InvalidStateError();
@@ -207,7 +218,11 @@ export function createOAuthService({
       // handed to someone else cannot connect a mailbox to the starter's workspace.
       if (row.session_id !== null && row.session_id !== sessionId) throw new InvalidStateError();
       const settings = providerOrThrow(row.provider);
-      const back = row.mailbox_id ? `/mailboxes/${encodeURIComponent(row.mailbox_id)}` : '/mailboxes/new';
+      const back = feed
+        ? '/domains'
+        : row.mailbox_id
+          ? `/mailboxes/${encodeURIComponent(row.mailbox_id)}`
+          : '/mailboxes/new';
       if (query.error !== undefined) {
         const reason = query.error === 'access_denied' ? 'consent was not given' : query.error;
         return dashboard(back, { oauth_error: `${settings.name} sign-in was not completed: ${reason}` });
@@ -225,6 +240,21 @@ export function createOAuthService({
             `${settings.name} gave no refresh token (offline access was not granted)`,
             true,
           );
+        }
+        if (feed) {
+          // a feed's consent is started in a browser session only (its route is session-only)
+          await saveConnection(db, {
+            workspaceId: row.workspace_id,
+            feed: 'postmaster',
+            secretEncrypted: encryptSecret(
+              secretKey,
+              tokens.refreshToken,
+              feedSecretContext(row.workspace_id, 'postmaster'),
+            ),
+            domains: JSON.parse(feed.domains) as string[],
+            at: now.toISOString(),
+          });
+          return dashboard('/domains', { feeds: 'connected' });
         }
         if (!tokens.email) {
           throw new TokenUnavailableError(

@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'check.failed',
   'placement_test.completed',
   'daily.summary',
+  'domain.provider_signal',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'webhook.test';
 

@@ -174,6 +174,88 @@ describe.runIf(runBrowser)('the Domains pages in Chromium', () => {
     },
   );
 
+  it(
+    "shows the providers' verdicts beside the DMARC figures, with the reason the domain is held",
+    { timeout: 60_000 },
+    async () => {
+      const db = t.database.db;
+      const reason =
+        "Microsoft SNDS rates 192.0.2.1, an address example.com's mail left from, red on 2024-04-04: warmup holds this domain's volume until SNDS no longer rates it red.";
+      await db
+        .insertInto('feed_connections')
+        .values([
+          {
+            workspace_id: t.workspace.id,
+            feed: 'snds',
+            secret_encrypted: 'v1:x',
+            domains: null,
+            checked_at: AT,
+            last_error: null,
+            fetched_day: '2024-04-05',
+            updated_at: AT,
+          },
+          {
+            workspace_id: t.workspace.id,
+            feed: 'postmaster',
+            secret_encrypted: 'v1:x',
+            domains: '["example.com"]',
+            checked_at: AT,
+            last_error: 'the provider answered 403',
+            fetched_day: null,
+            updated_at: AT,
+          },
+        ])
+        .execute();
+      await db
+        .insertInto('snds_days')
+        .values({
+          workspace_id: t.workspace.id,
+          ip: '192.0.2.1',
+          day: '2024-04-04',
+          filter_result: 'red',
+          complaint_rate: '0.4%',
+          complaint_rate_max: 0.004,
+          trap_hits: 3,
+          rcpt_commands: 510,
+          data_commands: 505,
+          message_recipients: 500,
+          fetched_at: AT,
+        })
+        .execute();
+      await db
+        .insertInto('provider_holds')
+        .values({
+          workspace_id: t.workspace.id,
+          domain: 'example.com',
+          signal: 'snds_red',
+          day: '2024-04-04',
+          reason,
+          since: AT,
+          updated_at: AT,
+        })
+        .execute();
+      try {
+        await open(t.workspace.apiKey, '/domains/example.com');
+        await page.getByText(reason).waitFor();
+        const snds = page.getByRole('region', { name: 'SNDS: example.com' });
+        expect(
+          await snds
+            .getByRole('row', { name: /192\.0\.2\.1/ })
+            .getByRole('cell')
+            .allTextContents(),
+        ).toEqual(['192.0.2.1', 'red', '0.4%', '3', '500']);
+        await page.getByText('Gmail Postmaster Tools: the provider answered 403').waitFor();
+        // the DMARC figures are still there
+        await page.getByRole('region', { name: 'Per day: example.com' }).waitFor();
+        expect(await axeViolationsAtWidths(page, WIDTHS), 'verdicts').toEqual([]);
+        expect(pageErrors).toEqual([]);
+      } finally {
+        for (const table of ['provider_holds', 'snds_days', 'feed_connections'] as const)
+          await db.deleteFrom(table).where('workspace_id', '=', t.workspace.id).execute();
+      }
+    },
+  );
+
   it('shows a viewer the figures and the report mailbox without a form', { timeout: 60_000 }, async () => {
     await open(viewerKey, '/domains');
     await page.getByRole('row', { name: /example\.com/ }).waitFor();

@@ -51,6 +51,8 @@ export async function startOAuthStandIn(options: {
   accessTokenTtl?: number;
   /** Claims of a login that differ from the defaults (say, `email_verified: false`). */
   claimsOf?: (login: string) => Record<string, unknown>;
+  /** A refresh token with every code, as Google gives one for access_type=offline without the offline_access scope. */
+  refreshLikeGoogle?: boolean;
 }): Promise<OAuthStandIn> {
   const clientId = 'warmup-test-client';
   const clientSecret = `stand-in-secret-${Math.random().toString(36).slice(2)}`;
@@ -74,7 +76,15 @@ export async function startOAuthStandIn(options: {
       },
     ],
     pkce: { required: () => true },
-    scopes: ['openid', 'email', 'profile', 'offline_access', ...MAIL_SCOPES],
+    // and Gmail Postmaster Tools' scope, which the provider feeds ask for (src/feeds/)
+    scopes: [
+      'openid',
+      'email',
+      'profile',
+      'offline_access',
+      ...MAIL_SCOPES,
+      'https://www.googleapis.com/auth/postmaster.traffic.readonly',
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
     findAccount: (_ctx: unknown, id: string) => ({
       accountId: id,
@@ -106,6 +116,7 @@ export async function startOAuthStandIn(options: {
     },
     // a refresh token whenever offline_access was granted (with prompt=consent, as per the spec)
     rotateRefreshToken: false,
+    ...(options.refreshLikeGoogle ? { issueRefreshToken: () => true } : {}),
     // like Google and Microsoft: the address rides in the ID token itself
     conformIdTokenClaims: false,
     cookies: { keys: ['stand-in-cookie-key'] },

@@ -8,4 +8,5 @@ export const EVENT_LABELS: Record<string, string> = {
   'check.failed': 'A DNS check failed',
   'placement_test.completed': 'A placement test finished',
   'daily.summary': "Yesterday's summary, once a day",
+  'domain.provider_signal': "A provider's own feed holds a domain, or stops holding it",
 };

@@ -2,6 +2,7 @@ import type { DmarcDomainDetail } from '../api.js';
 import { api } from '../api.js';
 import { ALIGNED_LEGEND, AlignedShare, dispositionText } from '../components/dmarc-figures.js';
 import { IconRefresh } from '../components/icons.js';
+import { ProviderVerdictsCard } from '../components/provider-verdicts.js';
 import { Button, Card, EmptyState, Notice, PageHeader, RecordPending } from '../components/ui.js';
 import { countNoun, formatDay, formatNumber } from '../format.js';
 import { useResource, useTitle } from '../hooks.js';
@@ -118,6 +119,7 @@ function SourcesTable({ detail }: { detail: DmarcDomainDetail }) {
 export function DomainDetailPage({ domain }: { domain: string }) {
   useTitle(domain);
   const detail = useResource(() => api.dmarcDomain(domain), [domain]);
+  const verdicts = useResource(() => api.providerVerdicts(domain), [domain]);
   const back = { to: '/domains', label: 'Domains' };
 
   if (!detail.data)
@@ -139,11 +141,19 @@ export function DomainDetailPage({ domain }: { domain: string }) {
         back={back}
         subtitle={`DMARC reports of ${formatDay(data.from)} – ${formatDay(data.to)}`}
         actions={
-          <Button size="sm" icon={<IconRefresh size={14} />} onClick={detail.reload}>
+          <Button
+            size="sm"
+            icon={<IconRefresh size={14} />}
+            onClick={() => {
+              detail.reload();
+              verdicts.reload();
+            }}
+          >
             Refresh
           </Button>
         }
       />
+      {verdicts.data && <ProviderVerdictsCard verdicts={verdicts.data} />}
       {data.days.length === 0 ? (
         <EmptyState title="No reports for this domain in the last 30 days" level={2}>
           Reports arrive a day or two after the domain's DMARC record names the report mailbox in its <code>rua</code>{' '}
