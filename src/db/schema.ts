@@ -5,6 +5,7 @@ import type { OAuthProviderId } from '../oauth/oauth.schemas.js';
 import type { Role } from '../http/access.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import type { DmarcRecordsTable, DmarcReportsTable, DmarcSetAsideTable, DmarcSourcesTable } from './schema-dmarc.js';
+import type { PeerTables } from './schema-peers.js';
 
 /*
  * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
@@ -636,7 +637,7 @@ export interface ReceiverFilteringTable {
   updated_at: string;
 }
 
-export interface Database {
+export interface Database extends PeerTables {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   templates: TemplatesTable;

@@ -39,6 +39,7 @@ import * as alertDestinations from './038-alert-destinations.js';
 import * as onboardingDismissed from './039-onboarding-dismissed.js';
 import * as dmarcReports from './040-dmarc-reports.js';
 import * as alertMailRecipients from './041-alert-mail-recipients.js';
+import * as peers from './043-peers.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '039-onboarding-dismissed': onboardingDismissed,
   '040-dmarc-reports': dmarcReports,
   '041-alert-mail-recipients': alertMailRecipients,
+  '043-peers': peers,
 };
 
 export const migrationProvider: MigrationProvider = {
