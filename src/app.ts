@@ -31,6 +31,7 @@ import { oauthCallbackRoutes, oauthRoutes } from './oauth/oauth.routes.js';
 import type { Metrics } from './metrics/metrics.js';
 import { alertsRoutes } from './alerts/alerts.routes.js';
 import { dmarcRoutes } from './dmarc/dmarc.routes.js';
+import { peerProtocolRoutes, peersRoutes } from './peers/peers.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
@@ -247,6 +248,8 @@ export async function buildApp({
         { name: 'alerts', description: 'Email alerts to owners and admins, and Slack and Teams destinations' },
         { name: 'dmarc', description: 'DMARC aggregate reports: where they arrive, and what they say per domain' },
         { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
+        { name: 'peers', description: "Installations this one warms mailboxes with (the installation owner's)" },
+        { name: 'peer protocol', description: 'What peer installations call, every request signed (RFC 9421)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -269,6 +272,9 @@ export async function buildApp({
       return token ? (await services.accounts.authenticateSession(token))?.sessionId : undefined;
     }),
   );
+
+  // Other installations call these, not users: each request is signed with the peer's key.
+  await app.register(peerProtocolRoutes(services.peers), { prefix: '/peer/v1' });
 
   await app.register(
     async (api) => {
@@ -345,6 +351,7 @@ export async function buildApp({
       await api.register(alertsRoutes(services.alerts), { prefix: '/alerts' });
       await api.register(dmarcRoutes(services.dmarc), { prefix: '/dmarc' });
       await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
+      await api.register(peersRoutes(services.peers), { prefix: '/peers' });
     },
     { prefix: '/api' },
   );

@@ -17,6 +17,7 @@ import { createOAuthService } from './oauth/oauth.service.js';
 import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createAlertsService } from './alerts/alerts.service.js';
 import { createDmarcService } from './dmarc/dmarc.service.js';
+import { createPeersService } from './peers/peers.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
@@ -67,6 +68,8 @@ export interface ServiceDeps {
   requireSetupToken?: boolean;
   /** The operator configured an SMTP server for email alerts (default: no). */
   alertMailConfigured?: boolean;
+  /** Tests only: peers on loopback over plain http (two installations on one machine). */
+  peersOnLoopback?: boolean;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -91,6 +94,7 @@ export function createServices({
   passwordQueue,
   requireSetupToken = false,
   alertMailConfigured = false,
+  peersOnLoopback = false,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -155,6 +159,14 @@ export function createServices({
   const verdicts = createVerdictsService({ db, clock });
   const placementTests = createPlacementTestsService({ db, clock });
   const dmarc = createDmarcService({ db, clock });
+  const peers = createPeersService({
+    db,
+    clock,
+    secretKey: key,
+    mailPolicy,
+    publicUrl: oauth.publicUrl,
+    allowPlainLoopback: peersOnLoopback,
+  });
   return {
     accounts,
     oidcSignIn,
@@ -169,6 +181,7 @@ export function createServices({
     verdicts,
     placementTests,
     dmarc,
+    peers,
   };
 }
 

@@ -88,6 +88,8 @@ export async function createTestApp(
     authCacheMs?: number;
     /** The operator configured an SMTP server for email alerts (default: no). */
     alertMailConfigured?: boolean;
+    /** Peers on loopback over plain http: two test installations on one machine. */
+    peersOnLoopback?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -112,6 +114,7 @@ export async function createTestApp(
     ...(options.passwordQueue ? { passwordQueue: options.passwordQueue } : {}),
     ...(options.requireSetupToken ? { requireSetupToken: true } : {}),
     ...(options.alertMailConfigured ? { alertMailConfigured: true } : {}),
+    ...(options.peersOnLoopback ? { peersOnLoopback: true } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
