@@ -303,6 +303,7 @@ export async function buildApp({
         {
           key: authCache?.authenticate ?? services.workspaces.authenticate,
           session: services.accounts.authenticateSession,
+          installationOwner: services.accounts.installationOwner,
         },
         {
           failedAuthLimiter:

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { PeerIdentityTable, PeersTable, PeerState } from '../db/schema-peers.js';
 
 // Peering is installation-wide: no query here takes a workspace, and none is reached by a
-// workspace's key (the routes ask for the installation's owner). What leaves for a peer is read
+// workspace's key (the routes are the installation owner's). What leaves for a peer is read
 // by `offeredMailboxes` alone, which selects the offered addresses and their volumes, nothing else.
 
 export type PeerRow = Selectable<PeersTable>;
@@ -119,10 +119,4 @@ export async function offeredMailboxes(
     .orderBy('email_normalized')
     .limit(limit)
     .execute();
-}
-
-/** The person who set the installation up; null when none. */
-export async function installationOwner(db: Kysely<Database>): Promise<string | null> {
-  const row = await db.selectFrom('installation').select('owner_user_id').where('id', '=', 1).executeTakeFirst();
-  return row?.owner_user_id ?? null;
 }

@@ -19,13 +19,10 @@ const tags = ['peers'];
 /** `/api/peers`: the installation's owner adds, pauses, resumes and removes peers. */
 export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    // after the scope's authentication (a parent's hook runs first), before the body is read
-    app.addHook('onRequest', async (request) => peers.requireInstallationOwner(request.userId));
-
     app.get(
       '/identity',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'getPeerIdentity',
@@ -41,7 +38,7 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'listPeers',
@@ -56,7 +53,7 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
     app.post(
       '',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'addPeer',
@@ -73,7 +70,7 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
     app.post(
       '/:id/pause',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'pausePeer',
@@ -90,7 +87,7 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
     app.post(
       '/:id/resume',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'resumePeer',
@@ -106,7 +103,7 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
     app.delete(
       '/:id',
       {
-        config: { access: 'signed-in' },
+        config: { access: 'installation-owner' },
         schema: {
           tags,
           operationId: 'removePeer',
@@ -143,6 +140,10 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.decorateRequest('peer', null);
+    // what opens these routes, in the OpenAPI document as every /api route's access is
+    app.addHook('onRoute', (route) => {
+      if (route.schema) (route.schema as Record<string, unknown>)['x-required-access'] = 'peer-signature';
+    });
     // The digest is over the bytes as sent: keep them, then parse them as the API does.
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
@@ -168,7 +169,6 @@ export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypeb
       '/hello',
       {
         bodyLimit: PEER_BODY_LIMIT,
-        config: { access: 'public' },
         schema: {
           tags: ['peer protocol'],
           operationId: 'peerHello',
@@ -186,7 +186,6 @@ export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypeb
     app.get(
       '/offer',
       {
-        config: { access: 'public' },
         schema: {
           tags: ['peer protocol'],
           operationId: 'peerOffer',

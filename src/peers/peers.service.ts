@@ -23,7 +23,6 @@ import {
   findPeerByKey,
   insertIdentity,
   insertPeer,
-  installationOwner,
   listPeers,
   moveState,
   offeredMailboxes,
@@ -218,13 +217,6 @@ export function createPeersService({
       return { publicKey, fingerprint: fingerprintOf(publicKey) };
     },
 
-    /** Peering is the installation's business: only the person who set it up manages it. */
-    async requireInstallationOwner(userId: string): Promise<void> {
-      const owner = await installationOwner(db);
-      if (userId === '' || owner !== userId)
-        throw new ForbiddenError("only the installation's owner manages its peers", 'installation_owner_only');
-    },
-
     async list(): Promise<Peer[]> {
       return (await listPeers(db)).map(toPeer);
     },
@@ -307,12 +299,12 @@ export function createPeersService({
      * nonce of a request that passed every other check.
      */
     async authenticate(request: PeerRequest): Promise<PeerRow> {
-      const origin = ownOrigin();
       try {
         const inputHeader = headerOf(request.headers, 'signature-input');
         const signatureHeader = headerOf(request.headers, 'signature');
         if (inputHeader === undefined || signatureHeader === undefined)
           throw new SignatureError('signature_required', 'sign the request (RFC 9421): Signature-Input and Signature');
+        const origin = ownOrigin();
         const input = parseSignatureInput(inputHeader);
         for (const component of REQUIRED_COMPONENTS)
           if (!input.components.includes(component))
