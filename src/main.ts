@@ -134,6 +134,7 @@ export function createEngineFor(
         ...webhookSettings,
       },
     },
+    peers: parts.services.peers,
     checks: {
       resolve: createDnsResolver({ servers: config.dnsServers }),
       pauseAfterMs: config.dnsPauseHours * 3_600_000,

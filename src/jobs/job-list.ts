@@ -34,6 +34,7 @@ import {
 import { emitScheduledEvents, type ScheduledEventsSummary } from '../webhooks/webhook-events.js';
 import type { AlertMailer } from '../alerts/alert-mail.js';
 import { releaseDeliveryClaims } from '../webhooks/webhooks.repository.js';
+import type { PeerHandshakeSummary } from '../peers/peers.service.js';
 import { createJobRunner, type Cadence, type Job, type PassHeader, type PassOptions } from './job-runner.js';
 
 /** Often enough that sends leave within a couple of minutes of their time; the reader paces IMAP itself. */
@@ -87,6 +88,8 @@ export interface JobResults {
   oauthRetention: { removed: number };
   /** DMARC aggregate reports read from each workspace's report folder: kept, set aside, left. */
   dmarc: DmarcSummary;
+  /** Pending peers greeted again with a signed hello: how many, and how many turned active. */
+  peerHandshakes: PeerHandshakeSummary;
 }
 
 export type JobName = keyof JobResults;
@@ -105,6 +108,8 @@ export interface JobParts {
   webhooks?: { secretKey: Buffer; policy: MailPolicy; settings: WebhookSettings; alertMailer?: AlertMailer };
   /** The daily DNS and blocklist checks and the DNS pause rule (absent: they do not run). */
   checks?: DailyChecksSettings;
+  /** Peering: pending peers greeted again (absent: the job does not run). */
+  peers?: { greetPending(): Promise<PeerHandshakeSummary> };
 }
 
 export interface CadenceOptions {
@@ -198,7 +203,16 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
     run: ({ signal }) => readDmarcReports(deps, { signal }),
   });
 
-  const { webhooks, checks } = parts;
+  const { webhooks, checks, peers } = parts;
+  if (peers) {
+    add({
+      name: 'peerHandshakes',
+      every: hourly,
+      // one worker greets: two would send the same hello twice
+      lease: { key: 'peer-handshakes', ttlMs: DAILY_LEASE_MS },
+      run: () => peers.greetPending(),
+    });
+  }
   if (webhooks) {
     add({
       name: 'events',
@@ -298,7 +312,10 @@ export interface Engine {
 
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   const runner = createJobRunner<CycleSummary>({
-    jobs: createJobList({ engine: deps, webhooks: options.webhooks, checks: options.checks }, options),
+    jobs: createJobList(
+      { engine: deps, webhooks: options.webhooks, checks: options.checks, peers: options.peers },
+      options,
+    ),
     db: deps.db,
     clock: deps.clock,
     logger: deps.logger,

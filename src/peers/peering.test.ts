@@ -6,23 +6,29 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPerson, type TestPerson } from '../../test/helpers/accounts.js';
 import { closedPort } from '../../test/helpers/ports.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { testEngineDeps } from '../../test/helpers/engine.js';
+import { createEngine, runOnce } from '../jobs/job-list.js';
 import type { Peer } from './peers.schemas.js';
 
 interface Installation {
   t: TestApp;
   url: string;
   owner: TestPerson;
+  listen(): Promise<void>;
 }
 
 const installations: Installation[] = [];
 
-async function startInstallation(): Promise<Installation> {
+async function startInstallation({ listening = true } = {}): Promise<Installation> {
   const port = await closedPort();
   const url = `http://127.0.0.1:${port}`;
   const t = await createTestApp({ oauth: { publicUrl: url, providers: {} }, peersOnLoopback: true });
-  await t.app.listen({ host: '127.0.0.1', port });
+  const listen = async () => {
+    await t.app.listen({ host: '127.0.0.1', port });
+  };
+  if (listening) await listen();
   const owner = await createPerson(t, t.workspace.id, 'owner');
-  const installation = { t, url, owner };
+  const installation = { t, url, owner, listen };
   installations.push(installation);
   return installation;
 }
@@ -136,4 +142,33 @@ it("one side's removal refuses the other's requests at once", async () => {
     message: 'the peer answered 403',
   });
   expect(await peersOf(a)).toEqual([]);
+});
+
+it('a hello lost while the peer was down is sent again by the peerHandshakes job, and both turn active', async () => {
+  const c = await startInstallation({ listening: false });
+  // C adds A first: A does not know C yet
+  const aOnC = await add(c, a, 'c.test');
+  expect(aOnC.state).toBe('pending');
+  // A adds C while C is down: A's hello, which would have made both active, is lost
+  const cOnA = await add(a, c, 'a.test');
+  expect(cOnA).toMatchObject({ state: 'pending', lastError: 'could not connect to the peer' });
+
+  await c.listen();
+  const summary = await runOnce(
+    createEngine(testEngineDeps(a.t, { workerId: 'w-peers' }), { peers: a.t.services.peers }),
+    {
+      ignoreSchedule: false,
+    },
+  );
+  expect(summary.peerHandshakes).toEqual({ greeted: 1, activated: 1 });
+  expect((await peersOf(a)).find((p) => p.id === cOnA.id)).toMatchObject({ state: 'active', lastError: null });
+  expect((await peersOf(c)).map((p) => p.state)).toEqual(['active']);
+  // nothing pending: the next pass greets nobody
+  const again = await runOnce(
+    createEngine(testEngineDeps(a.t, { workerId: 'w-peers-2' }), { peers: a.t.services.peers }),
+    {
+      ignoreSchedule: false,
+    },
+  );
+  expect(again.peerHandshakes).toEqual({ greeted: 0, activated: 0 });
 });

@@ -74,6 +74,17 @@ export interface PeerRequest {
   body: Buffer;
 }
 
+/** What one pass of the `peerHandshakes` job did. */
+export interface PeerHandshakeSummary {
+  /** Pending peers greeted again. */
+  greeted: number;
+  /** Of them, the ones that turned active. */
+  activated: number;
+}
+
+/** Pending peers greeted in one pass at most; the rest wait for the next. */
+export const HANDSHAKES_PER_PASS = 50;
+
 export function fingerprintOf(publicKey: string): string {
   const hex = createHash('sha256').update(Buffer.from(publicKey, 'base64url')).digest('hex').slice(0, 16);
   return hex.match(/.{4}/g)!.join('-');
@@ -270,6 +281,19 @@ export function createPeersService({
         }
       }
       return toPeer(await handshake((await findPeer(db, id))!));
+    },
+
+    /**
+     * Greets the pending peers again (the `peerHandshakes` job): a hello that failed because the
+     * peer was unreachable when the second side added the first would otherwise leave both
+     * sides pending until an operator resumed one.
+     */
+    async greetPending(): Promise<PeerHandshakeSummary> {
+      if (!publicUrl) return { greeted: 0, activated: 0 };
+      const pending = (await listPeers(db)).filter((row) => row.state === 'pending').slice(0, HANDSHAKES_PER_PASS);
+      let activated = 0;
+      for (const row of pending) if ((await handshake(row)).state === 'active') activated += 1;
+      return { greeted: pending.length, activated };
     },
 
     /** Refuses the peer's requests from now on; resuming asks it again. */
