@@ -77,6 +77,15 @@ export async function callPeer(
   },
 ): Promise<PeerAnswer> {
   const url = new URL(call.url);
+  // Node calls `lookup` only for a name: an address in the URL is checked here, or never
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) !== 0) {
+    try {
+      await resolveMailHost(literal, options.policy);
+    } catch {
+      throw new PeerCallError('could not connect to the peer');
+    }
+  }
   const body = call.body === undefined ? '' : JSON.stringify(call.body);
   const headers: Record<string, string> = {
     ...signedHeaders({ method: call.method, url: url.href, body }, options.identity, options.nowMs),

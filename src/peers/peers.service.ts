@@ -5,7 +5,8 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../http/errors.js';
-import { DEFAULT_MAIL_POLICY, isInternalAddress, type MailPolicy } from '../mail/policy.js';
+import { DEFAULT_MAIL_POLICY, isInternalAddress, matchesHostList, type MailPolicy } from '../mail/policy.js';
+import { isIP } from 'node:net';
 import { decryptSecret, encryptSecret } from '../secrets/secrets.js';
 import {
   contentDigest,
@@ -186,7 +187,7 @@ export function createPeersService({
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && allowPlainLoopback))
       throw bad('must use https');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!(loopback && allowPlainLoopback) && host !== '' && /^[\d.:a-f]+$/i.test(host) && isInternalAddress(host))
+    if (isIP(host) !== 0 && isInternalAddress(host) && !matchesHostList(policy.allowedHosts, host, host))
       throw bad('names an address of a private network; a peer must be reachable over the internet');
     return url.origin;
   }
