@@ -72,6 +72,8 @@ export interface AppOptions {
    * replica works here for at most this long. 0 (the default here) looks every key up.
    */
   authCacheMs?: number;
+  /** Requests a minute to /peer/v1 from one client address (default PEER_REQUESTS_PER_MINUTE). */
+  peerRequestsPerMinute?: number;
 }
 
 export const SLOW_REQUEST_MS = 1_000;
@@ -142,6 +144,7 @@ export async function buildApp({
   metrics,
   metricsToken,
   authCacheMs = 0,
+  peerRequestsPerMinute,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -274,7 +277,10 @@ export async function buildApp({
   );
 
   // Other installations call these, not users: each request is signed with the peer's key.
-  await app.register(peerProtocolRoutes(services.peers), { prefix: '/peer/v1' });
+  await app.register(
+    peerProtocolRoutes(services.peers, peerRequestsPerMinute ? { perMinute: peerRequestsPerMinute } : {}),
+    { prefix: '/peer/v1' },
+  );
 
   await app.register(
     async (api) => {

@@ -1,7 +1,9 @@
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
+import { AppError } from '../http/errors.js';
 import type { PeerRow } from './peers.repository.js';
 import {
   CreatePeerBody,
@@ -123,6 +125,8 @@ export function peersRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
 
 /** Bodies of the peer protocol are small: a hello is under 200 bytes. */
 export const PEER_BODY_LIMIT = 16 * 1024;
+/** Requests a minute from one client address: a peer asks a few times an hour. */
+export const PEER_REQUESTS_PER_MINUTE = 300;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -137,8 +141,24 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>();
  * `/peer/v1`: what other installations call, every request signed (RFC 9421). The signature is
  * checked before the body's schema, so an unsigned request learns nothing about the bodies.
  */
-export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypebox {
+export function peerProtocolRoutes(
+  peers: PeersService,
+  { perMinute = PEER_REQUESTS_PER_MINUTE }: { perMinute?: number } = {},
+): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // before anything is parsed or looked up: the door is open to the internet
+    await app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      hook: 'onRequest',
+      keyGenerator: (request) => request.ip,
+      errorResponseBuilder: (_request, context) =>
+        new AppError(
+          429,
+          'rate_limited',
+          `more than ${context.max} requests a minute from this address; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        ),
+    });
     app.decorateRequest('peer', null);
     // what opens these routes, in the OpenAPI document as every /api route's access is
     app.addHook('onRoute', (route) => {
@@ -177,7 +197,7 @@ export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypeb
             'Signed by the caller (RFC 9421, see the peer protocol reference). Turns the caller `active` here when this installation has added it.',
           security: [],
           body: HelloBody,
-          response: { 200: HelloAnswer, ...errorResponses(400, 401, 403, 409, 413, 415) },
+          response: { 200: HelloAnswer, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
         },
       },
       async (request) => peers.hello(request.peer!, request.body),
@@ -193,7 +213,7 @@ export function peerProtocolRoutes(peers: PeersService): FastifyPluginAsyncTypeb
           description:
             'Signed by the caller. The participating addresses with their volumes and windows, and the daily ceiling of mail accepted from the caller.',
           security: [],
-          response: { 200: OfferAnswer, ...errorResponses(401, 403, 409) },
+          response: { 200: OfferAnswer, ...errorResponses(401, 403, 409, 429) },
         },
       },
       async (request) => peers.offerFor(request.peer!),

@@ -476,3 +476,22 @@ describe('pausing and removing', () => {
     expect(again.json<{ peer: Peer }>().peer).toMatchObject({ id: peer.id, state: 'pending' });
   });
 });
+
+describe('the door is rate limited per client address', () => {
+  it('answers 429 past the limit, before reading the signature', async () => {
+    const limited = await createTestApp({ oauth: { publicUrl: ORIGIN, providers: {} }, peerRequestsPerMinute: 3 });
+    try {
+      const ask = () => limited.app.inject({ method: 'GET', url: '/peer/v1/offer', remoteAddress: '203.0.113.9' });
+      for (let i = 0; i < 3; i++) expectProblem(await ask(), 401, 'signature_required');
+      expectProblem(await ask(), 429, 'rate_limited');
+      // another address is not held up by the first
+      expectProblem(
+        await limited.app.inject({ method: 'GET', url: '/peer/v1/offer', remoteAddress: '198.51.100.4' }),
+        401,
+        'signature_required',
+      );
+    } finally {
+      await limited.close();
+    }
+  });
+});

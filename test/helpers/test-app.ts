@@ -90,6 +90,8 @@ export async function createTestApp(
     alertMailConfigured?: boolean;
     /** Peers on loopback over plain http: two test installations on one machine. */
     peersOnLoopback?: boolean;
+    /** Requests a minute to /peer/v1 from one address (default: the app's). */
+    peerRequestsPerMinute?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -127,6 +129,7 @@ export async function createTestApp(
     logger: options.logger,
     ...(options.slowRequestMs !== undefined ? { slowRequestMs: options.slowRequestMs } : {}),
     ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
+    ...(options.peerRequestsPerMinute ? { peerRequestsPerMinute: options.peerRequestsPerMinute } : {}),
     healthCheck: async () => {},
   });
   await app.ready();
