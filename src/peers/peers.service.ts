@@ -233,10 +233,6 @@ export function createPeersService({
       return (await listPeers(db)).map(toPeer);
     },
 
-    async get(id: string): Promise<Peer> {
-      return toPeer(await peerOrFail(id));
-    },
-
     /** Adds a peer (pending) and says hello at once; it turns active when the peer has added us too. */
     async add(body: CreatePeerBody): Promise<Peer> {
       ownOrigin();
