@@ -46,7 +46,8 @@ export const FLOORS = [
     // how a feed's connection is stored: the routes and the OAuth flow that ends in a Postmaster connection
     'feeds/feed-connections.repository.ts',
   ],
-  ['accounts', 'mailboxes'],
+  // peers: installations that warm each other's mailboxes, over a signed protocol of their own.
+  ['accounts', 'mailboxes', 'peers'],
   // alerts: how an event reads as an email, a Slack or a Teams message, and the email alert's settings.
   ['checks', 'oauth', 'engine', 'alerts'],
   // dmarc: the providers' aggregate reports, read from a mailbox of the workspace by a job (engine's deps).

@@ -32,6 +32,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { alertsRoutes } from './alerts/alerts.routes.js';
 import { dmarcRoutes } from './dmarc/dmarc.routes.js';
 import { feedsRoutes } from './feeds/feeds.routes.js';
+import { peerProtocolRoutes, peersRoutes } from './peers/peers.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
 import { mailboxVerdictsRoutes } from './verdicts/verdicts.routes.js';
@@ -72,6 +73,8 @@ export interface AppOptions {
    * replica works here for at most this long. 0 (the default here) looks every key up.
    */
   authCacheMs?: number;
+  /** Requests a minute to /peer/v1 from one client address (default PEER_REQUESTS_PER_MINUTE). */
+  peerRequestsPerMinute?: number;
 }
 
 export const SLOW_REQUEST_MS = 1_000;
@@ -142,6 +145,7 @@ export async function buildApp({
   metrics,
   metricsToken,
   authCacheMs = 0,
+  peerRequestsPerMinute,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
@@ -252,6 +256,8 @@ export async function buildApp({
           description: "The providers' own feeds (Microsoft SNDS, Gmail Postmaster Tools) and what they say per domain",
         },
         { name: 'placement-tests', description: 'Where a message of your own lands, per receiving provider' },
+        { name: 'peers', description: "Installations this one warms mailboxes with (the installation owner's)" },
+        { name: 'peer protocol', description: 'What peer installations call, every request signed (RFC 9421)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -273,6 +279,12 @@ export async function buildApp({
       const token = readCookie(request, SESSION_COOKIE);
       return token ? (await services.accounts.authenticateSession(token))?.sessionId : undefined;
     }),
+  );
+
+  // Other installations call these, not users: each request is signed with the peer's key.
+  await app.register(
+    peerProtocolRoutes(services.peers, peerRequestsPerMinute ? { perMinute: peerRequestsPerMinute } : {}),
+    { prefix: '/peer/v1' },
   );
 
   await app.register(
@@ -302,6 +314,7 @@ export async function buildApp({
         {
           key: authCache?.authenticate ?? services.workspaces.authenticate,
           session: services.accounts.authenticateSession,
+          installationOwner: services.accounts.installationOwner,
         },
         {
           failedAuthLimiter:
@@ -351,6 +364,7 @@ export async function buildApp({
       await api.register(dmarcRoutes(services.dmarc), { prefix: '/dmarc' });
       await api.register(feedsRoutes(services.feeds, services.oauth), { prefix: '/feeds' });
       await api.register(placementTestsRoutes(services.placementTests), { prefix: '/placement-tests' });
+      await api.register(peersRoutes(services.peers), { prefix: '/peers' });
     },
     { prefix: '/api' },
   );

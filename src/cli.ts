@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
@@ -19,6 +20,7 @@ import { AppError, NotFoundError } from './http/errors.js';
 import { describeStartupFailure, StartupError } from './startup-errors.js';
 import { KEY_ROLES, ROLES, type KeyRole, type Role } from './http/access.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './accounts/passwords.js';
+import { CreatePeerBody } from './peers/peers.schemas.js';
 
 function stackOf(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -333,6 +335,63 @@ user
           workspaceName: options.workspaceName,
         });
       }),
+  );
+
+// `warmup peer`: the installations this one peers with, the same operations as /api/peers.
+const peer = program
+  .command('peer')
+  .description('manage the installations this one warms mailboxes with (JSON output)');
+/** A whole number from 0 to `max` for an option. */
+function wholeNumber(max: number): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value > max) throw new InvalidArgumentError(`must be a whole number from 0 to ${max}`);
+    return value;
+  };
+}
+peer
+  .command('key')
+  .description("print this installation's public key and its fingerprint (made on first use), for a peer to add")
+  .action(() => withServices((services) => services.peers.identity()));
+peer
+  .command('add <url> <publicKey>')
+  .description('add a peer by its URL and public key, pending until it has added this installation too')
+  .requiredOption('--domain <domain...>', 'a domain whose active, proven mailboxes take part (repeat for more)')
+  .requiredOption('--mailboxes <n>', 'at most this many of them', wholeNumber(1000))
+  .requiredOption('--daily-ceiling <n>', "mail a day accepted from the peer's mailboxes", wholeNumber(100_000))
+  .action((url: string, publicKey: string, options: { domain: string[]; mailboxes: number; dailyCeiling: number }) =>
+    withServices(async (services) => {
+      const body = {
+        url,
+        publicKey,
+        offer: { domains: options.domain, mailboxes: options.mailboxes, dailyCeiling: options.dailyCeiling },
+      };
+      // the route's own schema: the command takes exactly what POST /api/peers takes
+      const problem = Value.Errors(CreatePeerBody, body).First();
+      if (problem) throw new AppError(400, 'validation_error', `${problem.path || 'input'}: ${problem.message}`);
+      return { peer: await services.peers.add(body) };
+    }),
+  );
+peer
+  .command('list')
+  .description('list the peers (removed ones are not listed)')
+  .action(() => withServices(async (services) => ({ peers: await services.peers.list() })));
+peer
+  .command('pause <id>')
+  .description('pause a peer: its requests are refused at once')
+  .action((id: string) => withServices(async (services) => ({ peer: await services.peers.pause(id) })));
+peer
+  .command('resume <id>')
+  .description('resume a paused peer: pending, greeted again, active when it still has this installation')
+  .action((id: string) => withServices(async (services) => ({ peer: await services.peers.resume(id) })));
+peer
+  .command('remove <id>')
+  .description('remove a peer: the peering ends at once')
+  .action((id: string) =>
+    withServices(async (services) => {
+      await services.peers.remove(id);
+      return { removed: id };
+    }),
   );
 
 try {

@@ -142,6 +142,7 @@ export function createEngineFor(
       googleAccessToken: async (refreshToken, now) =>
         (await createOAuthClient(config.oauth).refresh('google', refreshToken, now)).accessToken,
     },
+    peers: parts.services.peers,
     checks: {
       resolve: createDnsResolver({ servers: config.dnsServers }),
       pauseAfterMs: config.dnsPauseHours * 3_600_000,

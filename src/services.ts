@@ -18,6 +18,7 @@ import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createAlertsService } from './alerts/alerts.service.js';
 import { createDmarcService } from './dmarc/dmarc.service.js';
 import { createFeedsService } from './feeds/feeds.service.js';
+import { createPeersService } from './peers/peers.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
 import { createPlacementTestsService } from './placement-tests/placement-tests.service.js';
@@ -68,6 +69,8 @@ export interface ServiceDeps {
   requireSetupToken?: boolean;
   /** The operator configured an SMTP server for email alerts (default: no). */
   alertMailConfigured?: boolean;
+  /** Tests only: peers on loopback over plain http (two installations on one machine). */
+  peersOnLoopback?: boolean;
 }
 
 /** Wires the domain services together: plain factories, explicit dependencies. */
@@ -92,6 +95,7 @@ export function createServices({
   passwordQueue,
   requireSetupToken = false,
   alertMailConfigured = false,
+  peersOnLoopback = false,
 }: ServiceDeps) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...given };
   const templates = createTemplatesService({ db, clock, limits });
@@ -157,6 +161,14 @@ export function createServices({
   const placementTests = createPlacementTestsService({ db, clock });
   const dmarc = createDmarcService({ db, clock });
   const feeds = createFeedsService({ db, clock, secretKey: key });
+  const peers = createPeersService({
+    db,
+    clock,
+    secretKey: key,
+    mailPolicy,
+    publicUrl: oauth.publicUrl,
+    allowPlainLoopback: peersOnLoopback,
+  });
   return {
     accounts,
     oidcSignIn,
@@ -172,6 +184,7 @@ export function createServices({
     placementTests,
     dmarc,
     feeds,
+    peers,
   };
 }
 

@@ -457,6 +457,9 @@ export function createAccountsService({
       });
     },
 
+    /** The person who set the installation up (or the first owner the CLI made); null when none. */
+    installationOwner: (): Promise<string | null> => repository.installationOwner(),
+
     /**
      * A new workspace made by a signed-in user, who owns it; the session moves into it. Only the
      * installation's owner may, unless the operator opened it to everyone; each person up to a cap.

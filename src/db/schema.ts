@@ -6,6 +6,7 @@ import type { Role } from '../http/access.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import type { DmarcRecordsTable, DmarcReportsTable, DmarcSetAsideTable, DmarcSourcesTable } from './schema-dmarc.js';
 import type { FeedTables } from './schema-feeds.js';
+import type { PeerTables } from './schema-peers.js';
 
 /*
  * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
@@ -637,7 +638,7 @@ export interface ReceiverFilteringTable {
   updated_at: string;
 }
 
-export interface Database extends FeedTables {
+export interface Database extends FeedTables, PeerTables {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   templates: TemplatesTable;

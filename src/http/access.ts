@@ -21,10 +21,11 @@ export type KeyRole = Static<typeof KeyRoleSchema>;
 
 /**
  * What a route requires: a role in the current workspace, `signed-in` (a person's session, no
- * workspace role needed: switching workspace, changing one's password), or `public` (first-run
- * setup, sign-in, opening an invite).
+ * workspace role needed: switching workspace, changing one's password), `installation-owner` (the
+ * session of the person who set the installation up: what spans every workspace, such as peers),
+ * or `public` (first-run setup, sign-in, opening an invite).
  */
-export type Access = Role | 'signed-in' | 'public';
+export type Access = Role | 'signed-in' | 'installation-owner' | 'public';
 
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);

@@ -138,6 +138,8 @@ export function routeAccess(request: FastifyRequest): Access {
 export interface Authenticators {
   key: (key: string) => Promise<AuthenticatedKey | undefined>;
   session: (token: string) => Promise<AuthenticatedSession | undefined>;
+  /** The person who set the installation up (null: nobody yet), for `installation-owner` routes. */
+  installationOwner?: () => Promise<string | null>;
 }
 
 /**
@@ -167,7 +169,8 @@ export function requireAccess(
     const schema = route.schema as Record<string, unknown>;
     schema['x-required-access'] = access;
     if (access === 'public') schema.security = [];
-    else if (access === 'signed-in' || route.config?.sessionOnly) schema.security = [{ session: [] }];
+    else if (access === 'signed-in' || access === 'installation-owner' || route.config?.sessionOnly)
+      schema.security = [{ session: [] }];
     else schema.security = [{ bearer: [] }, { session: [] }];
   });
 
@@ -196,7 +199,7 @@ export function requireAccess(
       request.apiKeyId = found.keyId;
       request.role = found.role;
       request.personId = found.createdBy ?? '';
-      if (access === 'signed-in' || request.routeOptions.config?.sessionOnly) {
+      if (access === 'signed-in' || access === 'installation-owner' || request.routeOptions.config?.sessionOnly) {
         throw new ForbiddenError('this route is for a signed-in person; an API key cannot use it');
       }
     } else {
@@ -217,6 +220,12 @@ export function requireAccess(
       request.role = session.role;
     }
     if (access === 'signed-in') return;
+    if (access === 'installation-owner') {
+      const owner = (await authenticate.installationOwner?.()) ?? null;
+      if (owner === null || owner !== request.userId)
+        throw new ForbiddenError("only the installation's owner may do this", 'installation_owner_only');
+      return;
+    }
     if (!request.role || !request.workspaceId) {
       throw new ForbiddenError('you belong to no workspace yet: accept an invite or create a workspace');
     }

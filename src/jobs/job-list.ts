@@ -35,6 +35,7 @@ import {
 import { emitScheduledEvents, type ScheduledEventsSummary } from '../webhooks/webhook-events.js';
 import type { AlertMailer } from '../alerts/alert-mail.js';
 import { releaseDeliveryClaims } from '../webhooks/webhooks.repository.js';
+import type { PeerHandshakeSummary } from '../peers/peers.service.js';
 import { createJobRunner, type Cadence, type Job, type PassHeader, type PassOptions } from './job-runner.js';
 
 /** Often enough that sends leave within a couple of minutes of their time; the reader paces IMAP itself. */
@@ -90,6 +91,8 @@ export interface JobResults {
   oauthRetention: { removed: number };
   /** DMARC aggregate reports read from each workspace's report folder: kept, set aside, left. */
   dmarc: DmarcSummary;
+  /** Pending peers greeted again with a signed hello: how many, and how many turned active. */
+  peerHandshakes: PeerHandshakeSummary;
 }
 
 export type JobName = keyof JobResults;
@@ -110,6 +113,8 @@ export interface JobParts {
   checks?: DailyChecksSettings;
   /** The providers' feeds: where they are fetched from and how (absent: they are not fetched). */
   feeds?: Omit<FeedJobDeps, 'db'>;
+  /** Peering: pending peers greeted again (absent: the job does not run). */
+  peers?: { greetPending(): Promise<PeerHandshakeSummary> };
 }
 
 export interface CadenceOptions {
@@ -213,7 +218,16 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
     run: ({ signal }) => readDmarcReports(deps, { signal }),
   });
 
-  const { webhooks, checks } = parts;
+  const { webhooks, checks, peers } = parts;
+  if (peers) {
+    add({
+      name: 'peerHandshakes',
+      every: hourly,
+      // one worker greets: two would send the same hello twice
+      lease: { key: 'peer-handshakes', ttlMs: DAILY_LEASE_MS },
+      run: () => peers.greetPending(),
+    });
+  }
   if (webhooks) {
     add({
       name: 'events',
@@ -316,7 +330,7 @@ export interface Engine {
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   const runner = createJobRunner<CycleSummary>({
     jobs: createJobList(
-      { engine: deps, webhooks: options.webhooks, checks: options.checks, feeds: options.feeds },
+      { engine: deps, webhooks: options.webhooks, checks: options.checks, feeds: options.feeds, peers: options.peers },
       options,
     ),
     db: deps.db,

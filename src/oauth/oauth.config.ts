@@ -148,7 +148,7 @@ export const OAUTH_SETTINGS: readonly SettingDoc[] = [
     name: 'WARMUP_PUBLIC_URL',
     default: 'unset',
     description:
-      'The address browsers reach Warmup at; needed with OAuth (the redirect URI is `<url>/oauth/callback`) and OpenID Connect sign-in (`<url>/api/session/oidc/callback`). Also what `npm start` prints as the setup address.',
+      'The address browsers reach Warmup at; needed with OAuth (the redirect URI is `<url>/oauth/callback`) and OpenID Connect sign-in (`<url>/api/session/oidc/callback`). Also what `npm start` prints as the setup address, and where peer installations reach this one: peering needs it, and its origin is the `@target-uri` their signatures cover (see [the peer protocol](../reference/peer-protocol.md)).',
   },
   {
     name: 'WARMUP_OAUTH_<PROVIDER>_CLIENT_ID',

@@ -5,7 +5,7 @@ import { ConfigError } from '../config.js';
 
 /**
  * Secrets at rest (mailbox passwords, OAuth tokens, sign-in code verifiers, webhook signing
- * secrets): AES-256-GCM, a random 12-byte nonce per record, stored as
+ * secrets, the peering identity's private key): AES-256-GCM, a random 12-byte nonce per record, stored as
  * `v1:<base64 nonce>:<base64 ciphertext>:<base64 tag>`. The version prefix lets a later format
  * (another key, another cipher) sit beside old records while they are re-encrypted.
  */

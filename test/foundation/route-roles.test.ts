@@ -12,7 +12,10 @@ import { testDialect } from '../helpers/test-database.js';
  * problem+json. A route missing from this table fails the test: every route has a role decision.
  * A route whose only documented security is the session cookie refuses every API key.
  */
-const EXPECTED: Record<string, Access> = {
+/** Signed by a peer installation's key (RFC 9421): no session or API key opens it; every caller here gets 401. */
+type PeerSignature = 'peer-signature';
+
+const EXPECTED: Record<string, Access | PeerSignature> = {
   'GET /api/setup': 'public',
   'POST /api/setup': 'public',
   'POST /api/session': 'public',
@@ -23,12 +26,23 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/invites/{token}/accept': 'public',
   'GET /oauth/callback': 'public',
 
+  'POST /peer/v1/hello': 'peer-signature',
+  'GET /peer/v1/offer': 'peer-signature',
+
   'GET /api/session': 'signed-in',
   'DELETE /api/session': 'signed-in',
   'POST /api/session/sign-out-everywhere': 'signed-in',
   'PUT /api/session/workspace': 'signed-in',
   'POST /api/account/password': 'signed-in',
   'POST /api/workspaces': 'signed-in',
+
+  // the person who set the installation up: here the owner session, the first owner made
+  'GET /api/peers': 'installation-owner',
+  'POST /api/peers': 'installation-owner',
+  'GET /api/peers/identity': 'installation-owner',
+  'POST /api/peers/{id}/pause': 'installation-owner',
+  'POST /api/peers/{id}/resume': 'installation-owner',
+  'DELETE /api/peers/{id}': 'installation-owner',
 
   'GET /api/workspace': 'viewer',
   'GET /api/workspace/settings': 'viewer',
@@ -130,13 +144,17 @@ interface Caller {
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
 }
 
-function allowed(access: Access, caller: Caller, sessionOnly: boolean): boolean {
+function allowed(access: Access | PeerSignature, caller: Caller, sessionOnly: boolean): boolean {
+  if (access === 'peer-signature') return false;
   if (access === 'public') return true;
   if (caller.kind === 'anonymous') return false;
   if (sessionOnly && caller.kind !== 'session') return false;
   if (access === 'signed-in') return caller.kind === 'session';
+  if (access === 'installation-owner') return caller.kind === 'session' && caller.name === INSTALLATION_OWNER;
   return hasRole(caller.role!, access);
 }
+
+const INSTALLATION_OWNER = 'owner session';
 
 let t: TestApp;
 let operations: { method: string; path: string; access?: string; sessionOnly: boolean }[];
@@ -168,6 +186,11 @@ beforeAll(async () => {
       request: async (options) => (await openSession(t, person.userId, t.workspace.id)).request(options),
     });
   }
+  const owner = callers.find((caller) => caller.name === INSTALLATION_OWNER)!;
+  const installationOwner = await t.services.accounts.installationOwner();
+  expect((await owner.request({ method: 'GET', url: '/api/session' })).json<{ user: { id: string } }>().user.id).toBe(
+    installationOwner,
+  );
   for (const role of ['viewer', 'member', 'admin'] as const) {
     const { apiKey } = await t.services.workspaces.createApiKey(t.workspace.id, `${role} key`, role);
     callers.push({
@@ -210,7 +233,7 @@ describe(`every route × every role (${testDialect})`, () => {
       for (const caller of callers) {
         const response = await caller.request({ method: method as InjectOptions['method'], url });
         const expectAllowed = allowed(access, caller, sessionOnly);
-        const refusal = caller.kind === 'anonymous' ? 401 : 403;
+        const refusal = caller.kind === 'anonymous' || access === 'peer-signature' ? 401 : 403;
         const refused = response.statusCode === 401 || response.statusCode === 403;
         if (expectAllowed && refused) {
           wrong.push(

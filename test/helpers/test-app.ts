@@ -88,6 +88,10 @@ export async function createTestApp(
     authCacheMs?: number;
     /** The operator configured an SMTP server for email alerts (default: no). */
     alertMailConfigured?: boolean;
+    /** Peers on loopback over plain http: two test installations on one machine. */
+    peersOnLoopback?: boolean;
+    /** Requests a minute to /peer/v1 from one address (default: the app's). */
+    peerRequestsPerMinute?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -112,6 +116,7 @@ export async function createTestApp(
     ...(options.passwordQueue ? { passwordQueue: options.passwordQueue } : {}),
     ...(options.requireSetupToken ? { requireSetupToken: true } : {}),
     ...(options.alertMailConfigured ? { alertMailConfigured: true } : {}),
+    ...(options.peersOnLoopback ? { peersOnLoopback: true } : {}),
   });
   const metrics = createMetrics({ db: database.db, clock });
   const app = await buildApp({
@@ -124,6 +129,7 @@ export async function createTestApp(
     logger: options.logger,
     ...(options.slowRequestMs !== undefined ? { slowRequestMs: options.slowRequestMs } : {}),
     ...(options.authCacheMs ? { authCacheMs: options.authCacheMs } : {}),
+    ...(options.peerRequestsPerMinute ? { peerRequestsPerMinute: options.peerRequestsPerMinute } : {}),
     healthCheck: async () => {},
   });
   await app.ready();

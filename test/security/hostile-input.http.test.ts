@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createPerson } from '../helpers/accounts.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { testDialect } from '../helpers/test-database.js';
@@ -23,6 +23,7 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, { type?: unknown }> } }> };
   security?: Record<string, unknown>[];
+  'x-required-access'?: string;
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
 
@@ -70,12 +71,19 @@ describe(`control characters (${testDialect})`, () => {
   it('refuses a NUL in every path parameter of every operation with 400', async () => {
     const withId = operations.filter(({ path }) => path.includes('{'));
     expect(withId.length).toBeGreaterThan(20);
-    // a route for signed-in people refuses a key before it reads anything: ask it as an admin
+    // a route for signed-in people refuses a key before it reads anything: ask it as an admin; one
+    // for the installation's owner refuses everyone else first: ask it, on an installation of its
+    // own (this one must stay not set up), as the person who set that one up
     const admin = await createPerson(t, t.workspace.id, 'admin');
+    const other = await createTestApp();
+    onTestFinished(() => other.close());
+    const installationOwner = await createPerson(other, other.workspace.id, 'owner');
     for (const { path, method, operation } of withId) {
       const name = /\{([^}]+)\}/.exec(path)![1]!;
       const sessionOnly = JSON.stringify(operation.security) === JSON.stringify([{ session: [] }]);
-      const res = await (sessionOnly ? admin : t.workspace).request({
+      const caller =
+        operation['x-required-access'] === 'installation-owner' ? installationOwner : sessionOnly ? admin : t.workspace;
+      const res = await caller.request({
         method: method as 'GET',
         url: fill(path, 'abc\u0000def'),
         ...(method === 'GET' || method === 'DELETE' ? {} : { payload: {} }),

@@ -40,6 +40,7 @@ import * as onboardingDismissed from './039-onboarding-dismissed.js';
 import * as dmarcReports from './040-dmarc-reports.js';
 import * as alertMailRecipients from './041-alert-mail-recipients.js';
 import * as providerFeeds from './042-provider-feeds.js';
+import * as peers from './043-peers.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -84,6 +85,7 @@ const migrations: Record<string, Migration> = {
   '040-dmarc-reports': dmarcReports,
   '041-alert-mail-recipients': alertMailRecipients,
   '042-provider-feeds': providerFeeds,
+  '043-peers': peers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,49 @@
+// The peering tables (migration 043), apart from schema.ts to keep each file short.
+
+/** This installation's Ed25519 key pair: one row, made on first use. */
+export interface PeerIdentityTable {
+  id: number;
+  /** base64url of the 32 raw bytes. */
+  public_key: string;
+  /** The PKCS #8 private key, encrypted with the installation's secret key (secrets.ts). */
+  private_key: string;
+  created_at: string;
+}
+
+export type PeerState = 'pending' | 'active' | 'paused' | 'removed';
+
+export interface PeersTable {
+  id: string;
+  /** The peer's base URL, https (loopback http only where a test allows it). */
+  url: string;
+  /** base64url of the peer's 32-byte Ed25519 public key, the keyid of its signatures. */
+  public_key: string;
+  state: PeerState;
+  /** JSON array of the domains whose active mailboxes we offer this peer. */
+  offer_domains: string;
+  /** At most this many of our mailboxes take part with this peer. */
+  offer_mailboxes: number;
+  /** Mail a day we accept from this peer's mailboxes. */
+  daily_ceiling: number;
+  /** When a signed handshake last succeeded, either way. */
+  handshake_at: string | null;
+  /** Why our last handshake with the peer failed, in words fit for the operator; null after a success. */
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PeerNoncesTable {
+  /** The keyid the nonce was signed under. */
+  key_id: string;
+  nonce: string;
+  /** After this the signature is refused for its age anyway, so the nonce may be forgotten. */
+  expires_at: string;
+}
+
+/** The peering tables, as `Database` (schema.ts) takes them in. */
+export interface PeerTables {
+  peer_identity: PeerIdentityTable;
+  peers: PeersTable;
+  peer_nonces: PeerNoncesTable;
+}
