@@ -43,6 +43,16 @@ export async function postWebhook(
 ): Promise<WebhookAnswer> {
   const url = new URL(post.url);
   const client = url.protocol === 'https:' ? https : http;
+  // Node calls `lookup` for host names only: an address written in the URL is checked here, against
+  // the operator's rules as they are now (they may have changed since the endpoint was stored)
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) !== 0) {
+    const refused = await resolveMailHost(literal, options.policy).then(
+      () => false,
+      () => true,
+    );
+    if (refused) return { statusCode: null, error: 'could not connect to the endpoint' };
+  }
   return new Promise<WebhookAnswer>((resolve) => {
     let settled = false;
     const finish = (answer: WebhookAnswer) => {
