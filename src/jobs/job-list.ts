@@ -24,6 +24,7 @@ import { releaseAllMessageLeases } from '../engine/warmup-message-claims.reposit
 import type { MailPolicy } from '../mail/policy.js';
 import { applyDnsPauseRule } from '../mailboxes/dns-pause-rule.js';
 import { readDmarcReports, type DmarcSummary } from '../dmarc/dmarc-reader.js';
+import { nameDmarcSources, type SourceNamesSummary } from '../dmarc/source-names.js';
 import { fetchProviderFeeds, type FeedJobDeps, type FeedsSummary } from '../feeds/feeds-job.js';
 import { removeExpiredOAuthRows } from '../oauth/oauth-retention.js';
 import {
@@ -91,6 +92,8 @@ export interface JobResults {
   oauthRetention: { removed: number };
   /** DMARC aggregate reports read from each workspace's report folder: kept, set aside, left. */
   dmarc: DmarcSummary;
+  /** The reverse names of the addresses new DMARC reports name as sources, asked after the reports are kept. */
+  dmarcNames: SourceNamesSummary;
   /** Pending peers greeted again with a signed hello: how many, and how many turned active. */
   peerHandshakes: PeerHandshakeSummary;
 }
@@ -219,6 +222,14 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
   });
 
   const { webhooks, checks, peers } = parts;
+  if (checks) {
+    add({
+      name: 'dmarcNames',
+      every: { name: 'dmarc', intervalMs: DMARC_INTERVAL_MS, jitter },
+      lease: { key: 'dmarc-names', ttlMs: DAILY_LEASE_MS },
+      run: ({ signal }) => nameDmarcSources(deps.db, checks.resolve, { signal }),
+    });
+  }
   if (peers) {
     add({
       name: 'peerHandshakes',
@@ -298,6 +309,7 @@ export function cycleLogLevel(summary: CycleSummary): 'warn' | 'info' | 'debug' 
     (summary.checks?.checked ?? 0) +
     (summary.dmarc?.stored ?? 0) +
     (summary.dmarc?.setAside ?? 0) +
+    (summary.dmarcNames?.named ?? 0) +
     (summary.feeds?.fetched ?? 0);
   return did > 0 ? 'info' : 'debug';
 }

@@ -8,7 +8,8 @@ const { Packet } = dns2;
 export type ZoneRecord =
   | { type: 'MX'; exchange: string; priority: number }
   | { type: 'TXT'; data: string | string[] }
-  | { type: 'A'; address: string };
+  | { type: 'A'; address: string }
+  | { type: 'PTR'; domain: string };
 
 export interface TestDnsServer {
   /** `127.0.0.1:port`, as WARMUP_DNS_SERVERS takes it. */
