@@ -189,4 +189,37 @@ describe('DMARC figures per domain, day and source', () => {
       sources: [],
     });
   });
+
+  it('stops reading reports when the source is removed, and keeps the figures already read', async () => {
+    const mailboxId = await createMailbox(testApp.workspace, 'reports@example.com');
+    const named = await testApp.workspace.request({
+      method: 'PUT',
+      url: '/api/dmarc/source',
+      payload: { mailboxId, folder: 'DMARC' },
+    });
+    expect(named.statusCode, named.body).toBe(200);
+    const other = await testApp.createWorkspace('Another one');
+    const otherMailbox = await createMailbox(other, 'reports@other.example');
+    await other.request({
+      method: 'PUT',
+      url: '/api/dmarc/source',
+      payload: { mailboxId: otherMailbox, folder: 'INBOX' },
+    });
+    const before = (await testApp.workspace.request({ method: 'GET', url: '/api/dmarc/domains' })).json();
+
+    const removed = await testApp.workspace.request({ method: 'DELETE', url: '/api/dmarc/source' });
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect((await testApp.workspace.request({ method: 'GET', url: '/api/dmarc/source' })).json()).toEqual({
+      source: null,
+    });
+    expect((await testApp.workspace.request({ method: 'GET', url: '/api/dmarc/domains' })).json()).toEqual(before);
+    expect((await other.request({ method: 'GET', url: '/api/dmarc/source' })).json().source).toMatchObject({
+      mailboxId: otherMailbox,
+    });
+
+    const again = await testApp.workspace.request({ method: 'DELETE', url: '/api/dmarc/source' });
+    expect(again.statusCode).toBe(404);
+    expect(again.headers['content-type']).toContain('application/problem+json');
+    expect(again.json()).toMatchObject({ code: 'not_found', detail: 'no DMARC report source is named' });
+  });
 });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../http/common.schemas.js';
 import {
   DmarcDomainDetail,
@@ -45,6 +45,28 @@ export function dmarcRoutes(dmarc: DmarcService): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({ source: await dmarc.setSource(request.workspaceId, request.body) }),
+    );
+
+    app.delete(
+      '/source',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags,
+          operationId: 'deleteDmarcSource',
+          summary: 'Stop reading DMARC reports',
+          description:
+            "The `dmarc` job no longer reads the named folder; nothing in the mailbox is touched. The reports already kept stay, with their figures, until they leave the last 30 days: they are the providers' account of what happened. Naming a source again reads its folder from its first message; reports kept before are counted once.",
+          response: {
+            204: Type.Null({ description: 'No source named any more' }),
+            ...errorResponses(401, 403, 404, 429),
+          },
+        },
+      },
+      async (request, reply) => {
+        await dmarc.removeSource(request.workspaceId);
+        return reply.code(204).send(null);
+      },
     );
 
     app.get(

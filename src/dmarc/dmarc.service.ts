@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
-import { ValidationError } from '../http/errors.js';
+import { NotFoundError, ValidationError } from '../http/errors.js';
 import {
   dayFigures,
   domainFigures,
@@ -69,6 +69,12 @@ export function createDmarcService({ db, clock }: DmarcServiceDeps) {
       if (!mailbox) throw ValidationError.field('/body/mailboxId', 'no mailbox of this workspace has this id');
       await saveSource(db, workspaceId, body.mailboxId, body.folder.trim(), clock.now().toISOString());
       return (await getSource(workspaceId))!;
+    },
+
+    /** Stops reading the workspace's report folder; the reports kept stay. */
+    async removeSource(workspaceId: string): Promise<void> {
+      const removed = await db.deleteFrom('dmarc_sources').where('workspace_id', '=', workspaceId).executeTakeFirst();
+      if (Number(removed.numDeletedRows) === 0) throw new NotFoundError('no DMARC report source is named');
     },
 
     async domains(workspaceId: string): Promise<DmarcDomains> {

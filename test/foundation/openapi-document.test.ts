@@ -106,6 +106,7 @@ describe('GET /openapi.json', () => {
         'POST /api/alerts/email/test testEmailAlerts',
         'GET /api/dmarc/source getDmarcSource',
         'PUT /api/dmarc/source setDmarcSource',
+        'DELETE /api/dmarc/source deleteDmarcSource',
         'GET /api/dmarc/domains listDmarcDomains',
         'GET /api/dmarc/domains/{domain} getDmarcDomain',
         'GET /api/feeds/snds getSndsFeed',

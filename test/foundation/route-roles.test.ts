@@ -112,6 +112,7 @@ const EXPECTED: Record<string, Access | PeerSignature> = {
   'POST /api/alerts/email/test': 'admin',
   'GET /api/dmarc/source': 'viewer',
   'PUT /api/dmarc/source': 'admin',
+  'DELETE /api/dmarc/source': 'admin',
   'GET /api/dmarc/domains': 'viewer',
   'GET /api/dmarc/domains/{domain}': 'viewer',
   'GET /api/feeds/snds': 'viewer',
