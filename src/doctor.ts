@@ -119,6 +119,8 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options:
     if (schema.status === 'ok') {
       checks.push(await secretKeyCheck(database, config));
       if (policy) checks.push(...(await mailServerChecks(database, policy, options.connectTimeoutMs ?? 5_000)));
+      const now = (options.now ?? (() => new Date()))();
+      checks.push(...(await dmarcReportChecks(database, now)), ...(await providerFeedChecks(database, now)));
     }
   } finally {
     await database.close();
@@ -423,6 +425,104 @@ async function reachProblem(
     detail: `${used}; cannot connect to ${address}:${server.port} (${connected})`,
     fix: 'check that the server runs and that a firewall lets this machine reach that port',
   };
+}
+
+/** A report folder that has kept nothing for this long is likely not where the `rua` mail goes. */
+const DMARC_QUIET_MS = 3 * 86_400_000;
+/** A feed not fetched for this long: its verdicts no longer count (the health guard reads 7 days). */
+const FEED_STALE_MS = 2 * 86_400_000;
+
+/** Each workspace's DMARC report folder: read without error, and reports arriving. */
+async function dmarcReportChecks(database: DatabaseHandle, now: Date): Promise<Check[]> {
+  const sources = await database.db
+    .selectFrom('dmarc_sources as src')
+    .innerJoin('workspaces as ws', 'ws.id', 'src.workspace_id')
+    .innerJoin('mailboxes as mb', 'mb.id', 'src.mailbox_id')
+    .select(['ws.name as workspace', 'mb.email', 'src.folder', 'src.checked_at', 'src.last_error', 'src.updated_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('dmarc_reports as rep')
+        .whereRef('rep.workspace_id', '=', 'src.workspace_id')
+        .select((e) => e.fn.max('rep.received_at').as('latest'))
+        .as('latest_report_at'),
+    )
+    .orderBy('ws.name')
+    .execute();
+  if (sources.length === 0) return [{ name: 'DMARC reports', status: 'ok', detail: 'no workspace reads them' }];
+  const problems: Check[] = [];
+  for (const source of sources) {
+    const where = `workspace "${source.workspace}", ${source.email} folder ${source.folder}`;
+    if (source.last_error) {
+      problems.push({
+        name: 'DMARC reports',
+        status: 'warn',
+        detail: `${where}: ${source.last_error}`,
+        fix: 'check the mailbox (its login, its servers) and the folder name; PUT /api/dmarc/source names another',
+      });
+      continue;
+    }
+    const latest = source.latest_report_at ? Date.parse(String(source.latest_report_at)) : null;
+    const since = latest ?? Date.parse(source.updated_at);
+    if (source.checked_at && now.getTime() - since > DMARC_QUIET_MS) {
+      const days = Math.floor((now.getTime() - since) / 86_400_000);
+      problems.push({
+        name: 'DMARC reports',
+        status: 'warn',
+        detail: `${where}: ${latest === null ? 'no report has arrived' : 'no new report'} in ${days} days`,
+        fix: `publish rua=mailto:${source.email} in the _dmarc TXT record of each domain (docs/how-to/dmarc-reports.md)`,
+      });
+    }
+  }
+  const fine = sources.length - problems.length;
+  return [
+    ...problems,
+    ...(fine > 0
+      ? [{ name: 'DMARC reports', status: 'ok' as const, detail: `${fine} workspace(s) read their reports` }]
+      : []),
+  ];
+}
+
+/** Each connected SNDS or Postmaster Tools feed: fetched without error, and lately. Never the key or token. */
+async function providerFeedChecks(database: DatabaseHandle, now: Date): Promise<Check[]> {
+  const feeds = await database.db
+    .selectFrom('feed_connections as fc')
+    .innerJoin('workspaces as ws', 'ws.id', 'fc.workspace_id')
+    .select(['ws.name as workspace', 'fc.feed', 'fc.checked_at', 'fc.last_error', 'fc.fetched_day', 'fc.updated_at'])
+    .orderBy('ws.name')
+    .orderBy('fc.feed')
+    .execute();
+  if (feeds.length === 0) return [{ name: 'provider feeds', status: 'ok', detail: 'none connected' }];
+  const label: Record<string, string> = { snds: 'Microsoft SNDS', postmaster: 'Gmail Postmaster Tools' };
+  const fix: Record<string, string> = {
+    snds: 'paste a current data access key (SNDS, "Automated Data Access"): PUT /api/feeds/snds',
+    postmaster:
+      'connect Postmaster Tools again (POST /api/feeds/postmaster/authorize) with an account that verified the domains',
+  };
+  const problems: Check[] = [];
+  for (const feed of feeds) {
+    const where = `workspace "${feed.workspace}", ${label[feed.feed] ?? feed.feed}`;
+    const fetched = feed.fetched_day ? Date.parse(`${feed.fetched_day}T00:00:00.000Z`) : null;
+    if (feed.last_error) {
+      problems.push({
+        name: 'provider feeds',
+        status: 'warn',
+        detail: `${where}: ${feed.last_error}`,
+        fix: fix[feed.feed],
+      });
+    } else if (now.getTime() - (fetched ?? Date.parse(feed.updated_at)) > FEED_STALE_MS) {
+      problems.push({
+        name: 'provider feeds',
+        status: 'warn',
+        detail: `${where}: ${fetched === null ? 'never fetched' : `last fetched on ${feed.fetched_day}`}`,
+        fix: 'make sure a `warmup serve`, `warmup worker` or a daily `warmup run-once` runs (the feeds job fetches once a day)',
+      });
+    }
+  }
+  const fine = feeds.length - problems.length;
+  return [
+    ...problems,
+    ...(fine > 0 ? [{ name: 'provider feeds', status: 'ok' as const, detail: `${fine} feed(s) fetched lately` }] : []),
+  ];
 }
 
 function storageName(config: Config): string {

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { formatChecks, hasFailure, runDoctor } from '../../src/doctor.js';
+import { insertReport } from '../../src/dmarc/dmarc.repository.js';
+import { parseReportAttachment } from '../../src/dmarc/report-parser.js';
 import { encryptSecret } from '../../src/secrets/secrets.js';
 import { insertMailbox, insertWorkspace } from '../helpers/engine-fixtures.js';
 import { freePort, runWarmup } from '../helpers/processes.js';
@@ -159,6 +161,78 @@ describe('warmup doctor', () => {
       expect(fs.readdirSync(dataDir)).toEqual([]);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says which DMARC report folder fails or stays quiet and which provider feed fails or is stale, never a key', async () => {
+    const db = database.db;
+    const now = Date.now();
+    const ago = (days: number) => new Date(now - days * 86_400_000).toISOString();
+    const keyCipher = 'snds-key-ciphertext-never-printed';
+    const workspace = async (name: string, email: string) => {
+      const id = await insertWorkspace(db, name);
+      // paused: the mail-server check passes them by, so the report's only warnings are these
+      return { id, mailbox: (await insertMailbox(db, id, { email, status: 'paused' })).id };
+    };
+    const acme = await workspace('Acme', 'rua@acme.test');
+    const beta = await workspace('Beta', 'rua@beta.test');
+    const gamma = await workspace('Gamma', 'rua@gamma.test');
+    const source = (ws: { id: string; mailbox: string }, values: { last_error?: string; updated_at: string }) =>
+      db
+        .insertInto('dmarc_sources')
+        .values({ workspace_id: ws.id, mailbox_id: ws.mailbox, folder: 'DMARC', checked_at: ago(0), ...values })
+        .execute();
+    await source(acme, { last_error: 'Mailbox does not exist: DMARC', updated_at: ago(1) });
+    await source(beta, { updated_at: ago(5) });
+    await source(gamma, { updated_at: ago(20) });
+    const parsed = parseReportAttachment(
+      Buffer.from(`<feedback><report_metadata><org_name>google.com</org_name><report_id>1</report_id>
+        <date_range><begin>${Math.floor(now / 1000) - 86_400}</begin><end>${Math.floor(now / 1000)}</end></date_range>
+        </report_metadata><policy_published><domain>gamma.test</domain><p>none</p></policy_published>
+        <record><row><source_ip>192.0.2.1</source_ip><count>1</count><policy_evaluated><disposition>none</disposition>
+        <dkim>pass</dkim><spf>pass</spf></policy_evaluated></row><identifiers><header_from>gamma.test</header_from>
+        </identifiers></record></feedback>`),
+    );
+    if (!parsed.ok) throw new Error(parsed.reason);
+    await insertReport(db, gamma.id, parsed.report, ago(1));
+    const feed = (ws: { id: string }, values: { feed: string; last_error?: string; fetched_day?: string }) =>
+      db
+        .insertInto('feed_connections')
+        .values({
+          workspace_id: ws.id,
+          secret_encrypted: keyCipher,
+          checked_at: ago(0),
+          updated_at: ago(10),
+          ...values,
+        })
+        .execute();
+    await feed(acme, { feed: 'snds', last_error: 'SNDS refused the key (HTTP 403)' });
+    await feed(beta, { feed: 'postmaster', fetched_day: ago(4).slice(0, 10) });
+    await feed(gamma, { feed: 'snds', fetched_day: ago(0).slice(0, 10) });
+    try {
+      const result = await doctor({});
+      expect(result.code, result.stdout).toBe(0);
+      const lines = result.stdout.split('\n');
+      const line = (start: string) => lines.find((l) => l.startsWith(start));
+      expect(line('WARN  DMARC reports: workspace "Acme"')).toBe(
+        'WARN  DMARC reports: workspace "Acme", rua@acme.test folder DMARC: Mailbox does not exist: DMARC',
+      );
+      expect(line('WARN  DMARC reports: workspace "Beta"')).toBe(
+        'WARN  DMARC reports: workspace "Beta", rua@beta.test folder DMARC: no report has arrived in 5 days',
+      );
+      expect(result.stdout).toContain('fix: publish rua=mailto:rua@beta.test in the _dmarc TXT record of each domain');
+      expect(result.stdout).toMatch(/^ok +DMARC reports: 1 workspace\(s\) read their reports$/m);
+      expect(line('WARN  provider feeds: workspace "Acme"')).toBe(
+        'WARN  provider feeds: workspace "Acme", Microsoft SNDS: SNDS refused the key (HTTP 403)',
+      );
+      expect(line('WARN  provider feeds: workspace "Beta"')).toBe(
+        `WARN  provider feeds: workspace "Beta", Gmail Postmaster Tools: last fetched on ${ago(4).slice(0, 10)}`,
+      );
+      expect(result.stdout).toMatch(/^ok +provider feeds: 1 feed\(s\) fetched lately$/m);
+      expect(result.stdout).not.toContain(keyCipher);
+    } finally {
+      for (const table of ['feed_connections', 'dmarc_sources'] as const) await db.deleteFrom(table).execute();
+      await db.deleteFrom('dmarc_reports').execute();
     }
   });
 });
