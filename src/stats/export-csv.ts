@@ -1,4 +1,4 @@
-import { EXPORT_COLUMNS, type ExportRow } from './stats.schemas.js';
+import { EXPORT_COLUMNS, PROVIDER_DOMAIN_COLUMNS, type ExportRow, type ProviderDomainRow } from './stats.schemas.js';
 
 // OWASP's CSV injection advice: a spreadsheet treats a cell that starts with one of these as a
 // formula, whatever the column. Addresses are tenant input and `=cmd|'/Ccalc'!A0@x.io` is a valid one.
@@ -28,4 +28,12 @@ export async function* exportCsv(rows: AsyncIterable<ExportRow[]>): AsyncGenerat
     for (const row of batch) chunk += csvLine(EXPORT_COLUMNS.map((column) => row[column]));
     yield chunk;
   }
+}
+
+/** `table=domains`: one line per domain; a few hundred at most, so written whole. */
+export function domainsCsv(rows: readonly ProviderDomainRow[]): string {
+  const cell = (value: string | number | boolean | null) => (typeof value === 'boolean' ? String(value) : value);
+  return [PROVIDER_DOMAIN_COLUMNS, ...rows.map((row) => PROVIDER_DOMAIN_COLUMNS.map((column) => cell(row[column])))]
+    .map((values) => csvLine(values))
+    .join('');
 }

@@ -1,5 +1,5 @@
 // The PDF report's sections after the mailbox table: results by receiving provider, DNS checks,
-// blocklist listings and placement tests, each a title and lines that flow over pages.
+// blocklist listings, placement tests and what the providers say, each a title and lines that flow over pages.
 import { dnsStatus } from '../checks/dns-status.js';
 import type { StatsReport } from './stats.service.js';
 import {
@@ -18,6 +18,7 @@ import {
   sectionStart,
   emptySection,
   formatTime,
+  formatDay,
 } from './export-pdf-layout.js';
 
 const CHECK_LABELS: Record<string, string> = { mx: 'MX', spf: 'SPF', dmarc: 'DMARC', dkim: 'DKIM' };
@@ -267,6 +268,55 @@ export function statesSection(doc: Doc, report: StatsReport, top: number): numbe
       row.state.tone === 'bad' ? COLOR.spam : COLOR.text,
     );
     flow.paragraph(row.state.reason, 12, FONT.regular, COLOR.text);
+  }
+  return flow.y();
+}
+
+/**
+ * What the providers said of each domain over the period, in their own data: its DMARC reports,
+ * Gmail Postmaster Tools and Microsoft SNDS, and the health guard's hold when they put one on it.
+ */
+export function providerVerdictsSection(doc: Doc, report: StatsReport, top: number): number {
+  const title = 'What the providers say';
+  const spoken = report.domains.filter(
+    (d) =>
+      d.dmarcMessages > 0 || d.gmailDay !== null || d.sndsRedDays + d.sndsYellowDays + d.sndsGreenDays > 0 || d.held,
+  );
+  // nothing connected, or nothing said in the period: no section, as with no DNS checks
+  if (spoken.length === 0) return top;
+  const flow = sectionStart(
+    doc,
+    title,
+    "Each domain's DMARC aggregate reports, Gmail Postmaster Tools and Microsoft SNDS over the period, and whether they hold its warmup now.",
+    top,
+  );
+  for (const d of spoken) {
+    flow.gap(4);
+    flow.paragraph(d.held ? `${d.domain}: held` : d.domain, 0, FONT.bold, d.held ? COLOR.spam : COLOR.text);
+    if (d.held && d.holdReason) flow.paragraph(d.holdReason, 12, FONT.regular, COLOR.spam);
+    if (d.dmarcMessages > 0) {
+      const unaligned =
+        d.unalignedSources > 0 ? `; ${countOf(d.unalignedSources, 'source sends', 'sources send')} unaligned` : '';
+      flow.paragraph(
+        `DMARC: ${countOf(d.dmarcMessages, 'message', 'messages')}, ${formatPercent((d.dmarcAlignedShare ?? 0) * 100)} aligned${unaligned}`,
+        12,
+        FONT.regular,
+        COLOR.text,
+      );
+    }
+    if (d.gmailDay !== null) {
+      const rate = d.gmailSpamRate === null ? 'no spam rate' : `spam rate ${(d.gmailSpamRate * 100).toFixed(2)} %`;
+      const compliance = d.gmailCompliance ? `, compliance: ${d.gmailCompliance}` : '';
+      flow.paragraph(`Gmail: ${rate} on ${formatDay(d.gmailDay)}${compliance}`, 12, FONT.regular, COLOR.text);
+    }
+    if (d.sndsRedDays + d.sndsYellowDays + d.sndsGreenDays > 0) {
+      flow.paragraph(
+        `Microsoft SNDS: ${countOf(d.sndsRedDays, 'red day', 'red days')}, ${d.sndsYellowDays} yellow, ${d.sndsGreenDays} green`,
+        12,
+        FONT.regular,
+        d.sndsRedDays > 0 ? COLOR.spam : COLOR.text,
+      );
+    }
   }
   return flow.y();
 }

@@ -31,6 +31,7 @@ import {
   blocklistsSection,
   providerSectionHeight,
   providerSection,
+  providerVerdictsSection,
   statesSection,
 } from './export-pdf-sections.js';
 
@@ -335,6 +336,9 @@ export async function renderReportPdf(report: StatsReport): Promise<PDFKit.PDFDo
   });
   part('Sect', () => {
     y = providerSection(doc, report, y);
+  });
+  part('Sect', () => {
+    y = providerVerdictsSection(doc, report, y);
   });
   part('Sect', () => {
     y = checksSection(doc, report, y);

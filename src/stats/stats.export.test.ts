@@ -301,6 +301,10 @@ describe('GET /api/stats/export?format=json', () => {
             state: 'joining',
           },
         ],
+        // what the providers said of each domain: nothing, none is connected here (stats.export-domains.test.ts)
+        domains: ['alpha.test', 'beta.test'].map((domain) =>
+          expect.objectContaining({ domain, dmarcMessages: 0, gmailDay: null, held: false }),
+        ),
       },
     });
   });
@@ -308,7 +312,9 @@ describe('GET /api/stats/export?format=json', () => {
   it('answers an empty list for a workspace without mailboxes', async () => {
     const empty = await t.createWorkspace('empty json');
     const res = await get('/api/stats/export?format=json&period=7d', empty);
-    expect(res.json()).toStrictEqual({ export: { startDate: '2026-03-09', endDate: '2026-03-15', rows: [] } });
+    expect(res.json()).toStrictEqual({
+      export: { startDate: '2026-03-09', endDate: '2026-03-15', rows: [], domains: [] },
+    });
   });
 });
 

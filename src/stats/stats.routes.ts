@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams } from '../http/common.schemas.js';
-import { exportCsv } from './export-csv.js';
+import { domainsCsv, exportCsv } from './export-csv.js';
 import { renderReportPdf } from './export-pdf.js';
 import type { DayRange } from './period.js';
 import {
@@ -20,6 +20,7 @@ import {
   PERIOD_DESCRIPTION,
   PeriodQuery,
   PlacementEnvelope,
+  type ProviderDomainRow,
   ReputationEnvelope,
   StatsQuery,
 } from './stats.schemas.js';
@@ -33,12 +34,17 @@ const SENDER_RULE =
 /** A body sent as a stream: the schema documents it, the type lets the route hand Fastify the stream. */
 const Streamed = (schema: Record<string, unknown>) => Type.Unsafe<NodeJS.ReadableStream>(schema);
 
-function attachment(range: DayRange, extension: string): string {
-  return `attachment; filename="warmup-stats-${range.startDate}-${range.endDate}.${extension}"`;
+function attachment(range: DayRange, extension: string, table?: 'domains'): string {
+  const name = table ? `warmup-${table}` : 'warmup-stats';
+  return `attachment; filename="${name}-${range.startDate}-${range.endDate}.${extension}"`;
 }
 
 /** `{export: {startDate, endDate, rows}}` written as it is read, so a large export never sits in memory whole. */
-async function* exportJson(range: DayRange, rows: AsyncIterable<ExportRow[]>): AsyncGenerator<string> {
+async function* exportJson(
+  range: DayRange,
+  rows: AsyncIterable<ExportRow[]>,
+  domains: () => Promise<ProviderDomainRow[]>,
+): AsyncGenerator<string> {
   yield `{"export":{"startDate":${JSON.stringify(range.startDate)},"endDate":${JSON.stringify(range.endDate)},"rows":[`;
   let first = true;
   for await (const batch of rows) {
@@ -50,7 +56,7 @@ async function* exportJson(range: DayRange, rows: AsyncIterable<ExportRow[]>): A
     yield `${first ? '' : ','}${parts.join(',')}`;
     first = false;
   }
-  yield ']}}';
+  yield `],"domains":${JSON.stringify(await domains())}}}`;
 }
 
 export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
@@ -142,7 +148,9 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
           description:
             `${PERIOD_DESCRIPTION} csv and json: one row per mailbox per day of the range (empty days included), by date then email; ` +
             `CSV has the header \`${EXPORT_COLUMNS.join(',')}\`, RFC 4180 quoting, CRLF line ends, an empty reputation when there is none. ` +
-            'pdf: a report with totals and rates, a reputation chart, an inbox-vs-spam chart and the per-mailbox table. ' +
+            'json also carries `domains`: what the providers said of each domain (DMARC reports, Gmail Postmaster Tools, Microsoft SNDS, a hold); ' +
+            '`table=domains` exports that as the CSV instead. ' +
+            "pdf: a report with totals and rates, a reputation chart, an inbox-vs-spam chart, the per-mailbox table and the providers' verdicts. " +
             'Sent as an attachment named `warmup-stats-<startDate>-<endDate>.<format>`; csv and json are streamed.',
           querystring: ExportQuery,
           response: {
@@ -159,7 +167,7 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const { format, ...query } = request.query;
+        const { format, table, ...query } = request.query;
         if (format === 'pdf') {
           const report = await stats.report(request.workspaceId, query);
           return reply
@@ -167,10 +175,16 @@ export function statsRoutes(stats: StatsService): FastifyPluginAsyncTypebox {
             .type('application/pdf')
             .send(await renderReportPdf(report));
         }
-        const { range, rows } = await stats.exportRows(request.workspaceId, query);
+        const { range, rows, domains } = await stats.exportRows(request.workspaceId, query);
+        if (format === 'csv' && table === 'domains') {
+          return reply
+            .header('Content-Disposition', attachment(range, 'csv', 'domains'))
+            .type('text/csv; charset=utf-8')
+            .send(Readable.from([domainsCsv(await domains())]));
+        }
         reply.header('Content-Disposition', attachment(range, format));
         if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(Readable.from(exportCsv(rows)));
-        return reply.type('application/json; charset=utf-8').send(Readable.from(exportJson(range, rows)));
+        return reply.type('application/json; charset=utf-8').send(Readable.from(exportJson(range, rows, domains)));
       },
     );
 

@@ -1,4 +1,4 @@
-import { Type, type Static, type TInteger, type TObject } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TObject, type TSchema } from '@sinclair/typebox';
 import { MailboxStatus, PoolLine, WARMUP_STATES, WarmupStateKind } from '../mailboxes/mailboxes.schemas.js';
 import { MAX_RANGE_DAYS, PERIODS } from './period.js';
 
@@ -61,10 +61,20 @@ export type DashboardQuery = Static<typeof DashboardQuery>;
 
 export const EXPORT_FORMATS = ['csv', 'json', 'pdf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_TABLES = ['mailboxes', 'domains'] as const;
+export type ExportTable = (typeof EXPORT_TABLES)[number];
 
 export const ExportQuery = Type.Object(
   {
     format: Type.Unsafe<ExportFormat>({ type: 'string', enum: [...EXPORT_FORMATS], description: 'csv, json or pdf' }),
+    table: Type.Optional(
+      Type.Unsafe<ExportTable>({
+        type: 'string',
+        enum: [...EXPORT_TABLES],
+        description:
+          'csv only: `mailboxes` (default), one row per mailbox per day; `domains`, one row per domain with what the providers said of it (json and pdf carry both)',
+      }),
+    ),
     ...PeriodQueryShape,
     ...MailboxFilterShape,
   },
@@ -333,11 +343,69 @@ export const ExportRow = Type.Object({
 });
 export type ExportRow = Static<typeof ExportRow>;
 
+/** The columns of `table=domains`, in the order of ProviderDomainRow. */
+export const PROVIDER_DOMAIN_COLUMNS = [
+  'domain',
+  'dmarcMessages',
+  'dmarcAlignedShare',
+  'unalignedSources',
+  'gmailSpamRate',
+  'gmailDay',
+  'gmailCompliance',
+  'sndsRedDays',
+  'sndsYellowDays',
+  'sndsGreenDays',
+  'held',
+  'holdReason',
+] as const;
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ProviderDomainRow = Type.Object(
+  {
+    domain: Type.String(),
+    dmarcMessages: count("Messages in the domain's name that its DMARC aggregate reports counted over the range"),
+    dmarcAlignedShare: nullable(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'Of them, the share passing DMARC (SPF or DKIM aligned); null without reports',
+      }),
+    ),
+    unalignedSources: count(
+      'Sending addresses (of its 200 largest) with messages that passed neither SPF nor DKIM aligned',
+    ),
+    gmailSpamRate: nullable(
+      Type.Number({
+        minimum: 0,
+        description: "Gmail Postmaster Tools' latest user-reported spam rate of the range, a fraction",
+      }),
+    ),
+    gmailDay: nullable(Day),
+    gmailCompliance: nullable(
+      Type.String({ description: "Postmaster Tools' compliance verdict that day, as Google words it" }),
+    ),
+    sndsRedDays: count("Days of the range on which Microsoft SNDS rated one of the domain's addresses red"),
+    sndsYellowDays: count('... yellow'),
+    sndsGreenDays: count('... green'),
+    held: Type.Boolean({
+      description: "Whether the providers' feeds hold the domain's volume now (holds have no history)",
+    }),
+    holdReason: nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type ProviderDomainRow = Static<typeof ProviderDomainRow>;
+
 export const ExportDocument = Type.Object({
   export: Type.Object({
     ...RangeShape,
     rows: Type.Array(ExportRow, {
       description: 'One row per mailbox per day of the range (empty days included), by date, then email',
+    }),
+    domains: Type.Array(ProviderDomainRow, {
+      description:
+        "What the providers said of each domain (of the one mailbox's, with `mailboxId`): its mailboxes' and those its DMARC reports, Postmaster days or a hold name; at most 200, by name",
     }),
   }),
 });

@@ -13,6 +13,7 @@ import { workspaceBlocklists, type WorkspaceBlocklists } from '../checks/checks.
 import { placementTestsBetween } from '../placement-tests/placement-tests.repository.js';
 import type { PlacementTest } from '../placement-tests/placement-tests.schemas.js';
 import { placementTestView } from '../placement-tests/placement-test-view.js';
+import { providerDomainRows } from './provider-domains.js';
 import {
   byMailboxEmail,
   createStatsRepository,
@@ -36,6 +37,7 @@ import {
   type ExportRow,
   type MailboxStats,
   type Placement,
+  type ProviderDomainRow,
   type Rates,
   type Reputation,
   type StatsQuery,
@@ -76,6 +78,8 @@ export interface StatsReport {
   placementTestsCapped: boolean;
   /** What the blocklists say now of the mailboxes' domains and sending addresses. */
   blocklists: WorkspaceBlocklists;
+  /** What the providers said of each domain over the range (DMARC reports, Postmaster Tools, SNDS) and its hold. */
+  domains: ProviderDomainRow[];
 }
 
 /** Placement tests listed in one report at most. */
@@ -456,16 +460,24 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
     async exportRows(
       workspaceId: string,
       query: StatsQuery,
-    ): Promise<{ range: DayRange; rows: AsyncIterable<MailboxDayRow[]> }> {
+    ): Promise<{
+      range: DayRange;
+      rows: AsyncIterable<MailboxDayRow[]>;
+      domains: () => Promise<ProviderDomainRow[]>;
+    }> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      return { range, rows: mailboxDayRows(workspaceId, range, mailboxId) };
+      return {
+        range,
+        rows: mailboxDayRows(workspaceId, range, mailboxId),
+        domains: () => providerDomainRows(db, workspaceId, range, mailboxId),
+      };
     },
 
     async report(workspaceId: string, query: StatsQuery): Promise<StatsReport> {
       const { range, mailboxId, check } = selection(workspaceId, query);
       await check();
-      const [name, series, mailboxes, checks, verdicts, tests, blocklists, states] = await Promise.all([
+      const [name, series, mailboxes, checks, verdicts, tests, blocklists, states, domains] = await Promise.all([
         repository.workspaceName(workspaceId),
         dailySeries(workspaceId, range, mailboxId),
         repository.mailboxTotals(workspaceId, range, mailboxId),
@@ -479,6 +491,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         }),
         workspaceBlocklists(db, workspaceId, mailboxId),
         statesOf(workspaceId, mailboxId),
+        providerDomainRows(db, workspaceId, range, mailboxId),
       ]);
       return {
         workspaceName: name ?? workspaceId,
@@ -495,6 +508,7 @@ export function createStatsService({ db, clock, cacheMs = 0 }: StatsServiceDeps)
         placementTests: tests.slice(0, REPORT_PLACEMENT_TESTS).map(placementTestView),
         placementTestsCapped: tests.length > REPORT_PLACEMENT_TESTS,
         blocklists,
+        domains,
       };
     },
 
