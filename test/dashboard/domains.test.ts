@@ -3,7 +3,8 @@
 // the list tones a domain below 98 % aligned and says what was set aside; the domain page shows
 // days and sources and names the unaligned source as a risk with its fix; an owner names the report
 // mailbox, a viewer sees no form; a workspace never sees another's domains; a workspace without
-// reports says how to start. axe-core finds nothing at a laptop's and a phone's width.
+// reports says how to start; a domain the providers' feeds hold shows why on its page and on its
+// mailbox's. axe-core finds nothing at a laptop's and a phone's width.
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +59,7 @@ describe.runIf(runBrowser)('the Domains pages in Chromium', () => {
   let other: TestWorkspace;
   let empty: TestWorkspace;
   let viewerKey: string;
+  let mailboxId: string;
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -77,7 +79,7 @@ describe.runIf(runBrowser)('the Domains pages in Chromium', () => {
     other = await t.createWorkspace('Other workspace');
     empty = await t.createWorkspace('Empty workspace');
     const db = t.database.db;
-    const mailboxId = await createMailbox(t.workspace, 'dmarc@example.com');
+    mailboxId = await createMailbox(t.workspace, 'dmarc@example.com');
     const outlook = readFileSync(
       new URL('../fixtures/dmarc/protection.outlook.com!example.com!1711756800!1711843200.xml', import.meta.url),
     );
@@ -248,6 +250,10 @@ describe.runIf(runBrowser)('the Domains pages in Chromium', () => {
         // the DMARC figures are still there
         await page.getByRole('region', { name: 'Per day: example.com' }).waitFor();
         expect(await axeViolationsAtWidths(page, WIDTHS), 'verdicts').toEqual([]);
+        // the domain's mailbox says the same on its own page, where its owner looks first
+        await open(t.workspace.apiKey, `/mailboxes/${encodeURIComponent(mailboxId)}`);
+        await page.getByText(reason).waitFor();
+        expect(await axeViolationsAtWidths(page, WIDTHS), 'mailbox held').toEqual([]);
         expect(pageErrors).toEqual([]);
       } finally {
         for (const table of ['provider_holds', 'snds_days', 'feed_connections'] as const)
