@@ -11,6 +11,7 @@ import { insertReport } from '../dmarc/dmarc.repository.js';
 import { parseReportAttachment } from '../dmarc/report-parser.js';
 import { saveHold } from '../engine/provider-signals.repository.js';
 import { savePostmasterDay, saveSndsDays } from '../feeds/feeds.repository.js';
+import type { SndsRow } from '../feeds/snds-csv.js';
 
 const AT = '2026-03-15T12:00:00.000Z';
 const KEY_CIPHERTEXT = 'v1:snds-key-ciphertext';
@@ -41,7 +42,7 @@ function dmarcReport(
   return parsed.report;
 }
 
-const snds = (ip: string, day: string, filterResult: string) => ({
+const snds = (ip: string, day: string, filterResult: SndsRow['filterResult']): SndsRow => ({
   ip,
   day,
   filterResult,
