@@ -121,6 +121,7 @@ export async function runDoctor(config: Config, env: NodeJS.ProcessEnv, options:
       if (policy) checks.push(...(await mailServerChecks(database, policy, options.connectTimeoutMs ?? 5_000)));
       const now = (options.now ?? (() => new Date()))();
       checks.push(...(await dmarcReportChecks(database, now)), ...(await providerFeedChecks(database, now)));
+      checks.push(...(await peerChecks(database, config, policy, now, options.connectTimeoutMs ?? 5_000)));
     }
   } finally {
     await database.close();
@@ -523,6 +524,72 @@ async function providerFeedChecks(database: DatabaseHandle, now: Date): Promise<
     ...problems,
     ...(fine > 0 ? [{ name: 'provider feeds', status: 'ok' as const, detail: `${fine} feed(s) fetched lately` }] : []),
   ];
+}
+
+/** A peer still pending after this has likely not added this installation. */
+const PEER_PENDING_WARN_MS = 86_400_000;
+
+/**
+ * The installations this one peers with: a public URL to be called back at, and each peer reachable
+ * (a TCP connection to its URL's port, under the mail policy: no signed request, so nothing changes
+ * on either side), not pending for long, and its last handshake's error. Never a key.
+ */
+async function peerChecks(
+  database: DatabaseHandle,
+  config: Config,
+  policy: MailPolicy | undefined,
+  now: Date,
+  timeoutMs: number,
+): Promise<Check[]> {
+  const peers = await database.db
+    .selectFrom('peers')
+    .select(['url', 'state', 'last_error', 'created_at', 'handshake_at'])
+    .where('state', '!=', 'removed')
+    .orderBy('url')
+    .execute();
+  if (peers.length === 0) return [{ name: 'peers', status: 'ok', detail: 'this installation peers with none' }];
+  const checks: Check[] = [];
+  if (!config.oauth.publicUrl) {
+    checks.push({
+      name: 'peers',
+      status: 'fail',
+      detail: `${peers.length} peer(s), but WARMUP_PUBLIC_URL is not set: they cannot reach this installation, and it refuses their requests`,
+      fix: 'set WARMUP_PUBLIC_URL to the https origin the peers call',
+    });
+  }
+  await forEachLimited(peers, MAIL_CHECK_CONCURRENCY, async (peer) => {
+    const name = `peer ${peer.url}`;
+    if (peer.state === 'paused') {
+      checks.push({ name, status: 'ok', detail: 'paused here: nothing flows either way' });
+      return;
+    }
+    const url = new URL(peer.url);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const unreachable = policy
+      ? await reachProblem({ host: url.hostname, port, mailboxes: new Set() }, policy, timeoutMs)
+      : undefined;
+    if (unreachable) {
+      checks.push({
+        name,
+        status: 'warn',
+        detail: unreachable.detail.replace(/^used by 0 mailboxes; /, ''),
+        fix: unreachable.fix,
+      });
+    } else if (peer.state === 'pending' && now.getTime() - Date.parse(peer.created_at) > PEER_PENDING_WARN_MS) {
+      checks.push({
+        name,
+        status: 'warn',
+        detail: `pending since ${peer.created_at.slice(0, 10)}: the peer has not added this installation yet${peer.last_error ? ` (${peer.last_error})` : ''}`,
+        fix: "ask the peer's operator to add this installation's URL and key (`warmup peer key` prints them)",
+      });
+    } else if (peer.last_error) {
+      checks.push({ name, status: 'warn', detail: `${peer.state}; the last handshake failed: ${peer.last_error}` });
+    } else {
+      const since = peer.handshake_at ? `, last handshake ${peer.handshake_at}` : '';
+      checks.push({ name, status: 'ok', detail: `${peer.state}, reachable${since}` });
+    }
+  });
+  return checks.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function storageName(config: Config): string {

@@ -235,6 +235,68 @@ describe('warmup doctor', () => {
       await db.deleteFrom('dmarc_reports').execute();
     }
   });
+
+  it('checks each peer: reachable, not pending for long, its last error; and that peers can call this installation back', async () => {
+    const db = database.db;
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    let key = 0;
+    const peer = (
+      url: string,
+      state: string,
+      values: { last_error?: string; created_at?: string; handshake_at?: string },
+    ) =>
+      db
+        .insertInto('peers')
+        .values({
+          id: `peer_${++key}`,
+          url,
+          public_key: String(key).repeat(43).slice(0, 43),
+          state: state as 'active',
+          offer_domains: '[]',
+          offer_mailboxes: 0,
+          daily_ceiling: 0,
+          created_at: ago(0),
+          updated_at: ago(0),
+          ...values,
+        })
+        .execute();
+    await peer(`http://127.0.0.1:${listeningPort}`, 'active', { handshake_at: '2026-11-01T00:00:00.000Z' });
+    await peer(`http://127.0.0.1:${closedPort}`, 'active', {});
+    await peer(`http://127.0.0.1:${listeningPort}/b`, 'pending', {
+      created_at: ago(3),
+      last_error: 'the peer answered 401 unknown_key',
+    });
+    await peer('https://paused.example', 'paused', {});
+    await peer('https://gone.example', 'removed', {});
+    try {
+      const without = await doctor({});
+      expect(without.code).toBe(1);
+      expect(without.stdout).toMatch(/^FAIL {2}peers: 4 peer\(s\), but WARMUP_PUBLIC_URL is not set/m);
+
+      const { code, stdout } = await doctor({
+        WARMUP_PUBLIC_URL: 'https://warmup.example.com',
+        WARMUP_MAIL_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      });
+      expect(code, stdout).toBe(0);
+      const peerLines = stdout.split('\n').filter((line) => /^(ok|WARN|FAIL) +peer /.test(line));
+      // sorted by URL, so the two random ports come in either order
+      expect(peerLines).toHaveLength(4);
+      expect(peerLines).toEqual(
+        expect.arrayContaining([
+          `ok    peer http://127.0.0.1:${listeningPort}: active, reachable, last handshake 2026-11-01T00:00:00.000Z`,
+          `WARN  peer http://127.0.0.1:${closedPort}: cannot connect to 127.0.0.1:${closedPort} (ECONNREFUSED)`,
+          `WARN  peer http://127.0.0.1:${listeningPort}/b: pending since ${ago(3).slice(0, 10)}: the peer has not added this installation yet (the peer answered 401 unknown_key)`,
+          'ok    peer https://paused.example: paused here: nothing flows either way',
+        ]),
+      );
+      expect(stdout).toContain(
+        "      fix: ask the peer's operator to add this installation's URL and key (`warmup peer key` prints them)",
+      );
+      expect(stdout).not.toContain('gone.example');
+    } finally {
+      await db.deleteFrom('peers').execute();
+    }
+  });
 });
 
 describeWithMailStack('warmup doctor: the SMTP server of email alerts, on the test mail stack', () => {
