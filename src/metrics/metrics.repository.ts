@@ -88,3 +88,13 @@ export async function countWebhookDeliveries(db: Kysely<Database>): Promise<Arra
     .execute();
   return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }
+
+/** Peers of the installation by state; the states without one are answered as 0. */
+export async function countPeersByState(db: Kysely<Database>): Promise<Array<{ state: string; count: number }>> {
+  const rows = await db
+    .selectFrom('peers')
+    .select(['state', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .groupBy('state')
+    .execute();
+  return rows.map((row) => ({ state: row.state, count: Number(row.count) }));
+}

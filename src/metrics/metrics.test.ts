@@ -138,8 +138,54 @@ describe('GET /metrics', () => {
     expect(value(samples, 'warmup_mailboxes', { status: 'error' })).toBe(1);
     expect(value(samples, 'warmup_webhook_deliveries', { status: 'pending' })).toBe(1);
     expect(value(samples, 'warmup_webhook_deliveries', { status: 'failed' })).toBe(0);
+    // no peer yet: every state is there, at 0
+    for (const state of ['pending', 'active', 'paused', 'removed'])
+      expect(value(samples, 'warmup_peers', { state })).toBe(0);
     // the process's own metrics come along
     expect(value(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+  });
+
+  it('counts the peers by state, and the pending peers greeted again by outcome', async () => {
+    const { db } = testApp.database;
+    const at = new Date().toISOString();
+    const states = ['pending', 'active', 'active', 'removed'] as const;
+    await db
+      .insertInto('peers')
+      .values(
+        states.map((state, i) => ({
+          id: `peer_metrics_${i}`,
+          url: `https://peer${i}.example`,
+          public_key: String(i).repeat(43),
+          state,
+          offer_domains: '[]',
+          offer_mailboxes: 0,
+          daily_ceiling: 0,
+          created_at: at,
+          updated_at: at,
+        })),
+      )
+      .execute();
+    testApp.metrics.observeCycle({
+      at,
+      workerId: 'w-metrics',
+      ignoreSchedule: false,
+      loop: 'hourly',
+      errors: [],
+      stopped: false,
+      durationMs: 5,
+      peerHandshakes: { greeted: 3, activated: 1 },
+    });
+    try {
+      const samples = await scrape(testApp);
+      expect(value(samples, 'warmup_peers', { state: 'pending' })).toBe(1);
+      expect(value(samples, 'warmup_peers', { state: 'active' })).toBe(2);
+      expect(value(samples, 'warmup_peers', { state: 'paused' })).toBe(0);
+      expect(value(samples, 'warmup_peers', { state: 'removed' })).toBe(1);
+      expect(value(samples, 'warmup_peer_handshakes_total', { outcome: 'active' })).toBe(1);
+      expect(value(samples, 'warmup_peer_handshakes_total', { outcome: 'pending' })).toBe(2);
+    } finally {
+      await db.deleteFrom('peers').execute();
+    }
   });
 
   it('times requests by route pattern, never by raw URL', async () => {

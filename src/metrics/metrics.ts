@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { utcDay } from '../calendar.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
+import type { PeerState } from '../db/schema-peers.js';
 import { ENGINE_LOOP, type CycleSummary } from '../jobs/job-list.js';
 import {
   TODAY_COUNT_COLUMNS,
@@ -15,11 +16,14 @@ import {
   countClaimedSyncs,
   countHeldLeases,
   countMailboxesByStatus,
+  countPeersByState,
   countWebhookDeliveries,
   sumTodayCounts,
 } from './metrics.repository.js';
 
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+const PEER_STATES: readonly PeerState[] = ['pending', 'active', 'paused', 'removed'];
 
 /** Engine cycles take seconds to minutes; steps from milliseconds (nothing to do) to minutes (a slow IMAP server). */
 const ENGINE_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -63,6 +67,12 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
     name: 'warmup_engine_errors_total',
     help: 'Engine failures by kind: a step that threw, a send given up or retried, a mailbox sync that failed, a mailbox put into error',
     labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const handshakes = new Counter({
+    name: 'warmup_peer_handshakes_total',
+    help: 'Pending peers greeted again with a signed hello by this process, by outcome: turned `active`, or still `pending`',
+    labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const cycles = new Histogram({
@@ -144,6 +154,17 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
     },
   });
 
+  new Gauge({
+    name: 'warmup_peers',
+    help: 'Installations this one peers with, by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      for (const state of PEER_STATES) this.set({ state }, 0);
+      for (const { state, count } of await countPeersByState(db)) this.set({ state }, count);
+    },
+  });
+
   return {
     registry,
     observeCycle(summary) {
@@ -170,6 +191,11 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
       }
       errors.inc({ kind: 'mailbox_error' }, summary.health?.stopped.length ?? 0);
       errors.inc({ kind: 'step_failed' }, summary.errors.length);
+      const greeted = summary.peerHandshakes;
+      if (greeted) {
+        handshakes.inc({ outcome: 'active' }, greeted.activated);
+        handshakes.inc({ outcome: 'pending' }, greeted.greeted - greeted.activated);
+      }
     },
     observeStep(step, durationMs, failed) {
       steps.observe({ step, result: failed ? 'error' : 'ok' }, durationMs / 1000);
