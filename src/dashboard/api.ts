@@ -48,6 +48,7 @@ import type {
 import type { OAuthProviderId, PendingConnect } from '../oauth/oauth.schemas.js';
 import type { DmarcDomainDetail, DmarcDomains, DmarcSource, DmarcSourceBody } from '../dmarc/dmarc.schemas.js';
 import type { ProviderVerdicts } from '../feeds/feeds.schemas.js';
+import type { CreatePeerBody, Peer, PeerIdentity } from '../peers/peers.schemas.js';
 import type { ConnectionFailure, FieldError } from '../http/errors.js';
 import type { Role } from '../http/access.js';
 import type {
@@ -117,6 +118,7 @@ export type {
 };
 
 export type { Onboarding, OnboardingStepId, WorkspaceSettings };
+export type { Peer, PeerIdentity };
 export type { ApiKey, CreatedApiKey, CreatedInvite, Invite, InvitePreview, Member, MemberAccess, Role, SessionInfo };
 
 export type InteractionType = Interaction['type'];
@@ -346,6 +348,12 @@ export const api = {
       body: { domains },
     }).then((r) => r.authorization.authorizationUrl),
   providerVerdicts: (domain: string) => json<ProviderVerdicts>('GET', `/feeds/domains/${encodeURIComponent(domain)}`),
+  peerIdentity: () => json<PeerIdentity>('GET', '/peers/identity'),
+  peers: () => json<{ peers: Peer[] }>('GET', '/peers').then((r) => r.peers),
+  addPeer: (body: CreatePeerBody) => json<{ peer: Peer }>('POST', '/peers', { body }).then((r) => r.peer),
+  pausePeer: (id: string) => json<{ peer: Peer }>('POST', `/peers/${encodeURIComponent(id)}/pause`),
+  resumePeer: (id: string) => json<{ peer: Peer }>('POST', `/peers/${encodeURIComponent(id)}/resume`),
+  removePeer: (id: string) => json<void>('DELETE', `/peers/${encodeURIComponent(id)}`),
   alerts: () => json<{ alerts: Alerts }>('GET', '/alerts').then((r) => r.alerts),
   setEmailAlerts: (events: string[]) =>
     json<{ alerts: Alerts }>('PUT', '/alerts/email', { body: { events } }).then((r) => r.alerts),

@@ -27,6 +27,7 @@ import { AlertsPage } from './pages/alerts.js';
 import { PlacementTestsPage } from './pages/placement-tests.js';
 import { DomainsPage } from './pages/domains.js';
 import { DomainDetailPage } from './pages/domain-detail.js';
+import { PeersPage } from './pages/peers.js';
 
 function Page({ path, role }: { path: string; role: Role }) {
   // An address whose purpose the role may not carry out says so, rather than falling through to
@@ -224,6 +225,8 @@ export function App() {
               navigate('/', { replace: true });
             }}
           />
+        ) : auth.kind === 'session' && match('/peers', path) ? (
+          <PeersPage />
         ) : (
           <Page key={workspace?.id ?? 'key'} path={path} role={role} />
         )}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formErrors } from '../components/account-form.js';
 import { toast } from '../components/toasts.js';
-import { Button, Card, ErrorBox, PageHeader } from '../components/ui.js';
+import { Button, Card, ErrorBox, Link, PageHeader } from '../components/ui.js';
 import { TextField } from '../components/fields.js';
 import { useTitle } from '../hooks.js';
 
@@ -79,6 +79,12 @@ export function AccountPage({ onSignedOutEverywhere }: { onSignedOutEverywhere: 
               Sign out everywhere
             </Button>
           </div>
+        </Card>
+        <Card title="Peering" subtitle="For the person who set this installation up">
+          <p>
+            <Link to="/peers">Peers</Link>: installations that warm each other's mailboxes, this one's key, and adding,
+            pausing or removing one.
+          </p>
         </Card>
       </div>
     </>
