@@ -30,14 +30,24 @@ export async function providerDomainRows(
   const [own, dmarc, gmail, holds] = await Promise.all([
     mailboxes.execute(),
     domainFigures(db, workspaceId, from, to),
+    // each domain's latest Postmaster day of the range
     db
-      .selectFrom('postmaster_days')
-      .select(['domain', 'day', 'spam_rate', 'compliance'])
-      .where('workspace_id', '=', workspaceId)
-      .where('day', '>=', from)
-      .where('day', '<=', to)
-      .orderBy('day', 'desc')
-      .limit(EXPORT_DOMAINS * 31)
+      .selectFrom('postmaster_days as p')
+      .innerJoin(
+        db
+          .selectFrom('postmaster_days')
+          .select(['domain', (eb) => eb.fn.max('day').as('day')])
+          .where('workspace_id', '=', workspaceId)
+          .where('day', '>=', from)
+          .where('day', '<=', to)
+          .groupBy('domain')
+          .as('latest'),
+        (join) => join.onRef('latest.domain', '=', 'p.domain').onRef('latest.day', '=', 'p.day'),
+      )
+      .select(['p.domain', 'p.day', 'p.spam_rate', 'p.compliance'])
+      .where('p.workspace_id', '=', workspaceId)
+      .orderBy('p.domain')
+      .limit(EXPORT_DOMAINS)
       .execute(),
     db.selectFrom('provider_holds').select(['domain', 'reason']).where('workspace_id', '=', workspaceId).execute(),
   ]);
