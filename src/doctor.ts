@@ -586,7 +586,9 @@ async function peerChecks(
       checks.push({ name, status: 'warn', detail: `${peer.state}; the last handshake failed: ${peer.last_error}` });
     } else {
       const since = peer.handshake_at ? `, last handshake ${peer.handshake_at}` : '';
-      checks.push({ name, status: 'ok', detail: `${peer.state}, reachable${since}` });
+      // without a mail policy (its settings failed above) the port was not tried
+      const reach = policy ? 'reachable' : 'not tried (the mail settings are invalid)';
+      checks.push({ name, status: 'ok', detail: `${peer.state}, ${reach}${since}` });
     }
   });
   return checks.sort((a, b) => a.name.localeCompare(b.name));
