@@ -1,6 +1,7 @@
 // The reverse names of DMARC report sources, asked of a real DNS server on loopback (the resolver the
 // DNS checks use): a name published is shown beside its address, a hostile or missing one is not, a
-// dead resolver costs a bounded time, and each address is asked once, not on every pass.
+// dead resolver costs a bounded time, each address is asked once, not on every pass, and an internal
+// address is never asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../clock.js';
 import { createDnsResolver } from '../checks/dns-resolver.js';
@@ -36,18 +37,18 @@ describe('reverse names of DMARC sources', () => {
   beforeAll(async () => {
     testApp = await createTestApp({ clock: fixedClock(at) });
     dns = await startDnsServer({
-      [reverseQueryName('192.0.2.1')]: [{ type: 'PTR', domain: 'mail-out.example.com.' }],
-      [reverseQueryName('2001:db8::3')]: [{ type: 'PTR', domain: 'MX6.Example.NET' }],
+      [reverseQueryName('209.85.208.44')]: [{ type: 'PTR', domain: 'mail-out.example.com.' }],
+      [reverseQueryName('2a00:1450:4001:82b::3')]: [{ type: 'PTR', domain: 'MX6.Example.NET' }],
       // a name no host can have, shown to the operator as it came
-      [reverseQueryName('192.0.2.7')]: [{ type: 'PTR', domain: '<b>click!</b>.example' }],
-      // 192.0.2.9 publishes nothing (NXDOMAIN)
+      [reverseQueryName('40.107.22.55')]: [{ type: 'PTR', domain: '<b>click!</b>.example' }],
+      // 52.100.0.9 publishes nothing (NXDOMAIN)
     });
     const resolve = createDnsResolver({ servers: [dns.address], timeoutMs: 1_000 });
     const counting = (name: string, type: string) => {
       queries.push(name);
       return resolve(name, type);
     };
-    const ips = ['192.0.2.1', '2001:db8::3', '192.0.2.7', '192.0.2.9'];
+    const ips = ['209.85.208.44', '2a00:1450:4001:82b::3', '40.107.22.55', '52.100.0.9'];
     expect(await insertReport(testApp.database.db, testApp.workspace.id, report('1', '2024-04-01', ips), at)).toBe(
       'stored',
     );
@@ -66,10 +67,10 @@ describe('reverse names of DMARC sources', () => {
       (response.json().sources as Array<{ ip: string; name: string | null }>).map((s) => [s.ip, s.name]),
     );
     expect(names).toEqual({
-      '192.0.2.1': 'mail-out.example.com',
-      '2001:db8::3': 'mx6.example.net',
-      '192.0.2.7': null,
-      '192.0.2.9': null,
+      '209.85.208.44': 'mail-out.example.com',
+      '2a00:1450:4001:82b::3': 'mx6.example.net',
+      '40.107.22.55': null,
+      '52.100.0.9': null,
     });
   });
 
@@ -77,17 +78,35 @@ describe('reverse names of DMARC sources', () => {
     queries.length = 0;
     const resolve = createDnsResolver({ servers: [dns.address], timeoutMs: 1_000 });
     expect(await nameDmarcSources(testApp.database.db, resolve)).toEqual({ asked: 0, named: 0 });
-    await insertReport(testApp.database.db, testApp.workspace.id, report('2', '2024-04-02', ['192.0.2.9']), at);
-    dns.zones[reverseQueryName('192.0.2.9')] = [{ type: 'PTR', domain: 'late.example.org' }];
+    await insertReport(testApp.database.db, testApp.workspace.id, report('2', '2024-04-02', ['52.100.0.9']), at);
+    dns.zones[reverseQueryName('52.100.0.9')] = [{ type: 'PTR', domain: 'late.example.org' }];
     expect(await nameDmarcSources(testApp.database.db, resolve)).toEqual({ asked: 1, named: 1 });
     const response = await testApp.workspace.request({ method: 'GET', url: '/api/dmarc/domains/example.com' });
     expect(response.json().sources).toContainEqual(
-      expect.objectContaining({ ip: '192.0.2.9', name: 'late.example.org' }),
+      expect.objectContaining({ ip: '52.100.0.9', name: 'late.example.org' }),
     );
   });
 
+  it("never asks the reverse name of an internal address a report names: the host's own network stays unseen", async () => {
+    const internal = ['10.0.0.5', '127.0.0.1', '169.254.169.254', 'fd00:ec2::254', '::ffff:192.168.1.10'];
+    for (const ip of internal) dns.zones[reverseQueryName(ip)] = [{ type: 'PTR', domain: 'db-primary.corp.internal' }];
+    await insertReport(testApp.database.db, testApp.workspace.id, report('4', '2024-04-04', internal), at);
+    queries.length = 0;
+    const resolve = createDnsResolver({ servers: [dns.address], timeoutMs: 1_000 });
+    const counting = (name: string, type: string) => {
+      queries.push(name);
+      return resolve(name, type);
+    };
+    expect(await nameDmarcSources(testApp.database.db, counting)).toEqual({ asked: 0, named: 0 });
+    expect(queries).toEqual([]);
+    const response = await testApp.workspace.request({ method: 'GET', url: '/api/dmarc/domains/example.com' });
+    expect(response.body).not.toContain('corp.internal');
+    // marked as asked: the next pass does not come back to them
+    expect(await nameDmarcSources(testApp.database.db, counting)).toEqual({ asked: 0, named: 0 });
+  });
+
   it('gives up on a resolver that does not answer within its timeout, and keeps the address unnamed', async () => {
-    await insertReport(testApp.database.db, testApp.workspace.id, report('3', '2024-04-03', ['192.0.2.50']), at);
+    await insertReport(testApp.database.db, testApp.workspace.id, report('3', '2024-04-03', ['198.2.128.50']), at);
     const dead = createDnsResolver({ servers: [`127.0.0.1:${await deadDnsPort()}`], timeoutMs: 500 });
     const started = Date.now();
     expect(await nameDmarcSources(testApp.database.db, dead)).toEqual({ asked: 1, named: 0 });

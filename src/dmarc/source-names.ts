@@ -7,6 +7,7 @@ import { reversedAddress } from '../checks/blocklists.js';
 import type { DnsResolve } from '../checks/dns-resolver.js';
 import type { Database } from '../db/schema.js';
 import { forEachLimited } from '../jobs/concurrency.js';
+import { isInternalAddress } from '../mail/policy.js';
 
 /** Addresses named per pass: a backlog of years of reports is named over passes. */
 export const NAMES_PER_PASS = 50;
@@ -32,12 +33,15 @@ export function reverseQueryName(ip: string): string {
 }
 
 export interface SourceNamesSummary {
-  /** Addresses asked, and of them those that had a usable name. */
+  /** Addresses asked (internal ones are not), and of them those that had a usable name. */
   asked: number;
   named: number;
 }
 
-/** Names the addresses of kept records that have not been asked yet, NAMES_PER_PASS at most. */
+/**
+ * Names the addresses of kept records that have not been asked yet, NAMES_PER_PASS at most. An
+ * internal address (private, loopback, link-local, documentation…) is never asked.
+ */
 export async function nameDmarcSources(
   db: Kysely<Database>,
   resolve: DnsResolve,
@@ -55,13 +59,17 @@ export async function nameDmarcSources(
   await forEachLimited(rows, LOOKUPS_AT_ONCE, async ({ source_ip: ip }) => {
     if (signal?.aborted) return;
     let name: string | null = null;
-    try {
-      const answers = await resolve(reverseQueryName(ip), 'PTR');
-      name = usableName(answers[0]);
-    } catch {
-      // no name published, or no answer in time: asked again when a new report names the address
+    // A report is a tenant's (anyone can mail one to its folder): the reverse name of a private
+    // address, answered by the installation's own resolver, would show the tenant the host's network.
+    if (!isInternalAddress(ip)) {
+      try {
+        const answers = await resolve(reverseQueryName(ip), 'PTR');
+        name = usableName(answers[0]);
+      } catch {
+        // no name published, or no answer in time: asked again when a new report names the address
+      }
+      summary.asked++;
     }
-    summary.asked++;
     if (name) summary.named++;
     await db
       .updateTable('dmarc_records')
