@@ -41,6 +41,7 @@ import * as dmarcReports from './040-dmarc-reports.js';
 import * as alertMailRecipients from './041-alert-mail-recipients.js';
 import * as providerFeeds from './042-provider-feeds.js';
 import * as peers from './043-peers.js';
+import * as dmarcUnnamedSources from './044-dmarc-unnamed-sources.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '041-alert-mail-recipients': alertMailRecipients,
   '042-provider-feeds': providerFeeds,
   '043-peers': peers,
+  '044-dmarc-unnamed-sources': dmarcUnnamedSources,
 };
 
 export const migrationProvider: MigrationProvider = {
