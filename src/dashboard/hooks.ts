@@ -51,3 +51,29 @@ export function useTitle(title: string): void {
     document.title = title ? `${title} · Warmup` : 'Warmup';
   }, [title]);
 }
+
+/**
+ * A form's submission: `busy` while `work` runs, and its failure kept to show in place (cleared when
+ * it is tried again). `submit` takes the form's event and stops the browser's own submission.
+ */
+export function useSubmit(work: () => Promise<void>): {
+  busy: boolean;
+  error: unknown;
+  submit: (event?: Event) => Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  async function submit(event?: Event) {
+    event?.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, submit };
+}

@@ -7,7 +7,7 @@ import { EVENT_LABELS } from '../components/event-labels.js';
 import { toast } from '../components/toasts.js';
 import { Badge, Button, Card, ErrorBox, Loading, Notice, PageHeader, errorMessage } from '../components/ui.js';
 import { CheckboxField, SelectField, TextField } from '../components/fields.js';
-import { useResource, useTitle } from '../hooks.js';
+import { useResource, useSubmit, useTitle } from '../hooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.schemas.js';
 
 const CHAT_NAMES: Record<string, string> = { slack: 'Slack', teams: 'Microsoft Teams' };
@@ -45,23 +45,16 @@ function EmailAlerts({ alerts, onSaved }: { alerts: Alerts; onSaved: (alerts: Al
   const admin = useIsAdmin();
   const { email } = alerts;
   const [events, setEvents] = useState<string[]>(email.events);
-  const [saving, setSaving] = useState(false);
   const [testing, setTesting] = useState(false);
-  const [error, setError] = useState<unknown>();
 
-  async function onSubmit(event: Event) {
-    event.preventDefault();
-    setSaving(true);
-    setError(undefined);
-    try {
-      onSaved(await api.setEmailAlerts(events));
-      toast(events.length === 0 ? 'Email alerts turned off' : 'Email alerts saved');
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const {
+    busy: saving,
+    error,
+    submit: onSubmit,
+  } = useSubmit(async () => {
+    onSaved(await api.setEmailAlerts(events));
+    toast(events.length === 0 ? 'Email alerts turned off' : 'Email alerts saved');
+  });
 
   async function onTest() {
     setTesting(true);
@@ -116,24 +109,17 @@ function AddChat({ onAdded }: { onAdded: () => void }) {
   const [kind, setKind] = useState<'slack' | 'teams'>('slack');
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['mailbox.error', 'mailbox.recovered']);
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>();
 
-  async function onSubmit(event: Event) {
-    event.preventDefault();
-    setSaving(true);
-    setError(undefined);
-    try {
-      await api.createWebhook({ kind, url: url.trim(), events });
-      setUrl('');
-      toast(`${CHAT_NAMES[kind]} channel added`);
-      onAdded();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const {
+    busy: saving,
+    error,
+    submit: onSubmit,
+  } = useSubmit(async () => {
+    await api.createWebhook({ kind, url: url.trim(), events });
+    setUrl('');
+    toast(`${CHAT_NAMES[kind]} channel added`);
+    onAdded();
+  });
 
   return (
     <Card title="Add a Slack or Teams channel" subtitle="Paste the channel's incoming webhook URL; it is kept secret">

@@ -9,7 +9,7 @@ import { IconPlus, IconTrash } from '../components/icons.js';
 import { toast } from '../components/toasts.js';
 import { Badge, Button, Card, EmptyState, ErrorBox, Loading, Notice, PageHeader } from '../components/ui.js';
 import { formatDateTime } from '../format.js';
-import { useResource, useTitle } from '../hooks.js';
+import { useResource, useSubmit, useTitle } from '../hooks.js';
 
 const STATE_TONES: Record<Peer['state'], 'green' | 'blue' | 'red' | 'neutral'> = {
   active: 'green',
@@ -24,37 +24,30 @@ function AddPeer({ onAdded }: { onAdded: () => void }) {
   const [domains, setDomains] = useState('');
   const [mailboxes, setMailboxes] = useState('10');
   const [dailyCeiling, setDailyCeiling] = useState('200');
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const fields = error instanceof ApiError ? error.fieldErrors() : {};
 
-  async function onSubmit(event: Event) {
-    event.preventDefault();
-    setSaving(true);
-    setError(undefined);
-    try {
-      await api.addPeer({
-        url: url.trim(),
-        publicKey: publicKey.trim(),
-        offer: {
-          domains: domains
-            .split(/[\s,]+/)
-            .map((d) => d.trim().toLowerCase())
-            .filter(Boolean),
-          mailboxes: Number(mailboxes),
-          dailyCeiling: Number(dailyCeiling),
-        },
-      });
-      setUrl('');
-      setPublicKey('');
-      toast('Peer added: it turns active once it has added this installation too');
-      onAdded();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const {
+    busy: saving,
+    error,
+    submit: onSubmit,
+  } = useSubmit(async () => {
+    await api.addPeer({
+      url: url.trim(),
+      publicKey: publicKey.trim(),
+      offer: {
+        domains: domains
+          .split(/[\s,]+/)
+          .map((d) => d.trim().toLowerCase())
+          .filter(Boolean),
+        mailboxes: Number(mailboxes),
+        dailyCeiling: Number(dailyCeiling),
+      },
+    });
+    setUrl('');
+    setPublicKey('');
+    toast('Peer added: it turns active once it has added this installation too');
+    onAdded();
+  });
+  const fields = error instanceof ApiError ? error.fieldErrors() : {};
 
   return (
     <Card title="Add a peer" subtitle="Nothing flows until the other installation has added this one too">

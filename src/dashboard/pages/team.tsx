@@ -7,7 +7,7 @@ import { toast } from '../components/toasts.js';
 import { Button, Card, ErrorBox, Loading, PageHeader } from '../components/ui.js';
 import { SelectField, TextField } from '../components/fields.js';
 import { formatDateTime } from '../format.js';
-import { useResource, useTitle } from '../hooks.js';
+import { useResource, useSubmit, useTitle } from '../hooks.js';
 
 const ROLE_LABELS: Record<Role, string> = {
   viewer: 'Viewer: reads reports, changes nothing',
@@ -95,24 +95,13 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
   const [role, setRole] = useState<Role>('member');
   const [email, setEmail] = useState('');
   const [link, setLink] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const created = await api.createInvite({ role, ...(email.trim() ? { email: email.trim() } : {}) });
-      setLink(`${window.location.origin}${created.path}`);
-      setEmail('');
-      onInvited();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, submit } = useSubmit(async () => {
+    const created = await api.createInvite({ role, ...(email.trim() ? { email: email.trim() } : {}) });
+    setLink(`${window.location.origin}${created.path}`);
+    setEmail('');
+    onInvited();
+  });
 
   return (
     <Card title="Invite someone" subtitle="A link that works once and expires in 7 days">
@@ -224,24 +213,13 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [role, setRole] = useState<(typeof KEY_ROLES)[number]>('viewer');
   const [created, setCreated] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await api.createApiKey({ name: name.trim(), role });
-      setCreated(answer.apiKey);
-      setName('');
-      keys.reload();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, submit } = useSubmit(async () => {
+    const answer = await api.createApiKey({ name: name.trim(), role });
+    setCreated(answer.apiKey);
+    setName('');
+    keys.reload();
+  });
 
   return (
     <Card title="API keys" subtitle="For scripts and integrations; each key acts with its role">

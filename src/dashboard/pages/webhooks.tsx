@@ -17,7 +17,7 @@ import {
 import { CheckboxField, TextField } from '../components/fields.js';
 import { EVENT_LABELS } from '../components/event-labels.js';
 import { formatDateTime } from '../format.js';
-import { useResource, useTitle } from '../hooks.js';
+import { useResource, useSubmit, useTitle } from '../hooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.schemas.js';
 
 const STATUS_TONES: Record<string, 'green' | 'blue' | 'red'> = { delivered: 'green', pending: 'blue', failed: 'red' };
@@ -25,23 +25,16 @@ const STATUS_TONES: Record<string, 'green' | 'blue' | 'red'> = { delivered: 'gre
 function AddWebhook({ onAdded }: { onAdded: (secret: string) => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['mailbox.error', 'mailbox.recovered']);
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>();
 
-  async function onSubmit(event: Event) {
-    event.preventDefault();
-    setSaving(true);
-    setError(undefined);
-    try {
-      const { secret } = await api.createWebhook({ url: url.trim(), events });
-      setUrl('');
-      onAdded(secret ?? '');
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSaving(false);
-    }
-  }
+  const {
+    busy: saving,
+    error,
+    submit: onSubmit,
+  } = useSubmit(async () => {
+    const { secret } = await api.createWebhook({ url: url.trim(), events });
+    setUrl('');
+    onAdded(secret ?? '');
+  });
 
   return (
     <Card title="Add an endpoint" subtitle="Events are POSTed as JSON and signed per Standard Webhooks">
