@@ -51,7 +51,8 @@ export const FLOORS = [
   // alerts: how an event reads as an email, a Slack or a Teams message, and the email alert's settings.
   ['checks', 'oauth', 'engine', 'alerts'],
   // dmarc: the providers' aggregate reports, read from a mailbox of the workspace by a job (engine's deps).
-  ['webhooks', 'oidc', 'doctor.ts', 'dmarc'],
+  // peer-mail: the mail between peers, which the engine's repositories record.
+  ['webhooks', 'oidc', 'doctor.ts', 'dmarc', 'peers/peer-mail.ts', 'peers/peer-mail.routes.ts'],
   // feeds: the providers' own feeds (SNDS, Postmaster Tools), fetched by a job; their rules are the engine's.
   ['feeds'],
   // The one list of jobs, built from the modules that run them (metrics reads its steps).

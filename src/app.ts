@@ -32,6 +32,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { alertsRoutes } from './alerts/alerts.routes.js';
 import { dmarcRoutes } from './dmarc/dmarc.routes.js';
 import { feedsRoutes } from './feeds/feeds.routes.js';
+import { peerMailRoutes } from './peers/peer-mail.routes.js';
 import { peerProtocolRoutes, peersRoutes } from './peers/peers.routes.js';
 import { webhooksRoutes } from './webhooks/webhooks.routes.js';
 import { mailboxChecksRoutes } from './checks/checks.routes.js';
@@ -283,7 +284,10 @@ export async function buildApp({
 
   // Other installations call these, not users: each request is signed with the peer's key.
   await app.register(
-    peerProtocolRoutes(services.peers, peerRequestsPerMinute ? { perMinute: peerRequestsPerMinute } : {}),
+    peerProtocolRoutes(services.peers, {
+      mail: peerMailRoutes(services.peerMail),
+      ...(peerRequestsPerMinute ? { perMinute: peerRequestsPerMinute } : {}),
+    }),
     { prefix: '/peer/v1' },
   );
 

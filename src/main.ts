@@ -143,6 +143,7 @@ export function createEngineFor(
         (await createOAuthClient(config.oauth).refresh('google', refreshToken, now)).accessToken,
     },
     peers: parts.services.peers,
+    peerMail: parts.services.peerMail,
     checks: {
       resolve: createDnsResolver({ servers: config.dnsServers }),
       pauseAfterMs: config.dnsPauseHours * 3_600_000,

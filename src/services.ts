@@ -18,6 +18,7 @@ import { createOAuthTokens } from './oauth/oauth.tokens.js';
 import { createAlertsService } from './alerts/alerts.service.js';
 import { createDmarcService } from './dmarc/dmarc.service.js';
 import { createFeedsService } from './feeds/feeds.service.js';
+import { createPeerMail } from './peers/peer-mail.js';
 import { createPeersService } from './peers/peers.service.js';
 import { createWebhooksService } from './webhooks/webhooks.service.js';
 import { createChecksService } from './checks/checks.service.js';
@@ -169,6 +170,7 @@ export function createServices({
     publicUrl: oauth.publicUrl,
     allowPlainLoopback: peersOnLoopback,
   });
+  const peerMail = createPeerMail({ db, clock, peers });
   return {
     accounts,
     oidcSignIn,
@@ -185,6 +187,7 @@ export function createServices({
     dmarc,
     feeds,
     peers,
+    peerMail,
   };
 }
 

@@ -6,14 +6,14 @@ import type { Role } from '../http/access.js';
 import type { TemplateType } from '../templates/templates.schemas.js';
 import type { DmarcRecordsTable, DmarcReportsTable, DmarcSetAsideTable, DmarcSourcesTable } from './schema-dmarc.js';
 import type { FeedTables } from './schema-feeds.js';
-import type { PeerTables } from './schema-peers.js';
+import type { PeerMessageColumns, PeerStandInColumns, PeerTables, PeerWorkspaceColumns } from './schema-peers.js';
 
 /*
  * The whole database, one interface per table. Timestamps are ISO-8601 UTC strings and calendar
  * days `YYYY-MM-DD` strings in both dialects, so they compare correctly as text; booleans are 0/1.
  */
 
-export interface WorkspacesTable {
+export interface WorkspacesTable extends PeerWorkspaceColumns {
   id: string;
   name: string;
   created_at: string;
@@ -85,7 +85,7 @@ export interface TemplatesTable {
   updated_at: string;
 }
 
-export interface MailboxesTable {
+export interface MailboxesTable extends PeerStandInColumns {
   id: string;
   workspace_id: string;
   email: string;
@@ -94,7 +94,8 @@ export interface MailboxesTable {
   name: string | null;
   provider: ProviderId;
   connection_type: ConnectionType;
-  status: MailboxStatus;
+  /** `peer`: a stand-in for a peer installation's address (migration 045): a partner only, never synced or sent from. */
+  status: MailboxStatus | 'peer';
   /** JSON {host, port, secure, username, tls?} — never a secret. */
   imap: string;
   smtp: string;
@@ -223,7 +224,7 @@ export interface OAuthConfirmationsTable {
 }
 
 /** One warmup email, from plan to delivery: planned sends are the rows with status `planned`. */
-export interface WarmupMessagesTable {
+export interface WarmupMessagesTable extends PeerMessageColumns {
   id: string;
   /** RFC 5322 Message-ID with angle brackets, on the sender's domain. */
   message_id: string;

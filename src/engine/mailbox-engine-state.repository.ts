@@ -33,7 +33,8 @@ export async function findMailboxEmail(db: Kysely<Database>, id: string): Promis
 
 /**
  * The pool, with what the planner needs, by id: active mailboxes whose round trip proved their
- * address. An unproven one neither sends to nor receives from the others.
+ * address, and the peers' addresses taking part (stand-ins). An unproven one neither sends to nor
+ * receives from the others.
  */
 export async function listActiveForPlanning(
   db: Kysely<Database>,
@@ -52,6 +53,7 @@ export async function listActiveForPlanning(
       | 'provider'
       | 'oauth_provider'
       | 'smtp'
+      | 'peer_id'
     >
   >
 > {
@@ -70,8 +72,10 @@ export async function listActiveForPlanning(
       'provider',
       'oauth_provider',
       'smtp',
+      // a peer's address (a stand-in): a partner, never planned itself (its own installation plans it)
+      'peer_id',
     ])
-    .where('status', '=', 'active')
+    .where('status', 'in', ['active', 'peer'])
     .where('proven_at', 'is not', null)
     .orderBy('id')
     .execute();

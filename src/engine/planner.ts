@@ -194,8 +194,7 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
     domain: emailDomain(m.email_normalized),
   }));
 
-  // A pool shares a few distinct settings and time zones: each is parsed or worked out once and
-  // shared, so 100,000 mailboxes hold a handful of settings objects and day strings, not one each.
+  // A pool shares a few settings and time zones: each is parsed once, so 100,000 mailboxes hold a handful.
   const settingsOf = new Map<string, WarmupSettings>();
   const dayIn = new Map<string, string>();
   // the receivers' days while the senders planned now write: half a day on (plan-capacity.ts)
@@ -218,8 +217,12 @@ async function preparePlanning(deps: PlanDeps, at: Date, ignoreSchedule: boolean
     let day = dayIn.get(settings.timezone);
     if (day === undefined) dayIn.set(settings.timezone, (day = localDay(at, validTimeZone(settings.timezone))));
     const member = pool[index];
+    // a peer's address is planned by its own installation: here it is only a partner
     const due =
-      mailbox.last_plan_day !== day && isSendDay(settings, day) && (ignoreSchedule || at < windowOf(settings, day).end);
+      mailbox.peer_id === null &&
+      mailbox.last_plan_day !== day &&
+      isSendDay(settings, day) &&
+      (ignoreSchedule || at < windowOf(settings, day).end);
     const target = dailyTarget({
       settings,
       warmupDay: mailbox.warmup_day + (mailbox.last_plan_day === day ? 0 : 1),

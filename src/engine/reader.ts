@@ -479,7 +479,9 @@ async function recordReceived(context: SessionContext, row: PendingMessageRow, m
   const plan = planFor(context, row, now, placement === 'spam' || inGmailTab(category));
   const engageAfter = firstStep(plan);
   const recorded = await inTransaction(deps.db, async (trx) => {
-    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan, category }))) return false;
+    const subject = row.subject === null ? message.subject.slice(0, 300) : undefined;
+    if (!(await markMessageFound(trx, row.id, { at: now, placement, engageAfter, plan, category, subject })))
+      return false;
     await recordReceiverVerdict(trx, {
       warmupMessageId: row.id,
       senderMailboxId: row.sender_mailbox_id,

@@ -34,7 +34,8 @@ export interface ClaimCriteria extends DueCriteria {
 }
 
 /**
- * Due planned rows free to claim: sender and recipient active and proven, the sender not backing
+ * Due planned rows free to claim: sender and recipient active and proven (a peer's address:
+ * announced to its peer), the sender not backing
  * off, no live row lease. Walked in `due_at` order through `warmup_messages_due`, or through
  * `warmup_messages_sender_due` for one sender.
  */
@@ -48,8 +49,14 @@ function claimableRows(db: Kysely<Database>, criteria: DueCriteria) {
       .innerJoin('mailboxes as r', 'r.id', 'w.recipient_mailbox_id')
       .where('w.status', '=', 'planned')
       .where('s.status', '=', 'active')
-      // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back
-      .where('r.status', '=', 'active')
+      // mail for a paused or broken mailbox would only be lost: it waits until the mailbox is back;
+      // mail to a peer's address (a stand-in, peers/peer-mail.ts) waits until the peer accepted its announcement
+      .where((w) =>
+        w.or([
+          w('r.status', '=', 'active'),
+          w.and([w('r.status', '=', 'peer'), w('w.peer_announced_at', 'is not', null)]),
+        ]),
+      )
       .$if(senderReadyBy !== undefined, (q) =>
         q.where((w) =>
           w.or([w('s.next_send_at', 'is', null), w('s.next_send_at', '<=', senderReadyBy!.toISOString())]),

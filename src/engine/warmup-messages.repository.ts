@@ -488,11 +488,20 @@ export function engagementPlanColumns(plan: EngagementPlan) {
 export async function markMessageFound(
   trx: Kysely<Database>,
   id: string,
-  found: { at: Date; placement: Placement; engageAfter: Date; plan: EngagementPlan; category?: string | null },
+  found: {
+    at: Date;
+    placement: Placement;
+    engageAfter: Date;
+    plan: EngagementPlan;
+    category?: string | null;
+    /** The subject it arrived with, for mail whose text we did not write (a peer's): a reply takes it up. */
+    subject?: string;
+  },
 ): Promise<boolean> {
   const updated = await trx
     .updateTable('warmup_messages')
     .set({
+      ...(found.subject !== undefined ? { subject: found.subject } : {}),
       found_at: found.at.toISOString(),
       placement: found.placement,
       gmail_category: found.category ?? null,

@@ -36,6 +36,7 @@ import {
 import { emitScheduledEvents, type ScheduledEventsSummary } from '../webhooks/webhook-events.js';
 import type { AlertMailer } from '../alerts/alert-mail.js';
 import { releaseDeliveryClaims } from '../webhooks/webhooks.repository.js';
+import type { PeerExchangeSummary } from '../peers/peer-mail.js';
 import type { PeerHandshakeSummary } from '../peers/peers.service.js';
 import { createJobRunner, type Cadence, type Job, type PassHeader, type PassOptions } from './job-runner.js';
 
@@ -96,6 +97,8 @@ export interface JobResults {
   dmarcNames: SourceNamesSummary;
   /** Pending peers greeted again with a signed hello: how many, and how many turned active. */
   peerHandshakes: PeerHandshakeSummary;
+  /** Offers fetched, our mail to peers announced and their mail's outcomes reported. */
+  peerExchange: PeerExchangeSummary;
 }
 
 export type JobName = keyof JobResults;
@@ -118,6 +121,8 @@ export interface JobParts {
   feeds?: Omit<FeedJobDeps, 'db'>;
   /** Peering: pending peers greeted again (absent: the job does not run). */
   peers?: { greetPending(): Promise<PeerHandshakeSummary> };
+  /** Mail between peers: offers, announcements and evidence exchanged (absent: the job does not run). */
+  peerMail?: { exchange(): Promise<PeerExchangeSummary> };
 }
 
 export interface CadenceOptions {
@@ -149,6 +154,17 @@ export function createJobList(parts: JobParts, options: CadenceOptions = {}): Jo
       return { ...planned, mailboxes: mailboxes.length };
     },
   });
+  const { peerMail } = parts;
+  if (peerMail) {
+    // between planning and sending: mail to a peer leaves only once the peer accepted its announcement
+    add({
+      name: 'peerExchange',
+      every: engine,
+      // one worker talks to the peers: two would announce the same mail twice (harmless, but wasted)
+      lease: { key: 'peer-exchange', ttlMs: deps.settings.leaseMs },
+      run: () => peerMail.exchange(),
+    });
+  }
   add({
     name: 'send',
     every: engine,
@@ -342,7 +358,14 @@ export interface Engine {
 export function createEngine(deps: EngineDeps, options: EngineOptions = {}): Engine {
   const runner = createJobRunner<CycleSummary>({
     jobs: createJobList(
-      { engine: deps, webhooks: options.webhooks, checks: options.checks, feeds: options.feeds, peers: options.peers },
+      {
+        engine: deps,
+        webhooks: options.webhooks,
+        checks: options.checks,
+        feeds: options.feeds,
+        peers: options.peers,
+        peerMail: options.peerMail,
+      },
       options,
     ),
     db: deps.db,

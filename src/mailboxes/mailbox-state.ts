@@ -22,7 +22,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, MailboxRow } from '../db/schema.js';
 import { classifyMailFailure, diagnoseMailFailure, type MailConnectionError } from '../mail/errors.js';
-import type { MailboxStatus } from './mailboxes.schemas.js';
+import { viewedStatus, type MailboxStatus } from './mailboxes.schemas.js';
 import { emitMailboxStatusEvent } from '../webhooks/webhook-events.js';
 
 /** Permanent failures in a row (on one side) that stop a mailbox. */
@@ -214,7 +214,7 @@ export function transition(state: MailboxState, event: MailboxEvent): MailboxSta
 
 export function stateOf(row: MailboxRow): MailboxState {
   return {
-    status: row.status,
+    status: viewedStatus(row.status),
     lastError: row.last_error,
     sendFailures: Number(row.failure_count),
     syncFailures: Number(row.sync_failures),

@@ -9,13 +9,14 @@ import { answersAutomatically, receivesAgainAt } from './auto-reply-rule.js';
 import { poolMembership } from './mailbox-proof.js';
 import { describeOutlook, moreDomainsText } from './mailbox-outlook.js';
 import { createMailboxesRepository } from './mailboxes.repository.js';
-import type {
-  AutoReplyState,
-  HumanReply,
-  Interaction,
-  Mailbox,
-  PoolLine,
-  ServerSettings,
+import {
+  viewedStatus,
+  type AutoReplyState,
+  type HumanReply,
+  type Interaction,
+  type Mailbox,
+  type PoolLine,
+  type ServerSettings,
 } from './mailboxes.schemas.js';
 import { parseWarmupSettings } from './warmup-settings.js';
 
@@ -42,7 +43,7 @@ export function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mail
   const autoReply = autoReplyState(row, now);
   const outlook = describeOutlook(
     {
-      status: row.status,
+      status: viewedStatus(row.status),
       warmup,
       reputation: Number(row.reputation),
       warmupDay: Number(row.warmup_day),
@@ -74,7 +75,7 @@ export function toMailbox(row: MailboxRow, facts: OutlookFacts, now: Date): Mail
     provider: row.provider,
     connectionType: row.connection_type,
     oauthProvider: row.oauth_provider,
-    status: row.status,
+    status: viewedStatus(row.status),
     imap: parseJson<ServerSettings>(row.imap),
     smtp: parseJson<ServerSettings>(row.smtp),
     warmup,

@@ -19,6 +19,15 @@ export const MailboxStatus = StringEnum(MAILBOX_STATUSES, {
 });
 export type MailboxStatus = Static<typeof MailboxStatus>;
 
+/**
+ * A mailbox's status as a workspace sees it. A stand-in for a peer's address (status `peer`,
+ * peers/peer-mail.ts) lives in its peer's own workspace, which has no members, so no workspace
+ * meets one; were it to, it reads as paused, never as active.
+ */
+export function viewedStatus(status: MailboxStatus | 'peer'): MailboxStatus {
+  return status === 'peer' ? 'paused' : status;
+}
+
 /** The providers with a preset (providers.ts); `custom` names its servers itself. */
 export const KNOWN_PROVIDERS = ['gmail', 'outlook', 'yahoo', 'zoho', 'icloud', 'fastmail'] as const;
 export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { PeerIdentityTable, PeersTable, PeerState } from '../db/schema-peers.js';
 
@@ -34,7 +34,7 @@ export async function findPeerByKey(db: Kysely<Database>, publicKey: string): Pr
   return db.selectFrom('peers').selectAll().where('public_key', '=', publicKey).executeTakeFirst();
 }
 
-export async function insertPeer(db: Kysely<Database>, row: PeerRow): Promise<void> {
+export async function insertPeer(db: Kysely<Database>, row: Insertable<PeersTable>): Promise<void> {
   await db.insertInto('peers').values(row).execute();
 }
 
@@ -46,7 +46,7 @@ export async function reviveRemovedPeer(
 ): Promise<boolean> {
   const result = await db
     .updateTable('peers')
-    .set({ ...values, state: 'pending', handshake_at: null, last_error: null })
+    .set({ ...values, state: 'pending', handshake_at: null, last_error: null, paused_reason: null })
     .where('id', '=', id)
     .where('state', '=', 'removed')
     .executeTakeFirst();
@@ -60,7 +60,7 @@ export async function moveState(
   from: readonly PeerState[],
   to: PeerState,
   now: string,
-  extra: Partial<Pick<PeerRow, 'handshake_at' | 'last_error'>> = {},
+  extra: Partial<Pick<PeerRow, 'handshake_at' | 'last_error' | 'paused_reason'>> = {},
 ): Promise<boolean> {
   const result = await db
     .updateTable('peers')
@@ -118,5 +118,14 @@ export async function offeredMailboxes(
     .where((eb) => eb.or(domains.map((domain) => eb('email_normalized', 'like', sql<string>`${`%@${domain}`}`))))
     .orderBy('email_normalized')
     .limit(limit)
+    .execute();
+}
+
+/** What the peer's last offer said of the mail it accepts from us, and when it was fetched. */
+export async function recordTheirOffer(db: Kysely<Database>, id: string, theirCeiling: number, now: string) {
+  await db
+    .updateTable('peers')
+    .set({ their_ceiling: theirCeiling, offer_fetched_at: now, last_error: null })
+    .where('id', '=', id)
     .execute();
 }

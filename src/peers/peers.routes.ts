@@ -143,7 +143,14 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>();
  */
 export function peerProtocolRoutes(
   peers: PeersService,
-  { perMinute = PEER_REQUESTS_PER_MINUTE }: { perMinute?: number } = {},
+  {
+    perMinute = PEER_REQUESTS_PER_MINUTE,
+    mail,
+  }: {
+    perMinute?: number;
+    /** The mail half of the protocol (peer-mail.routes.ts), behind the same signature check. */
+    mail?: FastifyPluginAsyncTypebox;
+  } = {},
 ): FastifyPluginAsyncTypebox {
   return async (app) => {
     // before anything is parsed or looked up: the door is open to the internet
@@ -218,5 +225,7 @@ export function peerProtocolRoutes(
       },
       async (request) => peers.offerFor(request.peer!),
     );
+
+    if (mail) await app.register(mail);
   };
 }

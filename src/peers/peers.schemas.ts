@@ -57,7 +57,13 @@ export const Peer = Type.Object({
   handshakeAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When a signed handshake last succeeded, either way',
   }),
-  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why our last handshake failed' }),
+  lastError: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why our last call to the peer failed (handshake, offer, announcement or evidence)',
+  }),
+  pausedReason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why this installation paused the peer on its own (it announced more than its ceiling, or reported evidence on mail it was never sent); null when an operator paused it or it is not paused',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

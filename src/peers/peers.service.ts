@@ -17,7 +17,8 @@ import {
   SignatureError,
   verifyMessage,
 } from './http-signatures.js';
-import { callPeer, PeerCallError } from './peer-client.js';
+import { callPeer, PeerCallError, type PeerAnswer, type PeerCall } from './peer-client.js';
+import { pauseStandIns } from './peer-mail.repository.js';
 import {
   findIdentity,
   findPeer,
@@ -105,6 +106,7 @@ function toPeer(row: PeerRow): Peer {
     },
     handshakeAt: row.handshake_at,
     lastError: row.last_error,
+    pausedReason: row.paused_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -296,21 +298,50 @@ export function createPeersService({
     /** Refuses the peer's requests from now on; resuming asks it again. */
     async pause(id: string): Promise<Peer> {
       const row = await peerOrFail(id);
-      if (row.state !== 'paused') await moveState(db, id, ['pending', 'active'], 'paused', clock.now().toISOString());
+      const at = clock.now().toISOString();
+      if (row.state !== 'paused') await moveState(db, id, ['pending', 'active'], 'paused', at);
+      await pauseStandIns(db, id, at);
       return toPeer(await peerOrFail(id));
+    },
+
+    /**
+     * Pauses a peer on this installation's own judgement (over its ceiling, junk evidence), with
+     * the reason shown to the operator; its mail stops at once. False when it was not active.
+     */
+    async pauseAutomatically(id: string, reason: string): Promise<boolean> {
+      const at = clock.now().toISOString();
+      const paused = await moveState(db, id, ['pending', 'active'], 'paused', at, { paused_reason: reason });
+      await pauseStandIns(db, id, at);
+      return paused;
+    },
+
+    /** A signed call to an active peer; a failure to reach it is a PeerCallError. */
+    async call(row: PeerRow, call: PeerCall): Promise<PeerAnswer> {
+      const { privateKey, publicKey } = await ownIdentity();
+      return callPeer(
+        { ...call, url: `${row.url}${call.url}` },
+        { identity: { keyId: publicKey, privateKey }, policy, timeoutMs, nowMs: clock.now().getTime() },
+      );
+    },
+
+    /** Notes why talking to the peer failed, for the operator (the Peers page, doctor). */
+    async noteFailure(id: string, reason: string): Promise<void> {
+      await recordHandshakeFailure(db, id, reason, clock.now().toISOString());
     },
 
     async resume(id: string): Promise<Peer> {
       const row = await peerOrFail(id);
       if (row.state !== 'paused') return toPeer(row);
-      await moveState(db, id, ['paused'], 'pending', clock.now().toISOString());
+      await moveState(db, id, ['paused'], 'pending', clock.now().toISOString(), { paused_reason: null });
       return toPeer(await handshake((await findPeer(db, id))!));
     },
 
     /** Ends the peering at once; the row stays so its key is known as removed (added again: pending). */
     async remove(id: string): Promise<void> {
       await peerOrFail(id);
-      await moveState(db, id, ['pending', 'active', 'paused'], 'removed', clock.now().toISOString());
+      const at = clock.now().toISOString();
+      await moveState(db, id, ['pending', 'active', 'paused'], 'removed', at);
+      await pauseStandIns(db, id, at);
     },
 
     /**

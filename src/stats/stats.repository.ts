@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { MailboxStatus, ProviderId } from '../mailboxes/mailboxes.schemas.js';
+import { viewedStatus, type MailboxStatus, type ProviderId } from '../mailboxes/mailboxes.schemas.js';
 import type { DayRange } from './period.js';
 import { addDays, eachDay } from '../calendar.js';
 import { jsonRows, jsonRowsOf } from '../db/json-rows.js';
@@ -235,7 +235,9 @@ export function createStatsRepository(db: Kysely<Database>) {
       .where('workspace_id', '=', workspaceId);
     if (mailboxId !== undefined) query = query.where('id', '=', mailboxId);
     const rows = await query.execute();
-    return rows.map((row) => ({ ...row, reputation: Number(row.reputation) })).sort(byEmail);
+    return rows
+      .map((row) => ({ ...row, status: viewedStatus(row.status), reputation: Number(row.reputation) }))
+      .sort(byEmail);
   }
 
   return {
@@ -272,7 +274,7 @@ export function createStatsRepository(db: Kysely<Database>) {
         row && {
           id: row.id,
           email: row.email,
-          status: row.status,
+          status: viewedStatus(row.status),
           provider: row.provider,
           reputation: Number(row.reputation),
           warmupDay: Number(row.warmup_day),

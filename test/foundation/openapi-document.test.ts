@@ -125,6 +125,8 @@ describe('GET /openapi.json', () => {
         'DELETE /api/peers/{id} removePeer',
         'POST /peer/v1/hello peerHello',
         'GET /peer/v1/offer peerOffer',
+        'POST /peer/v1/messages peerAnnounceMessages',
+        'POST /peer/v1/evidence peerReportEvidence',
         'GET /api/setup getSetupStatus',
         'POST /api/setup setUp',
         'POST /api/session signIn',

@@ -28,6 +28,8 @@ const EXPECTED: Record<string, Access | PeerSignature> = {
 
   'POST /peer/v1/hello': 'peer-signature',
   'GET /peer/v1/offer': 'peer-signature',
+  'POST /peer/v1/messages': 'peer-signature',
+  'POST /peer/v1/evidence': 'peer-signature',
 
   'GET /api/session': 'signed-in',
   'DELETE /api/session': 'signed-in',

@@ -39,6 +39,15 @@ export const MAIL_USERS = {
     user('ivy@echo.test'),
     user('junky@delta.test'),
   ],
+  /** Three peered installations (src/peers/peer-mail.test.ts): two users each, on each one's own domain. */
+  peering: [
+    user('ada@peer-alpha.test'),
+    user('abe@peer-alpha.test'),
+    user('bea@peer-bravo.test'),
+    user('bud@peer-bravo.test'),
+    user('cal@peer-charlie.test'),
+    user('cid@peer-charlie.test'),
+  ],
   /** Engine multi-day simulation: 12 users on 4 domains, enough partners for a visible ramp under the 3-in-7 rule. */
   engineSim: [
     user('kate@kilo.test'),

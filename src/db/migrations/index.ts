@@ -42,6 +42,7 @@ import * as alertMailRecipients from './041-alert-mail-recipients.js';
 import * as providerFeeds from './042-provider-feeds.js';
 import * as peers from './043-peers.js';
 import * as dmarcUnnamedSources from './044-dmarc-unnamed-sources.js';
+import * as peerMail from './045-peer-mail.js';
 
 /** Migrations in order; new ones are appended with the next number. */
 const migrations: Record<string, Migration> = {
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '042-provider-feeds': providerFeeds,
   '043-peers': peers,
   '044-dmarc-unnamed-sources': dmarcUnnamedSources,
+  '045-peer-mail': peerMail,
 };
 
 export const migrationProvider: MigrationProvider = {
