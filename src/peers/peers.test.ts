@@ -3,7 +3,7 @@
 // plain HTTP server on loopback that records what A sends it and answers as an installation that
 // has not added A yet. The attacker's requests come first: each is refused with problem+json and
 // leaves the peer, and every other table, as it was.
-import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
@@ -11,15 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { createPerson, type TestPerson } from '../../test/helpers/accounts.js';
 import { expectProblem } from '../../test/helpers/problem.js';
+import { signedPeerRequest, type SignOptions } from '../../test/helpers/signed-peer-request.js';
 import {
   contentDigest,
   parseSignature,
   parseSignatureInput,
   publicKeyFromText,
   rawPublicKey,
-  signMessage,
   verifyMessage,
-  type SignatureParam,
 } from './http-signatures.js';
 import { createPeersService } from './peers.service.js';
 import type { Peer } from './peers.schemas.js';
@@ -44,47 +43,8 @@ const b = generateKeyPairSync('ed25519');
 const bKey = rawPublicKey(b.publicKey).toString('base64url');
 let peer: Peer;
 
-interface SignOptions {
-  method?: 'GET' | 'POST';
-  path: string;
-  body?: string;
-  /** The path the signature names, when it differs from the one sent to. */
-  signedPath?: string;
-  /** The body the digest and signature cover, when it differs from the one sent. */
-  signedBody?: string;
-  privateKey?: KeyObject;
-  keyId?: string;
-  components?: string[];
-  params?: (created: number) => SignatureParam[];
-  createdOffsetS?: number;
-}
-
 function signed(options: SignOptions) {
-  const method = options.method ?? 'POST';
-  const signedBody = options.signedBody ?? options.body ?? '';
-  const created = Math.floor(Date.now() / 1000) + (options.createdOffsetS ?? 0);
-  const headers: Record<string, string> = { 'content-digest': contentDigest(signedBody) };
-  const signature = signMessage(
-    { method, targetUri: `${ORIGIN}${options.signedPath ?? options.path}`, headers },
-    {
-      label: 'peer',
-      components: options.components ?? ['@method', '@target-uri', 'content-digest'],
-      params: options.params?.(created) ?? [
-        ['created', created],
-        ['expires', created + 60],
-        ['nonce', randomBytes(16).toString('base64url')],
-        ['keyid', options.keyId ?? bKey],
-        ['alg', 'ed25519'],
-      ],
-    },
-    options.privateKey ?? b.privateKey,
-  );
-  const sent: Record<string, string> = {
-    ...headers,
-    ...signature,
-    ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-  };
-  return { method, url: options.path, headers: sent, ...(options.body === undefined ? {} : { payload: options.body }) };
+  return signedPeerRequest(ORIGIN, { privateKey: b.privateKey, keyId: bKey }, options);
 }
 
 const hello = (url = standInUrl) => JSON.stringify({ url });
