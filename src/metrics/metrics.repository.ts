@@ -62,6 +62,8 @@ export async function countMailboxesByStatus(db: Kysely<Database>): Promise<Arra
   const rows = await db
     .selectFrom('mailboxes')
     .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+    // a peer's addresses (stand-ins) are not this installation's mailboxes
+    .where('peer_id', 'is', null)
     .groupBy('status')
     .execute();
   return rows.map((row) => ({ status: row.status, count: Number(row.count) }));

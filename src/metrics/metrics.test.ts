@@ -174,9 +174,18 @@ describe('GET /metrics', () => {
       stopped: false,
       durationMs: 5,
       peerHandshakes: { greeted: 3, activated: 1 },
+      peerExchange: { ran: true, peers: 2, announced: 7, reported: 5, failed: 1 },
     });
+    // a peer's address kept here as a partner is not one of the installation's mailboxes
+    const pausedBefore = value(await scrape(testApp), 'warmup_mailboxes', { status: 'paused' }) ?? 0;
+    const standIn = await insertMailbox(db, testApp.workspace.id, { email: 'pia@peer-gauge.test', status: 'paused' });
+    await db.updateTable('mailboxes').set({ peer_id: 'peer_gauge' }).where('id', '=', standIn.id).execute();
     try {
       const samples = await scrape(testApp);
+      expect(value(samples, 'warmup_mailboxes', { status: 'paused' }) ?? 0).toBe(pausedBefore);
+      expect(value(samples, 'warmup_peer_mail_total', { kind: 'announced' })).toBe(7);
+      expect(value(samples, 'warmup_peer_mail_total', { kind: 'reported' })).toBe(5);
+      expect(value(samples, 'warmup_peer_mail_total', { kind: 'failed' })).toBe(1);
       expect(value(samples, 'warmup_peers', { state: 'pending' })).toBe(1);
       expect(value(samples, 'warmup_peers', { state: 'active' })).toBe(2);
       expect(value(samples, 'warmup_peers', { state: 'paused' })).toBe(0);
@@ -185,6 +194,7 @@ describe('GET /metrics', () => {
       expect(value(samples, 'warmup_peer_handshakes_total', { outcome: 'pending' })).toBe(2);
     } finally {
       await db.deleteFrom('peers').execute();
+      await db.deleteFrom('mailboxes').where('id', '=', standIn.id).execute();
     }
   });
 

@@ -75,6 +75,12 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const peerMail = new Counter({
+    name: 'warmup_peer_mail_total',
+    help: "Mail between peers handled by this process's peerExchange passes: our messages a peer accepted the announcement of (`announced`), outcomes of a peer's mail reported to it (`reported`), and peers that could not be reached or refused (`failed`)",
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   const cycles = new Histogram({
     name: 'warmup_engine_cycle_duration_seconds',
     help: 'Duration of whole engine cycles in this process',
@@ -191,6 +197,12 @@ export function createMetrics(deps: { db: Kysely<Database>; clock: Clock }): Met
       }
       errors.inc({ kind: 'mailbox_error' }, summary.health?.stopped.length ?? 0);
       errors.inc({ kind: 'step_failed' }, summary.errors.length);
+      const exchanged = summary.peerExchange;
+      if (exchanged) {
+        peerMail.inc({ kind: 'announced' }, exchanged.announced);
+        peerMail.inc({ kind: 'reported' }, exchanged.reported);
+        peerMail.inc({ kind: 'failed' }, exchanged.failed);
+      }
       const greeted = summary.peerHandshakes;
       if (greeted) {
         handshakes.inc({ outcome: 'active' }, greeted.activated);

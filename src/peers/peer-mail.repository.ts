@@ -330,3 +330,46 @@ export async function markReported(db: Kysely<Database>, reported: readonly Inbo
       .where('peer_reported', 'is', null)
       .execute();
 }
+
+export interface FlowCounts {
+  announced: number;
+  found: number;
+  inbox: number;
+  spam: number;
+  lost: number;
+}
+
+/** What flowed each way between our mailboxes and one peer's since `since` (by due time). */
+export async function peerFlows(
+  db: Kysely<Database>,
+  peerId: string,
+  since: string,
+): Promise<{ toPeer: FlowCounts; fromPeer: FlowCounts }> {
+  const tally = async (side: 'sender' | 'recipient'): Promise<FlowCounts> => {
+    const column = side === 'recipient' ? 'w.recipient_mailbox_id' : 'w.sender_mailbox_id';
+    const count = (condition: ReturnType<typeof sql>) =>
+      sql<number>`cast(coalesce(sum(case when ${condition} then 1 else 0 end), 0) as integer)`;
+    const row = await db
+      .selectFrom('warmup_messages as w')
+      .innerJoin('mailboxes as p', 'p.id', column)
+      .select([
+        // to the peer: what it accepted the announcement of; from it: what it announced
+        count(side === 'recipient' ? sql`w.peer_announced_at is not null` : sql`1 = 1`).as('announced'),
+        count(sql`w.found_at is not null`).as('found'),
+        count(sql`w.placement = 'inbox'`).as('inbox'),
+        count(sql`w.placement = 'spam'`).as('spam'),
+        count(sql`w.status = 'lost'`).as('lost'),
+      ])
+      .where('p.peer_id', '=', peerId)
+      .where('w.due_at', '>=', since)
+      .executeTakeFirst();
+    return {
+      announced: Number(row?.announced ?? 0),
+      found: Number(row?.found ?? 0),
+      inbox: Number(row?.inbox ?? 0),
+      spam: Number(row?.spam ?? 0),
+      lost: Number(row?.lost ?? 0),
+    };
+  };
+  return { toPeer: await tally('recipient'), fromPeer: await tally('sender') };
+}

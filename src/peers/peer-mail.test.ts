@@ -217,6 +217,32 @@ describeWithMailStack('three peered installations warming each other', () => {
     }
   });
 
+  it("each installation's owner sees what flowed each way with each peer, as the mail says", async () => {
+    for (const installation of all) {
+      // what GET /api/peers answers (the owner's session ran out over the simulated days)
+      const peers = await installation.t.services.peers.list();
+      for (const peer of peers) {
+        const out = (await peerMail(installation, 'out')).filter((row) => row.peer_id === peer.id);
+        const into = (await peerMail(installation, 'in')).filter((row) => row.peer_id === peer.id);
+        // the simulated days are over a week before the page looks: it shows the last 7 days of the clock
+        const recent = (rows: typeof out) => rows.filter((row) => row.due_at >= addDays(FIRST_DAY, DAYS + 2 - 7));
+        const tally = (rows: typeof out) => ({
+          found: recent(rows).filter((row) => row.found_at !== null).length,
+          inbox: recent(rows).filter((row) => row.placement === 'inbox').length,
+          spam: recent(rows).filter((row) => row.placement === 'spam').length,
+          lost: recent(rows).filter((row) => row.status === 'lost').length,
+        });
+        expect(peer.flows.toPeer).toEqual({
+          announced: recent(out).filter((row) => row.peer_announced_at !== null).length,
+          ...tally(out),
+        });
+        expect(peer.flows.fromPeer).toEqual({ announced: recent(into).length, ...tally(into) });
+        expect(peer.flows.toPeer.found).toBeGreaterThan(0);
+        expect(peer.flows.fromPeer.found).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it("each side counts the peers' findings exactly once, even when they are reported again", async () => {
     const foundOf = async (installation: Installation) => {
       const rows = await installation.db

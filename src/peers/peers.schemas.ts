@@ -47,6 +47,16 @@ export const PeerStateSchema = Type.Union(
   },
 );
 
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+export const PeerFlow = Type.Object({
+  announced: count('Messages announced (and so allowed to be sent)'),
+  found: count('Of them, found by their recipient'),
+  inbox: count('Found in the inbox'),
+  spam: count('Found in spam'),
+  lost: count('Never found, 48 h after they were due, though the recipient was read since'),
+});
+export type PeerFlow = Static<typeof PeerFlow>;
+
 export const Peer = Type.Object({
   id: Type.String(),
   url: Type.String(),
@@ -64,6 +74,16 @@ export const Peer = Type.Object({
     description:
       'Why this installation paused the peer on its own (it announced more than its ceiling, or reported evidence on mail it was never sent); null when an operator paused it or it is not paused',
   }),
+  flows: Type.Object(
+    {
+      toPeer: PeerFlow,
+      fromPeer: PeerFlow,
+    },
+    {
+      description:
+        "What flowed each way over the last 7 days (by due time): our mailboxes' mail to the peer's, as the peer reported where it found it, and the peer's mail to ours, as we found it",
+    },
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -18,7 +18,7 @@ import {
   verifyMessage,
 } from './http-signatures.js';
 import { callPeer, PeerCallError, type PeerAnswer, type PeerCall } from './peer-client.js';
-import { pauseStandIns } from './peer-mail.repository.js';
+import { pauseStandIns, peerFlows } from './peer-mail.repository.js';
 import {
   findIdentity,
   findPeer,
@@ -92,7 +92,10 @@ export function fingerprintOf(publicKey: string): string {
   return hex.match(/.{4}/g)!.join('-');
 }
 
-function toPeer(row: PeerRow): Peer {
+/** The days over which the Peers page shows what flowed each way. */
+export const FLOW_DAYS = 7;
+
+function toPeer(row: PeerRow, flows: Peer['flows']): Peer {
   return {
     id: row.id,
     url: row.url,
@@ -107,6 +110,7 @@ function toPeer(row: PeerRow): Peer {
     handshakeAt: row.handshake_at,
     lastError: row.last_error,
     pausedReason: row.paused_reason,
+    flows,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -194,6 +198,12 @@ export function createPeersService({
     return url.origin;
   }
 
+  /** A peer as the owner sees it: its terms and state, and what flowed each way lately. */
+  async function view(row: PeerRow): Promise<Peer> {
+    const since = new Date(clock.now().getTime() - FLOW_DAYS * 86_400_000).toISOString();
+    return toPeer(row, await peerFlows(db, row.id, since));
+  }
+
   async function peerOrFail(id: string): Promise<PeerRow> {
     const row = await findPeer(db, id);
     if (!row || row.state === 'removed') throw new NotFoundError(`no peer ${id}`);
@@ -232,7 +242,7 @@ export function createPeersService({
     },
 
     async list(): Promise<Peer[]> {
-      return (await listPeers(db)).map(toPeer);
+      return Promise.all((await listPeers(db)).map(view));
     },
 
     /** Adds a peer (pending) and says hello at once; it turns active when the peer has added us too. */
@@ -279,7 +289,7 @@ export function createPeersService({
           throw error;
         }
       }
-      return toPeer(await handshake((await findPeer(db, id))!));
+      return view(await handshake((await findPeer(db, id))!));
     },
 
     /**
@@ -301,7 +311,7 @@ export function createPeersService({
       const at = clock.now().toISOString();
       if (row.state !== 'paused') await moveState(db, id, ['pending', 'active'], 'paused', at);
       await pauseStandIns(db, id, at);
-      return toPeer(await peerOrFail(id));
+      return view(await peerOrFail(id));
     },
 
     /**
@@ -331,9 +341,9 @@ export function createPeersService({
 
     async resume(id: string): Promise<Peer> {
       const row = await peerOrFail(id);
-      if (row.state !== 'paused') return toPeer(row);
+      if (row.state !== 'paused') return view(row);
       await moveState(db, id, ['paused'], 'pending', clock.now().toISOString(), { paused_reason: null });
-      return toPeer(await handshake((await findPeer(db, id))!));
+      return view(await handshake((await findPeer(db, id))!));
     },
 
     /** Ends the peering at once; the row stays so its key is known as removed (added again: pending). */

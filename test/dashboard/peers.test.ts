@@ -105,7 +105,21 @@ describe.runIf(runBrowser)('the Peers page in Chromium', () => {
       const row = page.getByRole('row', { name: new RegExp(standInUrl.replace(/[.]/g, '\\.')) });
       await row.getByText('pending').waitFor();
       expect(await row.textContent()).toContain('example.com; 10 mailboxes, 200 a day accepted');
+      expect(await row.textContent()).toContain('To it: no mail');
       expect(await axeViolationsAtWidths(page, WIDTHS), 'a pending peer').toEqual([]);
+
+      // paused by the installation on its own: the reason is on the row
+      await t.database.db
+        .updateTable('peers')
+        .set({ state: 'paused', paused_reason: 'it announced 5 messages for 2026-05-04, over the ceiling of 3' })
+        .execute();
+      await page.reload();
+      await row.getByText('Paused by this installation:').waitFor();
+      expect(await row.textContent()).toContain('over the ceiling of 3');
+      expect(await axeViolationsAtWidths(page, WIDTHS), 'a peer paused with its reason').toEqual([]);
+      await row.getByRole('button', { name: 'Resume' }).click();
+      await row.getByRole('button', { name: 'Pause' }).waitFor();
+      expect(await row.getByText('Paused by this installation:').count()).toBe(0);
 
       await row.getByRole('button', { name: 'Pause' }).click();
       await row.getByText('paused').waitFor();

@@ -1,6 +1,6 @@
 // Peering, for the person who set the installation up (the API answers anyone else 403): this
-// installation's key to give to the other operator, the peers with their state and offer, and
-// adding, pausing, resuming and removing one.
+// installation's key to give to the other operator, the peers with their state, offer and what
+// flowed each way lately, and adding, pausing, resuming and removing one.
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Peer } from '../api.js';
 import { ConfirmDialog } from '../components/dialog.js';
@@ -17,6 +17,14 @@ const STATE_TONES: Record<Peer['state'], 'green' | 'blue' | 'red' | 'neutral'> =
   paused: 'neutral',
   removed: 'red',
 };
+
+/** One direction of a peer's mail in words: what was announced, and where it was found. */
+function flowText(flow: Peer['flows']['toPeer']): string {
+  if (flow.announced === 0) return 'no mail';
+  const where =
+    flow.found === 0 ? 'none found yet' : `${flow.found} found (${flow.inbox} in the inbox, ${flow.spam} in spam)`;
+  return `${flow.announced} messages, ${where}${flow.lost > 0 ? `, ${flow.lost} lost` : ''}`;
+}
 
 function AddPeer({ onAdded }: { onAdded: () => void }) {
   const [url, setUrl] = useState('');
@@ -119,11 +127,24 @@ function PeerRow({ peer, onChanged, onRemove }: { peer: Peer; onChanged: () => v
       </td>
       <td data-label="State">
         <Badge tone={STATE_TONES[peer.state]}>{peer.state}</Badge>
+        {peer.pausedReason && (
+          <p class="break-anywhere">
+            <strong>Paused by this installation:</strong> {peer.pausedReason}
+          </p>
+        )}
         {peer.lastError && <p class="muted break-anywhere">{peer.lastError}</p>}
       </td>
       <td data-label="Offer">
         {peer.offer.domains.join(', ') || 'no domain'}; {peer.offer.mailboxes} mailboxes, {peer.offer.dailyCeiling} a
         day accepted
+      </td>
+      <td data-label="Last 7 days">
+        <p>
+          <strong>To it:</strong> {flowText(peer.flows.toPeer)}
+        </p>
+        <p>
+          <strong>From it:</strong> {flowText(peer.flows.fromPeer)}
+        </p>
       </td>
       <td data-label="Last handshake">{peer.handshakeAt ? formatDateTime(peer.handshakeAt) : 'none yet'}</td>
       <td data-label="Actions">
@@ -199,6 +220,7 @@ export function PeersPage() {
                   <th scope="col">Fingerprint</th>
                   <th scope="col">State</th>
                   <th scope="col">Offer</th>
+                  <th scope="col">Last 7 days</th>
                   <th scope="col">Last handshake</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
