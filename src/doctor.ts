@@ -280,6 +280,8 @@ async function secretKeyCheck(database: DatabaseHandle, config: Config): Promise
   const stored = await database.db
     .selectFrom('mailboxes')
     .select(['id', 'password_encrypted'])
+    // a mailbox that signs in with OAuth, or a peer's address, has no password
+    .where('password_encrypted', '!=', '')
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -364,6 +366,8 @@ async function mailServerChecks(database: DatabaseHandle, policy: MailPolicy, ti
     .selectFrom('mailboxes')
     .select(['id', 'imap', 'smtp'])
     .where('status', '!=', 'paused')
+    // a peer's address: its servers are the peer's to run
+    .where('peer_id', 'is', null)
     .execute();
   const servers = new Map<string, ServerUse>();
   for (const row of rows) {

@@ -59,6 +59,21 @@ beforeAll(async () => {
   listeningPort = (listener.address() as net.AddressInfo).port;
   closedPort = await freePort();
   await addMailbox('ada@example.test', listeningPort, listeningPort);
+  // a peer's address kept as a partner, the newest row: no password, no servers of ours to check
+  const peerWorkspace = await insertWorkspace(database.db);
+  const standIn = await insertMailbox(database.db, peerWorkspace, { email: 'pia@peer.test' });
+  await database.db
+    .updateTable('mailboxes')
+    .set({
+      status: 'peer',
+      peer_id: 'peer_doctor',
+      imap: '{}',
+      smtp: '{}',
+      password_encrypted: '',
+      created_at: '2099-01-01T00:00:00.000Z',
+    })
+    .where('id', '=', standIn.id)
+    .execute();
 }, 60_000);
 
 afterAll(async () => {
