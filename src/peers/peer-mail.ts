@@ -110,15 +110,15 @@ export function createPeerMail({ db, clock, peers }: PeerMailDeps) {
     return `the peer answered ${status}${named}`;
   }
 
-  /** Step 1: the peer's offer, its stand-ins, and the ceiling it gives us. */
-  async function refreshOffer(peer: PeerRow): Promise<boolean> {
+  /** Step 1: the peer's offer and its stand-ins; the ceiling it gives us, or undefined when it refused. */
+  async function refreshOffer(peer: PeerRow): Promise<number | undefined> {
     const answer = await peers.call(peer, { method: 'GET', url: '/peer/v1/offer' });
     const refused = refusal(answer.status, answer.json);
     if (refused !== undefined || !Value.Check(OfferAnswer, answer.json)) {
       // a peer that paused or ended the peering sends nothing and takes nothing: so do we
       await pauseStandIns(db, peer.id, nowIso());
       await peers.noteFailure(peer.id, refused ?? "the peer's offer is not in the protocol's form");
-      return false;
+      return undefined;
     }
     const offer = answer.json;
     const at = nowIso();
@@ -139,7 +139,7 @@ export function createPeerMail({ db, clock, peers }: PeerMailDeps) {
       at,
     );
     await recordTheirOffer(db, peer.id, offer.dailyCeiling, at);
-    return true;
+    return offer.dailyCeiling;
   }
 
   /** Step 2: our mail due soon to its addresses, within the ceiling it gives us for each UTC day. */
@@ -223,11 +223,11 @@ export function createPeerMail({ db, clock, peers }: PeerMailDeps) {
       for (const peer of (await listPeers(db)).filter((row) => row.state === 'active')) {
         summary.peers += 1;
         try {
-          if (!(await refreshOffer(peer))) {
+          const ceiling = await refreshOffer(peer);
+          if (ceiling === undefined) {
             summary.failed += 1;
             continue;
           }
-          const ceiling = (await listPeers(db)).find((row) => row.id === peer.id)?.their_ceiling ?? 0;
           summary.announced += await announce(peer, ceiling);
           summary.reported += await report(peer);
         } catch (error) {
@@ -317,22 +317,30 @@ export function createPeerMail({ db, clock, peers }: PeerMailDeps) {
      */
     async applyEvidence(peer: PeerRow, body: EvidenceBody): Promise<EvidenceAnswer> {
       const now = clock.now();
+      /** Why a report cannot be true of mail we sent this peer; undefined when it may be. */
+      const junkIn = (
+        report: EvidenceBody['reports'][number],
+        row: Awaited<ReturnType<typeof findByMessageId>>,
+      ): string | undefined => {
+        const at = Date.parse(report.at);
+        if (!row || row.recipient_peer_id !== peer.id || row.sender_peer_id !== null)
+          return `it reported on ${report.messageId}, which this installation never sent it`;
+        if (at > now.getTime() + FOUND_SKEW_MS) return `it reported finding ${report.messageId} in the future`;
+        if (row.sent_at !== null && at < Date.parse(row.sent_at) - FOUND_SKEW_MS && report.outcome !== 'lost')
+          return `it reported finding ${report.messageId} before it was sent`;
+        return undefined;
+      };
       const rows = [];
       for (const [index, report] of body.reports.entries()) {
         const row = await findByMessageId(db, report.messageId);
-        const at = Date.parse(report.at);
-        let junk: string | undefined;
-        if (!row || row.recipient_peer_id !== peer.id || row.sender_peer_id !== null)
-          junk = `it reported on ${report.messageId}, which this installation never sent it`;
-        else if (at > now.getTime() + FOUND_SKEW_MS) junk = `it reported finding ${report.messageId} in the future`;
-        else if (row.sent_at !== null && at < Date.parse(row.sent_at) - FOUND_SKEW_MS && report.outcome !== 'lost')
-          junk = `it reported finding ${report.messageId} before it was sent`;
+        const junk = junkIn(report, row);
         if (junk !== undefined) {
           await peers.pauseAutomatically(peer.id, junk);
           throw new AppError(422, 'junk_evidence', `this installation paused the peering: ${junk}`, [
             { path: `/body/reports/${index}`, message: junk },
           ]);
         }
+        // junkIn refuses a message we do not have
         rows.push({ row: row!, report });
       }
       let applied = 0;
