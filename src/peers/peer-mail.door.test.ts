@@ -13,7 +13,11 @@ import { expectProblem } from '../../test/helpers/problem.js';
 import { signedPeerRequest, type SignOptions } from '../../test/helpers/signed-peer-request.js';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { fixedClock } from '../clock.js';
+import { FOREIGN_EVIDENCE_BOUND, loadWeighedEvidence } from '../engine/evidence.js';
+import { applyHealthGuard } from '../engine/health.js';
+import { updateReputation } from '../engine/reputation.js';
 import { findDueSenders } from '../engine/warmup-message-claims.repository.js';
+import { testEngineDeps } from '../../test/helpers/engine.js';
 import { rawPublicKey } from './http-signatures.js';
 import type { AnnouncedMessage } from './peer-mail.schemas.js';
 import type { Peer } from './peers.schemas.js';
@@ -360,6 +364,72 @@ async function standIn(email: string) {
     .where('peer_id', '=', peer.id)
     .executeTakeFirstOrThrow();
 }
+
+describe('a peer is one party', () => {
+  it('its spam reports alone neither slow nor stop our mailbox, and move its score by a few points at most', async () => {
+    const ben = (await standIn('ben@b.test')).id;
+    const ids = Array.from({ length: 12 }, (_, i) => `<spam-${i}@a.test>`);
+    await t.database.db
+      .insertInto('warmup_messages')
+      .values(
+        ids.map((messageId, i) => ({
+          id: `wm_spam_${i}`,
+          message_id: messageId,
+          thread_id: messageId,
+          sender_mailbox_id: 'mbx_ann',
+          recipient_mailbox_id: ben,
+          kind: 'initial',
+          turn: 1,
+          plan_day: '2026-05-04',
+          due_at: '2026-05-04T08:00:00.000Z',
+          status: 'sent',
+          sent_at: '2026-05-04T08:00:00.000Z',
+          peer_announced_at: '2026-05-04T07:00:00.000Z',
+          peer_day: '2026-05-04',
+          created_at: '2026-05-04T07:00:00.000Z',
+        })),
+      )
+      .execute();
+    const deps = testEngineDeps(t);
+    const reputation = async () => {
+      await updateReputation(deps, clock.now(), { ignoreSchedule: true });
+      const row = await t.database.db
+        .selectFrom('mailboxes')
+        .select('reputation')
+        .where('id', '=', 'mbx_ann')
+        .executeTakeFirstOrThrow();
+      return Number(row.reputation);
+    };
+    const before = await reputation();
+    const res = await t.app.inject(
+      signed({
+        path: '/peer/v1/evidence',
+        body: JSON.stringify({
+          reports: ids.map((messageId) => ({ messageId, outcome: 'spam', at: '2026-05-04T09:00:00.000Z' })),
+        }),
+      }),
+    );
+    expect(res.json()).toEqual({ applied: 12 });
+    // the figures show what it said; the trusted evidence sets it aside
+    const weighed = (await loadWeighedEvidence(t.database.db, new Date('2026-05-01'), clock.now(), ['mbx_ann'])).get(
+      'mbx_ann',
+    )!;
+    expect(weighed.all.spam).toBe(12);
+    expect(weighed.trusted.spam).toBe(0);
+    const after = await reputation();
+    expect(Math.abs(after - before)).toBeLessThanOrEqual(FOREIGN_EVIDENCE_BOUND);
+    await applyHealthGuard(deps, clock.now(), { ignoreSchedule: true });
+    const ann = await t.database.db
+      .selectFrom('mailboxes')
+      .select(['status', 'volume_factor'])
+      .where('id', '=', 'mbx_ann')
+      .executeTakeFirstOrThrow();
+    expect({ status: ann.status, volumeFactor: Number(ann.volume_factor) }).toEqual({
+      status: 'active',
+      volumeFactor: 1,
+    });
+  });
+});
 
 describe('a removed peer', () => {
   it('stops our mail to it at once, and its requests are refused', async () => {
