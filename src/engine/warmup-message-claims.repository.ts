@@ -34,10 +34,9 @@ export interface ClaimCriteria extends DueCriteria {
 }
 
 /**
- * Due planned rows free to claim: sender and recipient active and proven (a peer's address:
- * announced to its peer), the sender not backing
- * off, no live row lease. Walked in `due_at` order through `warmup_messages_due`, or through
- * `warmup_messages_sender_due` for one sender.
+ * Due planned rows free to claim: sender and recipient active and proven (to a peer's address:
+ * announced to its peer), the sender not backing off, no live row lease. Walked in `due_at` order
+ * through `warmup_messages_due`, or through `warmup_messages_sender_due` for one sender.
  */
 function claimableRows(db: Kysely<Database>, criteria: DueCriteria) {
   const nowIso = criteria.now.toISOString();
