@@ -5,6 +5,8 @@
 // on mail it was never sent, is paused with the reason; a removed peer's mail stops at once.
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +33,8 @@ const b = generateKeyPairSync('ed25519');
 const bKey = rawPublicKey(b.publicKey).toString('base64url');
 const intruder = generateKeyPairSync('ed25519');
 const clock = fixedClock(NOW);
+/** The app's log, where an automatic pause is told to the operator. */
+const logLines: string[] = [];
 
 let t: TestApp;
 let owner: TestPerson;
@@ -112,7 +116,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => bServer.listen(0, '127.0.0.1', resolve));
   bUrl = `http://127.0.0.1:${(bServer.address() as AddressInfo).port}`;
-  t = await createTestApp({ clock, oauth: { publicUrl: ORIGIN, providers: {} }, peersOnLoopback: true });
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  t = await createTestApp({
+    clock,
+    oauth: { publicUrl: ORIGIN, providers: {} },
+    peersOnLoopback: true,
+    logger: pino({ level: 'info' }, sink),
+  });
   owner = await createPerson(t, t.workspace.id, 'owner');
   await t.database.db
     .insertInto('mailboxes')
@@ -268,6 +283,12 @@ describe('a peer that breaks its terms is paused, with the reason', () => {
       state: 'paused',
       paused_reason: 'it announced 4 messages for 2026-05-04, over the ceiling of 3 a day it was given',
     });
+    const warned = logLines.map(
+      (line) => JSON.parse(line) as { level: number; code?: string; peerId?: string; msg: string },
+    );
+    expect(warned.filter((line) => line.code === 'peer_over_ceiling')).toEqual([
+      expect.objectContaining({ level: 40, peerId: peer.id, msg: expect.stringMatching(/over the ceiling of 3/) }),
+    ]);
     const listed = (await owner.request({ method: 'GET', url: '/api/peers' })).json<{ peers: Peer[] }>().peers;
     expect(listed[0]!.pausedReason).toMatch(/over the ceiling of 3/);
     expectProblem(await announce([announcement({ dueAt: '2026-05-05T09:00:00.000Z' })]), 403, 'peer_paused');

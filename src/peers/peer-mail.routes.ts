@@ -1,8 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { errorResponses } from '../http/common.schemas.js';
+import { AppError } from '../http/errors.js';
 import { AnnounceAnswer, AnnounceBody, EvidenceAnswer, EvidenceBody } from './peer-mail.schemas.js';
 import type { PeerMail } from './peer-mail.js';
 import { PEER_BODY_LIMIT } from './peers.routes.js';
+
+/** The refusals that pause the calling peer: the operator's log hears of each, with the reason. */
+const PAUSING = new Set(['peer_over_ceiling', 'junk_evidence']);
+
+async function noting<T>(request: FastifyRequest, answer: () => Promise<T>): Promise<T> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof AppError && PAUSING.has(error.code))
+      request.log.warn({ peerId: request.peer?.id, code: error.code }, error.message);
+    throw error;
+  }
+}
 
 /** The mail half of `/peer/v1`, registered inside peerProtocolRoutes: every request signed, checked first. */
 export function peerMailRoutes(mail: PeerMail): FastifyPluginAsyncTypebox {
@@ -22,7 +37,7 @@ export function peerMailRoutes(mail: PeerMail): FastifyPluginAsyncTypebox {
           response: { 200: AnnounceAnswer, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
         },
       },
-      async (request) => mail.acceptAnnouncements(request.peer!, request.body),
+      async (request) => noting(request, () => mail.acceptAnnouncements(request.peer!, request.body)),
     );
 
     app.post(
@@ -40,7 +55,7 @@ export function peerMailRoutes(mail: PeerMail): FastifyPluginAsyncTypebox {
           response: { 200: EvidenceAnswer, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429) },
         },
       },
-      async (request) => mail.applyEvidence(request.peer!, request.body),
+      async (request) => noting(request, () => mail.applyEvidence(request.peer!, request.body)),
     );
   };
 }

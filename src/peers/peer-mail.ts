@@ -125,12 +125,13 @@ export function createPeerMail({ db, clock, peers }: PeerMailDeps) {
     // a peer may not name our own addresses: we would be writing to ourselves on its word
     const theirs: OfferAnswer['mailboxes'] = [];
     for (const mailbox of offer.mailboxes) if (!(await findLocalMailbox(db, mailbox.address))) theirs.push(mailbox);
-    const share = theirs.length === 0 ? 0 : Math.floor(offer.dailyCeiling / theirs.length);
+    // the ceiling shared out, at least one each: announcing holds the day's total to the ceiling
+    const share = Math.max(1, Math.floor(offer.dailyCeiling / Math.max(1, theirs.length)));
     await ensurePeerWorkspace(db, peer.id, peer.url, at);
     await syncStandIns(
       db,
       peer.id,
-      share === 0
+      offer.dailyCeiling === 0
         ? []
         : theirs.map((mailbox) => ({
             email: mailbox.address,
