@@ -22,7 +22,7 @@ import { loadSecretKey } from '../secrets/secrets.js';
 import { createMailboxesService } from './mailboxes.service.js';
 import { expectProblem } from '../../test/helpers/problem.js';
 import { closedPort, silentServer } from '../../test/helpers/ports.js';
-import { REAL_MAIL_CLIENTS } from './mail-clients.js';
+import { recordingMailClients } from '../../test/helpers/recording-mail-clients.js';
 
 const [alice, amy, bob, bella, carol, chris] = MAIL_USERS.mailboxes;
 const WRONG_PASSWORD = 'Wr0ng-Passw0rd-Marker-7731';
@@ -314,18 +314,7 @@ describeWithMailStack('mailboxes against the real mail stack', () => {
       timeoutApp = await appWith({
         verifyTimeoutMs: 1_000,
         mailPolicy: stackMailPolicy(requireMailStack()),
-        // the real clients, telling which login timeout each check was given
-        mailClients: {
-          ...REAL_MAIL_CLIENTS,
-          verifyImap: (settings, options) => {
-            checkTimeouts.push(['IMAP', options?.timeoutMs]);
-            return REAL_MAIL_CLIENTS.verifyImap(settings, options);
-          },
-          verifySmtp: (settings, options) => {
-            checkTimeouts.push(['SMTP', options?.timeoutMs]);
-            return REAL_MAIL_CLIENTS.verifySmtp(settings, options);
-          },
-        },
+        mailClients: recordingMailClients(checkTimeouts),
       });
     });
 
